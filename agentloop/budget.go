@@ -1,0 +1,61 @@
+package agentloop
+
+import (
+	"strconv"
+
+	"github.com/airlock-go/airlock/llmstream"
+)
+
+// messageBytes is the size a message counts for against the context
+// budget: its content, refusal, and each tool call's name and arguments.
+// JSON framing is not counted; the budget is a guard, not a token count.
+func messageBytes(m *llmstream.Message) int {
+	n := len(m.Content) + len(m.Refusal)
+	for i := range m.ToolCalls {
+		n += len(m.ToolCalls[i].Function.Name) + len(m.ToolCalls[i].Function.Arguments)
+	}
+	return n
+}
+
+// conversationBytes sums messageBytes over msgs.
+func conversationBytes(msgs []llmstream.Message) int {
+	n := 0
+	for i := range msgs {
+		n += messageBytes(&msgs[i])
+	}
+	return n
+}
+
+// droppedMarker is the content that replaces a tool output dropped for
+// the budget; the tool message stays, so its call is still answered.
+func droppedMarker(size int) string {
+	return "[airlock: tool output of " + strconv.Itoa(size) + " bytes dropped to fit the context budget]"
+}
+
+// fitBudget replaces the contents of the oldest tool messages (never
+// msgs[0], never one already dropped, never one the marker would not
+// shrink) with a marker until the conversation is within limit bytes.
+// dropped records which indexes were replaced. It returns the size
+// reached and how many outputs it dropped; the size is still over limit
+// when nothing more can be dropped. A negative limit does nothing.
+func fitBudget(msgs []llmstream.Message, limit int, dropped map[int]bool) (size, n int) {
+	size = conversationBytes(msgs)
+	if limit < 0 {
+		return size, 0
+	}
+	for i := 1; i < len(msgs) && size > limit; i++ {
+		m := &msgs[i]
+		if m.Role != "tool" || dropped[i] {
+			continue
+		}
+		marker := droppedMarker(len(m.Content))
+		if len(marker) >= len(m.Content) {
+			continue
+		}
+		size -= len(m.Content) - len(marker)
+		m.Content = marker
+		dropped[i] = true
+		n++
+	}
+	return size, n
+}

@@ -1,0 +1,373 @@
+package agentloop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/airlock-go/airlock/llmstream"
+)
+
+// Defaults for the zero fields of a [Loop].
+const (
+	// DefaultMaxTurns is the default Loop.MaxTurns: model calls per run.
+	DefaultMaxTurns = 20
+	// DefaultMaxToolCallsPerTurn is the default Loop.MaxToolCallsPerTurn.
+	DefaultMaxToolCallsPerTurn = 8
+	// DefaultMaxTotalToolCalls is the default Loop.MaxTotalToolCalls.
+	DefaultMaxTotalToolCalls = 50
+	// DefaultToolTimeout is the default Loop.ToolTimeout.
+	DefaultToolTimeout = 60 * time.Second
+	// DefaultMaxToolOutputBytes is the default Loop.MaxToolOutputBytes:
+	// 32 KiB, roughly 8k tokens.
+	DefaultMaxToolOutputBytes = 32 << 10
+	// DefaultMaxContextBytes is the default Loop.MaxContextBytes: 384 KiB,
+	// roughly 100k tokens at 4 bytes a token, under a 128k-token window
+	// with room for the answer.
+	DefaultMaxContextBytes = 384 << 10
+)
+
+// Loop is the reference agent loop: call the model, check the caps, run
+// the tools it asked for, feed the results back, until the model answers
+// without tool calls.
+//
+// The zero value of every limit field means its default; a negative value
+// switches that limit off. Loop{Model: m, Tools: ts} runs with 20 turns,
+// 8 calls per turn, 50 calls per run, a 60 s tool timeout, 32 KiB of
+// output per call and a 384 KiB context budget.
+//
+// A Loop is configuration: Run reads it and never modifies it, so one
+// Loop may serve concurrent Runs as long as nobody changes its fields
+// meanwhile and its Model, tools and hooks are safe for concurrent use.
+type Loop struct {
+	// Model produces the assistant messages. Required.
+	Model Model
+	// Tools are the tools offered to the model, in this order. Names
+	// must be unique.
+	Tools []Tool
+
+	// MaxTurns bounds the model calls of one run. When the model still
+	// asks for tools in the last allowed turn, those calls run (so every
+	// call is answered) and Run returns an error wrapping [ErrMaxTurns].
+	// 0 means [DefaultMaxTurns]; negative, no limit.
+	MaxTurns int
+	// MaxToolCallsPerTurn bounds the tool calls of one assistant message.
+	// A message with more stops the run before any of its calls runs,
+	// with [ErrTurnToolLimit]. 0 means [DefaultMaxToolCallsPerTurn];
+	// negative, no limit.
+	MaxToolCallsPerTurn int
+	// MaxTotalToolCalls bounds the tool calls of one run (see
+	// Result.ToolCalls). A turn that would pass it stops the run before
+	// any of its calls runs, with [ErrTotalToolLimit]. 0 means
+	// [DefaultMaxTotalToolCalls]; negative, no limit.
+	MaxTotalToolCalls int
+	// ToolTimeout bounds each tool call: its context ends after this
+	// long, and a call that fails once it has ended fails with
+	// [ErrToolTimeout], which stops the run. 0 means [DefaultToolTimeout];
+	// negative, no timeout.
+	ToolTimeout time.Duration
+	// MaxToolOutputBytes bounds the bytes of one tool output kept in the
+	// conversation. A longer output is cut on a UTF-8 boundary and a
+	// marker line saying how many bytes were cut is appended (so the
+	// content may exceed the limit by the marker's ~50 bytes). Not an
+	// error. 0 means [DefaultMaxToolOutputBytes]; negative, no limit.
+	MaxToolOutputBytes int
+	// MaxContextBytes is the context budget, in bytes of message content
+	// plus tool-call names and arguments (JSON framing not counted),
+	// checked before every model call. Over it, the oldest tool outputs
+	// are replaced by a short marker (the tool message stays, so every
+	// call is still answered; the first message is never touched) until
+	// the conversation fits. If it still does not fit, the run stops with
+	// [ErrContextBudget]. 0 means [DefaultMaxContextBytes]; negative, no
+	// budget.
+	MaxContextBytes int
+
+	// Hooks are called as the run progresses; all optional.
+	Hooks Hooks
+}
+
+// settings is a Loop with its defaults resolved and its tools indexed.
+type settings struct {
+	Loop
+	schemas []llmstream.Tool
+	byName  map[string]*Tool
+}
+
+// settle resolves defaults and checks the configuration.
+func (l *Loop) settle() (*settings, error) {
+	s := &settings{Loop: *l}
+	if s.Model == nil {
+		return nil, fmt.Errorf("%w: no Model", ErrInvalidLoop)
+	}
+	s.MaxTurns = orDefault(s.MaxTurns, DefaultMaxTurns)
+	s.MaxToolCallsPerTurn = orDefault(s.MaxToolCallsPerTurn, DefaultMaxToolCallsPerTurn)
+	s.MaxTotalToolCalls = orDefault(s.MaxTotalToolCalls, DefaultMaxTotalToolCalls)
+	s.MaxToolOutputBytes = orDefault(s.MaxToolOutputBytes, DefaultMaxToolOutputBytes)
+	s.MaxContextBytes = orDefault(s.MaxContextBytes, DefaultMaxContextBytes)
+	s.ToolTimeout = orDefault(s.ToolTimeout, DefaultToolTimeout)
+	// Copy the tools in, so a caller changing its slice mid-run changes
+	// nothing here.
+	s.Tools = slices.Clone(l.Tools)
+	s.byName = make(map[string]*Tool, len(s.Tools))
+	for i := range s.Tools {
+		t := &s.Tools[i]
+		if err := t.check(); err != nil {
+			return nil, err
+		}
+		if s.byName[t.Name] != nil {
+			return nil, fmt.Errorf("%w: two tools are named %q", ErrInvalidLoop, t.Name)
+		}
+		s.byName[t.Name] = t
+		s.schemas = append(s.schemas, t.Schema())
+	}
+	return s, nil
+}
+
+func orDefault[T int | time.Duration](v, def T) T {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// Run runs the loop on a copy of messages until the model answers without
+// tool calls, a limit is hit, a tool fails, the model fails, or ctx ends.
+//
+// Each turn: apply the context budget; call the model (through
+// CompleteStream when Hooks.OnDelta is set and the Model is a
+// [StreamingModel]); append its message (an empty role becomes
+// "assistant"); if it has no tool calls, return it with a nil error.
+// Otherwise check the caps ([ErrTurnToolLimit], [ErrTotalToolLimit]),
+// then run the calls in order. Before a call runs, its arguments are
+// checked again: empty text is taken as {}, anything else must be one
+// valid JSON object, else the call fails with [ErrInvalidArguments]; a
+// name the Loop has no tool for fails with [ErrUnknownTool]. Each result
+// is appended as {"role":"tool","tool_call_id":...,"content":...}.
+//
+// A failed call (including a timeout or a panic) stops the run with a
+// [*ToolError]. If the tool's error is [Recoverable], the model sees the
+// error text as the result instead and the run goes on; a recoverable
+// failure with the same tool, arguments and error text as the failure
+// just before it (no call succeeded in between) stops the run with
+// [ErrRepeatedFailure]. Either way the calls after the failed one in that
+// turn are not run and are answered "skipped: ...", and calls stopped by
+// a cap or by cancellation are answered "not run: ...", so that every
+// call in Result.Messages has its answer.
+//
+// Run always returns the Result so far. The error is nil when the model
+// finished; otherwise [*LimitError], [*ToolError], an [ErrInvalidLoop]
+// error, or the model's or the context's error wrapped with the turn
+// (errors.Is(err, context.Canceled) holds after a cancellation).
+func (l *Loop) Run(ctx context.Context, messages []llmstream.Message) (Result, error) {
+	res := Result{Messages: slices.Clone(messages)}
+	s, err := l.settle()
+	if err != nil {
+		return res, err
+	}
+	if len(messages) == 0 {
+		return res, fmt.Errorf("%w: Run needs at least one message", ErrInvalidLoop)
+	}
+	r := &run{s: s, res: &res, dropped: map[int]bool{}}
+	err = r.loop(ctx)
+	return res, err
+}
+
+// run is the state of one Run.
+type run struct {
+	s       *settings
+	res     *Result
+	dropped map[int]bool
+	// lastFailure identifies the previous recoverable failure (tool,
+	// arguments, error text); "" after any success.
+	lastFailure string
+}
+
+func (r *run) loop(ctx context.Context) error {
+	for turn := 1; ; turn++ {
+		if r.s.MaxTurns >= 0 && turn > r.s.MaxTurns {
+			return &LimitError{Err: ErrMaxTurns, Turn: turn, Value: turn - 1, Limit: r.s.MaxTurns}
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("agentloop: before turn %d: %w", turn, context.Cause(ctx))
+		}
+		size, n := fitBudget(r.res.Messages, r.s.MaxContextBytes, r.dropped)
+		r.res.DroppedToolOutputs += n
+		if r.s.MaxContextBytes >= 0 && size > r.s.MaxContextBytes {
+			return &LimitError{Err: ErrContextBudget, Turn: turn, Value: size, Limit: r.s.MaxContextBytes}
+		}
+
+		msg, err := r.callModel(ctx, turn)
+		if err != nil {
+			return fmt.Errorf("agentloop: turn %d: model: %w", turn, err)
+		}
+		if msg.Role == "" {
+			msg.Role = "assistant"
+		}
+		r.res.addUsage(msg.Usage)
+		r.res.Messages = append(r.res.Messages, msg)
+		calls := msg.ToolCalls
+		if len(calls) == 0 {
+			return nil
+		}
+		if max := r.s.MaxToolCallsPerTurn; max >= 0 && len(calls) > max {
+			err := &LimitError{Err: ErrTurnToolLimit, Turn: turn, Value: len(calls), Limit: max}
+			r.answerRest(calls, "not run: "+err.Error())
+			return err
+		}
+		if max := r.s.MaxTotalToolCalls; max >= 0 && r.res.ToolCalls+len(calls) > max {
+			err := &LimitError{Err: ErrTotalToolLimit, Turn: turn, Value: r.res.ToolCalls + len(calls), Limit: max}
+			r.answerRest(calls, "not run: "+err.Error())
+			return err
+		}
+		r.res.ToolCalls += len(calls)
+		if err := r.runCalls(ctx, turn, calls); err != nil {
+			return err
+		}
+	}
+}
+
+// callModel makes one model call with its hooks.
+func (r *run) callModel(ctx context.Context, turn int) (llmstream.Message, error) {
+	h := &r.s.Hooks
+	if h.BeforeModel != nil {
+		h.BeforeModel(ModelStart{Turn: turn, Messages: r.res.Messages})
+	}
+	start := time.Now()
+	r.res.Turns++
+	var msg llmstream.Message
+	var err error
+	if sm, ok := r.s.Model.(StreamingModel); ok && h.OnDelta != nil {
+		onDelta := h.OnDelta
+		msg, err = sm.CompleteStream(ctx, r.res.Messages, r.s.schemas, func(d llmstream.Delta) error {
+			onDelta(d)
+			return nil
+		})
+	} else {
+		msg, err = r.s.Model.Complete(ctx, r.res.Messages, r.s.schemas)
+	}
+	if h.AfterModel != nil {
+		h.AfterModel(ModelDone{Turn: turn, Message: msg, Err: err, Duration: time.Since(start)})
+	}
+	return msg, err
+}
+
+// runCalls runs one turn's calls in order and appends their answers.
+func (r *run) runCalls(ctx context.Context, turn int, calls []llmstream.ToolCall) error {
+	for i := range calls {
+		call := calls[i]
+		if ctx.Err() != nil {
+			r.answerRest(calls[i:], "not run: the run was cancelled")
+			return fmt.Errorf("agentloop: turn %d: %w", turn, context.Cause(ctx))
+		}
+		content, recoverable, err := r.runOne(ctx, turn, i, call)
+		r.answer(call, content)
+		if err == nil {
+			r.lastFailure = ""
+			continue
+		}
+		r.answerRest(calls[i+1:], "skipped: not run because call "+call.ID+" failed")
+		if !recoverable {
+			return err
+		}
+		key := call.Function.Name + "\x00" + call.Function.Arguments + "\x00" + content
+		if key == r.lastFailure {
+			te := err.(*ToolError)
+			return &ToolError{Name: te.Name, CallID: te.CallID, Err: fmt.Errorf("%w: %w", ErrRepeatedFailure, te.Err)}
+		}
+		r.lastFailure = key
+		return nil
+	}
+	return nil
+}
+
+// runOne runs one call with its hooks and returns the tool message
+// content, the failure if any, and whether the model may see it and go on.
+func (r *run) runOne(ctx context.Context, turn, index int, call llmstream.ToolCall) (content string, recoverable bool, err error) {
+	h := &r.s.Hooks
+	if h.BeforeTool != nil {
+		h.BeforeTool(ToolStart{Turn: turn, Index: index, Call: call})
+	}
+	start := time.Now()
+	done := ToolDone{Turn: turn, Index: index, Call: call}
+	out, err := r.dispatch(ctx, call)
+	switch {
+	case err == nil:
+		done.OutputBytes = len(out)
+		content, done.CutBytes = truncate(out, r.s.MaxToolOutputBytes)
+	case ctx.Err() != nil:
+		// The run was cancelled while the tool ran: that, not the
+		// tool's reaction to it, is why the run stops.
+		err = fmt.Errorf("agentloop: turn %d: tool %q: %w", turn, call.Function.Name, context.Cause(ctx))
+		content = "not run: the run was cancelled"
+	default:
+		var rec *RecoverableError
+		recoverable = errors.As(err, &rec) && !errors.Is(err, ErrToolTimeout)
+		if recoverable {
+			content = "error: " + rec.Error()
+		} else {
+			content = "error: " + err.Error()
+		}
+		content, _ = truncate(content, r.s.MaxToolOutputBytes)
+	}
+	done.Content, done.Err, done.Duration = content, err, time.Since(start)
+	if h.AfterTool != nil {
+		h.AfterTool(done)
+	}
+	return content, recoverable, err
+}
+
+// dispatch checks a call and runs its tool under the tool timeout. Every
+// failure it returns is a *ToolError.
+func (r *run) dispatch(ctx context.Context, call llmstream.ToolCall) (string, error) {
+	fail := func(err error) (string, error) {
+		return "", &ToolError{Name: call.Function.Name, CallID: call.ID, Err: err}
+	}
+	tool := r.s.byName[call.Function.Name]
+	if tool == nil {
+		return fail(ErrUnknownTool)
+	}
+	args, err := parseArguments(call.Function.Arguments)
+	if err != nil {
+		return fail(err)
+	}
+	tctx, cancel := ctx, context.CancelFunc(func() {})
+	if r.s.ToolTimeout > 0 {
+		tctx, cancel = context.WithTimeout(ctx, r.s.ToolTimeout)
+	}
+	defer cancel()
+	out, err := safeRun(tctx, tool, args)
+	if err == nil {
+		// A tool that ignored its context and returned a result late
+		// still returned a result; keep it.
+		return out, nil
+	}
+	if ctx.Err() == nil && errors.Is(tctx.Err(), context.DeadlineExceeded) {
+		return fail(fmt.Errorf("%w after %v: %w", ErrToolTimeout, r.s.ToolTimeout, err))
+	}
+	return fail(err)
+}
+
+// safeRun calls the tool, turning a panic into an error: a bug in one tool
+// must not take down the program that hosts the loop.
+func safeRun(ctx context.Context, t *Tool, args []byte) (out string, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			out, err = "", fmt.Errorf("%w: %v", ErrToolPanic, v)
+		}
+	}()
+	return t.Run(ctx, args)
+}
+
+// answer appends the tool message for call.
+func (r *run) answer(call llmstream.ToolCall, content string) {
+	r.res.Messages = append(r.res.Messages, llmstream.Message{Role: "tool", ToolCallID: call.ID, Content: content})
+}
+
+// answerRest answers every call in calls with the same content.
+func (r *run) answerRest(calls []llmstream.ToolCall, content string) {
+	for _, c := range calls {
+		r.answer(c, content)
+	}
+}

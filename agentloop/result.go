@@ -1,0 +1,40 @@
+package agentloop
+
+import "github.com/airlock-go/airlock/llmstream"
+
+// Result is what a run produced. Run returns it whether or not it also
+// returns an error, so a caller can show or resume a run that stopped.
+// It may gain fields; compare fields, not whole Results.
+type Result struct {
+	// Messages is the whole conversation: the messages given to Run
+	// (copied), then each assistant message and each tool message in
+	// order. Tool outputs dropped for the context budget appear with
+	// their marker, as the model last saw them. Every tool call of every
+	// assistant message in it is answered by a tool message, whatever
+	// error stopped the run, so the conversation can be sent again as it
+	// is. The caller owns it.
+	Messages []llmstream.Message
+	// Turns is the number of model calls made, including a failed one.
+	Turns int
+	// ToolCalls is the number of tool calls in the turns that passed the
+	// caps, including calls answered "skipped"; it is the count the total
+	// cap limits.
+	ToolCalls int
+	// Usage sums the token usage the model reported over all turns.
+	Usage llmstream.Usage
+	// DroppedToolOutputs counts tool outputs replaced by a marker to keep
+	// the conversation within the context budget.
+	DroppedToolOutputs int
+}
+
+// addUsage adds u, if any, to the run's sum.
+func (r *Result) addUsage(u *llmstream.Usage) {
+	if u == nil {
+		return
+	}
+	r.Usage.PromptTokens += u.PromptTokens
+	r.Usage.CompletionTokens += u.CompletionTokens
+	r.Usage.TotalTokens += u.TotalTokens
+	r.Usage.CachedTokens += u.CachedTokens
+	r.Usage.ReasoningTokens += u.ReasoningTokens
+}
