@@ -1,0 +1,136 @@
+package transport
+
+import (
+	"crypto/tls"
+	"errors"
+	"net"
+	"net/http"
+	"time"
+)
+
+// Client sends HTTP requests and hands back response bodies that enforce the
+// limits it was made with. Make one with [New]; the zero Client has no
+// configuration, and its Do returns an error.
+//
+// A Client is safe for concurrent use by many goroutines. It keeps its own
+// connection pool, so reuse one Client rather than making one per request;
+// [Client.CloseIdleConnections] empties the pool.
+type Client struct {
+	cfg config
+	err error // from the options; returned by every Do
+	tr  *http.Transport
+	hc  *http.Client
+}
+
+// New returns a Client with the defaults ([DefaultTimeout],
+// [DefaultConnectTimeout], [DefaultLowSpeedBytesPerSecond] over
+// [DefaultLowSpeedWindow], [DefaultMaxStreamBytes], [DefaultMaxRetries],
+// TLS verification on, proxies from the environment) changed by opts, applied
+// in order so that a later option wins. nil options are skipped.
+//
+// New never fails and never panics: an option with a bad value is kept as an
+// [*OptionError] that every [Client.Do] returns.
+func New(opts ...Option) *Client {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		if o != nil {
+			o.apply(&cfg)
+		}
+	}
+	c := &Client{cfg: cfg}
+	if len(cfg.errs) > 0 {
+		c.err = errors.Join(cfg.errs...)
+		if len(cfg.errs) == 1 {
+			c.err = cfg.errs[0]
+		}
+		return c
+	}
+	c.tr = newHTTPTransport(&c.cfg)
+	// The http.Client adds redirects (with GetBody replay, and dropping
+	// Authorization when a redirect leaves the host); every limit is ours.
+	c.hc = &http.Client{Transport: c.tr}
+	return c
+}
+
+// newHTTPTransport builds the connection pool: http.DefaultTransport's
+// settings, with our connect timeout, TLS configuration and proxy choice.
+// ForceAttemptHTTP2 keeps HTTP/2 on although DialContext and TLSClientConfig
+// are set, which would otherwise turn it off.
+func newHTTPTransport(cfg *config) *http.Transport {
+	dialer := &net.Dialer{Timeout: cfg.connectTimeout, KeepAlive: 30 * time.Second}
+	tlsCfg := cfg.tls
+	if cfg.insecure {
+		if tlsCfg == nil {
+			tlsCfg = new(tls.Config)
+		}
+		tlsCfg.InsecureSkipVerify = true
+	}
+	return &http.Transport{
+		Proxy:                 cfg.proxy,
+		DialContext:           dialer.DialContext,
+		ForceAttemptHTTP2:     true,
+		TLSClientConfig:       tlsCfg,
+		TLSHandshakeTimeout:   cfg.connectTimeout,
+		MaxIdleConns:          100,
+		IdleConnTimeout:       90 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}
+}
+
+// Do sends req and returns the response of its last attempt, with the same
+// shape as [http.Client.Do], so that code written against an interface with
+// that one method takes either.
+//
+// Do returns only 2xx responses. Their Body enforces the limits while the
+// caller reads it: the stream cap ([WithMaxStreamBytes]), the low-speed rule
+// ([WithLowSpeed]) and the total timeout ([WithTimeout]), each with its
+// error; it returns io.EOF at the end. The caller must Close the Body, which
+// releases the connection and every timer the exchange started; no goroutine
+// of the Client outlives it.
+//
+// Any other status is returned as a [*StatusError], its body read (up to
+// [MaxErrorBodyBytes]) and closed. Failed attempts are retried before Do
+// returns, as [WithRetry] describes; once Do has returned a response, nothing
+// is retried. The request body is closed, as by http.Client, even on errors;
+// to retry, Do replays it through req.GetBody, or buffers a body without one
+// (up to [MaxBufferedRequestBytes]; a longer one disables retries).
+//
+// Cancelling req's context ends Do, or a Read of the body, at once with an
+// error that matches [context.Canceled]; its deadline passing gives a
+// [*TimeoutError] that matches both [ErrTimeout] and
+// [context.DeadlineExceeded]. Other errors: [*OptionError] (bad options),
+// [*TimeoutError] (total or connect timeout), [*StalledError],
+// [*StreamTooLargeError] (a declared Content-Length over the cap), and the
+// network errors of net/http, such as a *url.Error. No error text holds a
+// header, the URL's userinfo or a secret query value.
+func (c *Client) Do(req *http.Request) (*http.Response, error) {
+	switch {
+	case c.err != nil:
+		closeRequestBody(req)
+		return nil, c.err
+	case c.hc == nil:
+		closeRequestBody(req)
+		return nil, errors.New("transport: Client not made by New")
+	case req == nil:
+		return nil, errors.New("transport: nil Request")
+	case req.URL == nil:
+		closeRequestBody(req)
+		return nil, errors.New("transport: Request without a URL")
+	}
+	return newExchange(c, req).run()
+}
+
+// CloseIdleConnections closes the connections of the pool that are not
+// carrying a request; those in use are left alone. It is safe to call at any
+// time, also concurrently with Do.
+func (c *Client) CloseIdleConnections() {
+	if c.tr != nil {
+		c.tr.CloseIdleConnections()
+	}
+}
+
+func closeRequestBody(req *http.Request) {
+	if req != nil && req.Body != nil {
+		req.Body.Close()
+	}
+}

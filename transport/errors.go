@@ -1,0 +1,212 @@
+package transport
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Sentinel errors, for use with [errors.Is]. Each failure also carries a
+// struct with its facts, reachable with [errors.As].
+var (
+	// ErrTimeout: a time limit ended the exchange — the total timeout, the
+	// connect timeout, or the deadline of the request's context. The facts
+	// are in a [*TimeoutError].
+	ErrTimeout = errors.New("transport: timeout")
+
+	// ErrStalled: the low-speed rule ended the exchange. The facts are in a
+	// [*StalledError].
+	ErrStalled = errors.New("transport: stalled")
+
+	// ErrStreamTooLarge: the response body passed the stream cap. The facts
+	// are in a [*StreamTooLargeError].
+	ErrStreamTooLarge = errors.New("transport: response body too large")
+
+	// ErrBodyClosed is returned by Read on a body that the caller closed
+	// before its end, and reported as the end of such an exchange to the
+	// observer.
+	ErrBodyClosed = errors.New("transport: read on closed response body")
+
+	// ErrInvalidOption: an option carried a value the Client cannot use.
+	// The facts are in an [*OptionError].
+	ErrInvalidOption = errors.New("transport: invalid option")
+)
+
+// Which limit a [TimeoutError] reports, in its Limit field.
+const (
+	LimitTotal   = "total"   // the total timeout, [WithTimeout]
+	LimitConnect = "connect" // the dial or TLS handshake, [WithConnectTimeout]
+	LimitContext = "context" // the deadline of the request's context
+)
+
+// TimeoutError reports that a time limit ended an exchange. It matches
+// [ErrTimeout] with [errors.Is], and also whatever Err matches: for
+// [LimitContext], that is [context.DeadlineExceeded]. It has a Timeout
+// method that returns true, as net errors do.
+type TimeoutError struct {
+	Limit string        // LimitTotal, LimitConnect or LimitContext
+	After time.Duration // the configured limit; 0 for LimitContext
+	Err   error         // the underlying cause, if any; never holds a secret
+}
+
+func (e *TimeoutError) Error() string {
+	var b strings.Builder
+	b.WriteString("transport: ")
+	switch e.Limit {
+	case LimitContext:
+		b.WriteString("request context deadline exceeded")
+	default:
+		fmt.Fprintf(&b, "%s timeout (%v) expired", e.Limit, e.After)
+	}
+	if e.Err != nil && e.Limit != LimitContext {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns [ErrTimeout] and Err, so [errors.Is] finds either.
+func (e *TimeoutError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{ErrTimeout}
+	}
+	return []error{ErrTimeout, e.Err}
+}
+
+// Timeout reports true: the error is a timeout.
+func (e *TimeoutError) Timeout() bool { return true }
+
+// StalledError reports that the low-speed rule ([WithLowSpeed]) ended an
+// exchange. It matches [ErrStalled].
+type StalledError struct {
+	BytesPerSecond int64         // the configured floor
+	Window         time.Duration // the configured window
+	// Bytes is how many body bytes arrived during the last window; it is
+	// always below BytesPerSecond×Window.
+	Bytes int64
+	// AwaitingHeaders is true when the response headers did not arrive
+	// within Window of the start of the attempt.
+	AwaitingHeaders bool
+}
+
+func (e *StalledError) Error() string {
+	if e.AwaitingHeaders {
+		return fmt.Sprintf("transport: stalled: no response headers within %v", e.Window)
+	}
+	return fmt.Sprintf("transport: stalled: %d bytes in %v, under the floor of %d B/s",
+		e.Bytes, e.Window, e.BytesPerSecond)
+}
+
+// Unwrap returns [ErrStalled].
+func (e *StalledError) Unwrap() error { return ErrStalled }
+
+// StreamTooLargeError reports that a response body passed the stream cap
+// ([WithMaxStreamBytes]). It matches [ErrStreamTooLarge].
+type StreamTooLargeError struct {
+	Max int64 // the cap in bytes; exactly Max bytes were handed on, no more
+	// ContentLength is the length the server declared, when that alone
+	// exceeded the cap (then nothing was read); -1 otherwise.
+	ContentLength int64
+}
+
+func (e *StreamTooLargeError) Error() string {
+	if e.ContentLength >= 0 {
+		return fmt.Sprintf("transport: response body of %d bytes exceeds the cap of %d bytes",
+			e.ContentLength, e.Max)
+	}
+	return fmt.Sprintf("transport: response body exceeds the cap of %d bytes", e.Max)
+}
+
+// Unwrap returns [ErrStreamTooLarge].
+func (e *StreamTooLargeError) Unwrap() error { return ErrStreamTooLarge }
+
+// OptionError reports an option whose value a Client cannot use. [New] keeps
+// it and [Client.Do] returns it (joined with any others) without sending
+// anything. It matches [ErrInvalidOption].
+type OptionError struct {
+	Option string // the option as it prints, e.g. "WithMaxStreamBytes(-1)"
+	Reason string // what is wrong with it
+}
+
+func (e *OptionError) Error() string {
+	return fmt.Sprintf("transport: invalid option %s: %s", e.Option, e.Reason)
+}
+
+// Unwrap returns [ErrInvalidOption].
+func (e *OptionError) Unwrap() error { return ErrInvalidOption }
+
+// MaxErrorBodyBytes bounds [StatusError.Body]: the body of a non-2xx answer
+// is read up to this many bytes and the rest discarded.
+const MaxErrorBodyBytes = 1 << 20
+
+// errorExcerptBytes bounds the part of an error body shown in
+// StatusError.Error: enough for a provider's message, short enough for a log
+// line.
+const errorExcerptBytes = 256
+
+// StatusError is a non-2xx answer. [Client.Do] returns it instead of the
+// response, after reading the body (at most [MaxErrorBodyBytes]) and closing
+// it, so an error page is never handed on as if it were a stream.
+//
+// Error prints the status and a short excerpt of the body with control
+// characters removed and with any credential the request carried blanked
+// out; it never prints a header. Body and Header are the server's, whole
+// (within the bound): they belong to the caller, who may parse Body as the
+// provider's error JSON.
+type StatusError struct {
+	StatusCode int         // e.g. 429
+	Header     http.Header // the response headers, e.g. Retry-After
+	Body       []byte      // the response body, cut at MaxErrorBodyBytes
+	// Truncated is true when the body was longer than MaxErrorBodyBytes.
+	Truncated bool
+
+	// excerpt is the redacted text for Error, computed once by the Client
+	// while it still knows the request's credentials; empty for a
+	// StatusError built elsewhere.
+	excerpt string
+}
+
+func (e *StatusError) Error() string {
+	text := e.excerpt
+	if text == "" {
+		text = excerpt(e.Body, nil)
+	}
+	status := fmt.Sprintf("%d %s", e.StatusCode, http.StatusText(e.StatusCode))
+	status = strings.TrimSpace(status)
+	if text == "" {
+		return "transport: HTTP " + status
+	}
+	return "transport: HTTP " + status + ": " + text
+}
+
+// excerpt returns the start of body as one printable line, at most
+// errorExcerptBytes long and cut on a UTF-8 boundary, with every occurrence
+// of a secret replaced.
+func excerpt(body []byte, secrets []string) string {
+	s := string(body)
+	for _, secret := range secrets {
+		s = strings.ReplaceAll(s, secret, redacted)
+	}
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		if unicode.IsSpace(r) || !unicode.IsPrint(r) {
+			space = b.Len() > 0
+			continue
+		}
+		if b.Len()+1+utf8.RuneLen(r) > errorExcerptBytes {
+			b.WriteString("…")
+			return b.String()
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
