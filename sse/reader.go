@@ -1,0 +1,192 @@
+package sse
+
+import (
+	"io"
+	"time"
+)
+
+// minBufSize is the Reader's first buffer size; it doubles when a line does
+// not fit, up to the size limit plus minBufSize.
+const minBufSize = 4 << 10
+
+// maxEmptyReads is how many reads in a row may return no bytes and no error
+// before Next gives up with io.ErrNoProgress.
+const maxEmptyReads = 100
+
+// Reader reads events from an io.Reader: a pull parser. It reads only as
+// much as it needs to return the next event, into one buffer that grows with
+// the longest line, so in steady state Next does not allocate (a new event
+// type or ID string excepted).
+//
+// A Reader is not safe for concurrent use: call its methods from one
+// goroutine at a time. It starts no goroutines and does not close the
+// io.Reader.
+type Reader struct {
+	src   io.Reader
+	st    stream
+	buf   []byte
+	start int // the first byte not yet interpreted
+	end   int // the end of the bytes read
+	split splitter
+	// skipLF: the last line ended with a CR that was the last byte read,
+	// so an LF that comes first in the next read belongs to that line end.
+	skipLF bool
+	srcErr error // what src returned, reported once the buffer is used up
+	err    error // the first error Next returned; it sticks
+}
+
+// NewReader returns a Reader that reads the event stream from r, configured
+// by opts. It does not read from r; the first call to [Reader.Next] does. An
+// invalid option is reported by the first Next.
+func NewReader(r io.Reader, opts ...Option) *Reader {
+	rd := &Reader{src: r, st: newStream(opts), split: newSplitter()}
+	rd.err = rd.st.cfg.err
+	return rd
+}
+
+// Next returns the next event of the stream.
+//
+// The event's Data aliases the Reader's buffer: it is valid until the next
+// call to Next, which may overwrite it. Use [Event.Clone] to keep it. Type
+// and ID are ordinary strings.
+//
+// At the end of the stream Next returns a zero Event and io.EOF: when r
+// reports io.EOF (an unterminated final event is then discarded, as the
+// standard says), or when the done sentinel arrives ([Reader.Done] then
+// reports true). Every event completely received before r fails is returned
+// before r's error, which Next then returns unwrapped, so errors.Is works
+// on it (a cancelled context, say). Other errors: an [*EventSizeError]
+// (errors.Is [ErrEventTooLarge]) past [WithMaxEventSize]; the error of a
+// [WithUnknownField] callback; an [*OptionError] (errors.Is
+// [ErrInvalidOption]) for a bad option; io.ErrNoProgress when r returns no
+// bytes and no error 100 times in a row; [ErrBadReadCount] when r reports an
+// impossible count. The first error or io.EOF sticks: every later call
+// returns it again and reads nothing.
+func (r *Reader) Next() (Event, error) {
+	if r.err != nil {
+		return Event{}, r.err
+	}
+	for {
+		for {
+			line, ok := r.line()
+			if !ok {
+				break
+			}
+			ev, ok, err := r.st.line(line, true)
+			if err != nil {
+				r.err = err
+				return Event{}, err
+			}
+			if ok {
+				return ev, nil
+			}
+		}
+		if err := r.st.checkPartial(r.buf[r.start:r.end]); err != nil {
+			r.err = err
+			return Event{}, err
+		}
+		if r.srcErr != nil {
+			r.err = r.srcErr
+			return Event{}, r.err
+		}
+		r.fill()
+	}
+}
+
+// line returns the next complete line in the buffer, without its line end.
+func (r *Reader) line() ([]byte, bool) {
+	if r.skipLF {
+		if r.start == r.end {
+			return nil, false
+		}
+		r.skipLF = false
+		if r.buf[r.start] == '\n' {
+			r.start++
+		}
+	}
+	end, rest, crLast := r.split.next(r.buf, r.start, r.end)
+	if end < 0 {
+		return nil, false
+	}
+	line := r.buf[r.start:end]
+	r.start, r.skipLF = rest, crLast
+	return line, true
+}
+
+// fill reads once more from src, making room first. Room is made by moving
+// the unread bytes to the front and, when they fill more than half the
+// buffer, by doubling it; so every move is paid for by at least half a
+// buffer of new input, and reading stays linear in the input however small
+// the reads.
+func (r *Reader) fill() {
+	if r.end == len(r.buf) {
+		// The pending data may point into the bytes about to move.
+		r.st.unalias()
+		if !r.grow() && r.start > 0 {
+			copy(r.buf, r.buf[r.start:r.end])
+			r.split.shift(r.start)
+			r.end -= r.start
+			r.start = 0
+		}
+	}
+	for range maxEmptyReads {
+		n, err := r.src.Read(r.buf[r.end:])
+		if n < 0 || n > len(r.buf)-r.end {
+			r.srcErr = ErrBadReadCount
+			return
+		}
+		r.end += n
+		if err != nil {
+			r.srcErr = err
+			return
+		}
+		if n > 0 {
+			return
+		}
+	}
+	r.srcErr = io.ErrNoProgress
+}
+
+// grow replaces the buffer by one twice as large when the unread bytes fill
+// more than half of it, and reports whether it did. The new size is at least
+// minBufSize and at most the size limit plus minBufSize: the partial line
+// never exceeds the limit (checkPartial runs before every read), so that
+// always leaves room.
+func (r *Reader) grow() bool {
+	if r.end-r.start <= len(r.buf)/2 && len(r.buf) > 0 {
+		return false
+	}
+	n := max(2*len(r.buf), minBufSize)
+	if limit := r.st.cfg.max; limit <= maxInt-minBufSize && n > limit+minBufSize {
+		n = limit + minBufSize
+	}
+	if n <= len(r.buf) {
+		return false
+	}
+	buf := make([]byte, n)
+	copy(buf, r.buf[r.start:r.end])
+	r.split.shift(r.start)
+	r.end -= r.start
+	r.start = 0
+	r.buf = buf
+	return true
+}
+
+const maxInt = int(^uint(0) >> 1)
+
+// Done reports whether the done sentinel ended the stream (see
+// [WithDoneSentinel]). It is false while events remain and after any other
+// end, such as io.EOF from the underlying reader.
+func (r *Reader) Done() bool { return r.st.done }
+
+// LastEventID returns the stream's last event ID: the value of the most
+// recent "id" field, taken over at each blank line, as a reconnecting client
+// would send it in Last-Event-ID. It is "" until an ID is set and after an
+// empty "id" field resets it; an "id" whose value contains NUL is ignored.
+func (r *Reader) LastEventID() string { return r.st.lastID }
+
+// Retry returns the reconnection time the stream asked for in its most recent
+// valid "retry" field (ASCII digits only, in milliseconds), and true; or 0 and
+// false if there was none. A retry field takes effect when its line is read,
+// not at the next dispatch.
+func (r *Reader) Retry() (time.Duration, bool) { return r.st.retry, r.st.hasRetry }

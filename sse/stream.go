@@ -1,0 +1,159 @@
+package sse
+
+import (
+	"bytes"
+	"io"
+	"time"
+)
+
+// stream is the interpretation state that Reader and Parser share: it takes
+// complete lines, one at a time, and builds events from them.
+type stream struct {
+	cfg config
+
+	// The pending event's data. The first data line is kept as a slice of
+	// the input when the caller says the input stays put (aliased); only a
+	// second data line, or input about to move (unalias), copies it into
+	// data. A one-line event, the usual case, is never copied.
+	data    []byte
+	cur     []byte // the pending data: data, or the aliased input
+	aliased bool
+	hasData bool // a data field was seen: "data:" alone makes an empty event
+
+	typ    string // the event type buffer; "" dispatches as "message"
+	idBuf  string // the last event ID buffer
+	lastID string // the last event ID string, set from idBuf at each blank line
+
+	retry    time.Duration
+	hasRetry bool
+
+	// Caches so that a type, ID or unknown field name that repeats
+	// costs no allocation.
+	typCache, unknownCache string
+
+	scratch []byte // a line with U+FFFD replacements, reused
+	started bool   // the first line was seen (the BOM is only looked for there)
+	done    bool   // the done sentinel ended the stream
+}
+
+func newStream(opts []Option) stream {
+	return stream{cfg: newConfig(opts)}
+}
+
+// line interprets one complete line, without its line end. aliasable says
+// that line's bytes stay unchanged until unalias is called, so the data may
+// point into them. At a dispatch it returns the event and true. It returns
+// io.EOF when the done sentinel ended the stream; any error ends the stream.
+func (s *stream) line(line []byte, aliasable bool) (Event, bool, error) {
+	if !s.started {
+		s.started = true
+		line = bytes.TrimPrefix(line, []byte(bom))
+	}
+	if n := len(line) + len(s.cur); n > s.cfg.max {
+		return Event{}, false, &EventSizeError{Size: n, Max: s.cfg.max}
+	}
+	if len(line) == 0 {
+		return s.dispatch()
+	}
+	if line[0] == ':' {
+		return Event{}, false, nil
+	}
+	if i := validPrefix(line); i < len(line) {
+		s.scratch = appendDecoded(s.scratch[:0], line, i)
+		line, aliasable = s.scratch, false
+	}
+	name, value := splitField(line)
+	switch string(name) {
+	case "data":
+		return Event{}, false, s.addData(value, aliasable)
+	case "event":
+		if string(value) != s.typCache {
+			s.typCache = string(value)
+		}
+		s.typ = s.typCache
+	case "id":
+		if bytes.IndexByte(value, 0) < 0 && string(value) != s.idBuf {
+			s.idBuf = string(value)
+		}
+	case "retry":
+		if d, ok := parseRetry(value); ok {
+			s.retry, s.hasRetry = d, true
+		}
+	default:
+		if s.cfg.unknown != nil {
+			if string(name) != s.unknownCache {
+				s.unknownCache = string(name)
+			}
+			return Event{}, false, s.cfg.unknown(s.unknownCache, value)
+		}
+	}
+	return Event{}, false, nil
+}
+
+// addData appends one data value to the pending event.
+func (s *stream) addData(v []byte, aliasable bool) error {
+	if !s.hasData {
+		if len(v) > s.cfg.max {
+			return &EventSizeError{Size: len(v), Max: s.cfg.max}
+		}
+		s.hasData = true
+		if aliasable {
+			s.cur, s.aliased = v, true
+		} else {
+			s.data = append(s.data[:0], v...)
+			s.cur = s.data
+		}
+		return nil
+	}
+	if n := len(s.cur) + 1 + len(v); n > s.cfg.max {
+		return &EventSizeError{Size: n, Max: s.cfg.max}
+	}
+	s.unalias()
+	s.data = append(s.data, '\n')
+	s.data = append(s.data, v...)
+	s.cur = s.data
+	return nil
+}
+
+// unalias copies pending data that points into the input into the stream's
+// own buffer, before the input changes.
+func (s *stream) unalias() {
+	if s.aliased {
+		s.data = append(s.data[:0], s.cur...)
+		s.cur, s.aliased = s.data, false
+	}
+}
+
+// dispatch ends the pending event at a blank line.
+func (s *stream) dispatch() (Event, bool, error) {
+	s.lastID = s.idBuf
+	if !s.hasData {
+		s.typ = ""
+		return Event{}, false, nil
+	}
+	ev := Event{Type: s.typ, Data: s.cur, ID: s.lastID}
+	if ev.Type == "" {
+		ev.Type = "message"
+	}
+	s.typ, s.cur, s.aliased, s.hasData = "", nil, false, false
+	if s.cfg.sentinel != "" && string(ev.Data) == s.cfg.sentinel {
+		s.done = true
+		return Event{}, false, io.EOF
+	}
+	return ev, true, nil
+}
+
+// checkPartial applies the size limit to the incomplete line at the end of
+// the input seen so far, so that a line without an end cannot grow the
+// buffers without bound. Counting it the same way line does keeps the
+// outcome independent of where the reads split.
+func (s *stream) checkPartial(partial []byte) error {
+	n := len(partial)
+	if !s.started {
+		n -= bomPrefixLen(partial)
+	}
+	if n += len(s.cur); n > s.cfg.max {
+		return &EventSizeError{Size: n, Max: s.cfg.max}
+	}
+	return nil
+}
