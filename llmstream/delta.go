@@ -1,5 +1,7 @@
 package llmstream
 
+import "github.com/airlock-go/airlock/toolcall"
+
 // DeltaKind says what a [Delta] carries. The zero value means unset.
 type DeltaKind uint8
 
@@ -45,14 +47,11 @@ type Delta struct {
 	// DeltaToolCall the new piece of the call's arguments (may be empty
 	// when a fragment carried only an id or name).
 	Text string
-	// Index is the tool call's index in the message (DeltaToolCall only).
-	Index int
-	// ToolCallID and ToolName are the call's id and name as known so far
-	// (DeltaToolCall only).
-	ToolCallID, ToolName string
-	// PartialArguments is a best-effort JSON text of the arguments so far,
-	// with open strings, arrays and objects closed, for a UI that shows a
-	// call as it forms (DeltaToolCall only). It is not the call's arguments
-	// and must not be executed.
-	PartialArguments string
+	// Call is the tool call as it stands after this fragment (DeltaToolCall
+	// only): its index, id and name so far, and its arguments so far.
+	// Call.Closed() gives a best-effort JSON text of the partial arguments
+	// for display; it costs O(their length), so call it only when drawing.
+	// A preview cannot be executed: only the finished Message's calls are
+	// complete and validated.
+	Call toolcall.Preview
 }

@@ -1,0 +1,313 @@
+package llmstream
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/airlock-go/airlock/sse"
+	"github.com/airlock-go/airlock/toolcall"
+)
+
+// EventSource is anything that yields SSE events one at a time, ending with
+// io.EOF: an [*sse.Reader], or a caller's own source. If it also has a
+// Done() bool method (as *sse.Reader does), a true Done at io.EOF means the
+// stream ended with the done sentinel.
+type EventSource interface {
+	Next() (sse.Event, error)
+}
+
+// Bridge turns the events of one OpenAI-compatible chat-completions stream
+// into one materialized assistant [Message].
+//
+// Feed it events with [Bridge.Handle] (or all of a source with
+// [Bridge.Consume]), then call [Bridge.Message]. Per event:
+//   - a non-null top-level "error" member, an event of type "error", or
+//     llama.cpp's "error:" SSE field becomes an [*APIError];
+//   - data that is not one valid JSON object is an [*EventError]
+//     ([ErrBadEvent]); the event changes nothing;
+//   - of "choices", only the choice with index 0 is followed: its
+//     delta's "content" (a string, or an array of parts with "text") is
+//     answer text, "reasoning_content" or "reasoning" reasoning text
+//     (when a delta has both, the first wins), "refusal" refusal text,
+//     "tool_calls" go to a [toolcall.Assembler], "finish_reason" is kept;
+//   - "usage" at the top level or under "x_groq" is kept, the last one wins;
+//   - everything else (role on every chunk, empty choices, explicit nulls,
+//     obfuscation, service_tier, timings, content filter results, ...)
+//     is accepted and ignored.
+//
+// The stream has ended properly when the data "[DONE]" arrived (or the
+// source reports Done), or when it ended after a finish reason. The first
+// error sticks: later calls return it and nothing more is applied.
+//
+// A Bridge is not safe for concurrent use.
+type Bridge struct {
+	cfg config
+	asm *toolcall.Assembler
+
+	content, reasoning, refusal []byte
+	role, finish                string
+	usage                       *Usage
+	done                        bool
+	err                         error
+	msg                         *Message // the result, once Message has run
+	progressed                  bool     // the last event carried content
+
+	ev event
+}
+
+// NewBridge returns a Bridge for one stream. Of the options it uses
+// [WithOnDelta] and [WithToolCallOptions]; the others are ignored.
+func NewBridge(opts ...Option) *Bridge {
+	b := &Bridge{cfg: newConfig(opts)}
+	b.asm = toolcall.NewAssembler(b.cfg.toolOpts...)
+	return b
+}
+
+// Handle applies one event. It returns the error that stopped the stream,
+// if any: the same error on every later call. Events after the done
+// sentinel are ignored. ev.Data is not retained.
+func (b *Bridge) Handle(ev sse.Event) error {
+	if b.err != nil || b.done || b.msg != nil {
+		return b.err
+	}
+	b.progressed = false
+	if string(ev.Data) == "[DONE]" {
+		b.done = true
+		return nil
+	}
+	if ev.Type == "error" {
+		return b.fail(apiErrorFrom(ev.Data, 0))
+	}
+	if len(ev.Data) == 0 {
+		return nil
+	}
+	nc, nr, nf := len(b.content), len(b.reasoning), len(b.refusal)
+	if at, err := b.decodeChunk(ev.Data); err != nil {
+		b.content, b.reasoning, b.refusal = b.content[:nc], b.reasoning[:nr], b.refusal[:nf]
+		return b.fail(&EventError{Data: append([]byte(nil), ev.Data...), Offset: at, Err: err})
+	}
+	return b.apply()
+}
+
+// Consume reads src to its end, handling each event, and returns
+// [Bridge.Message]. A source error other than io.EOF stops the stream
+// with that error (wrapped, so errors.Is still finds its cause).
+func (b *Bridge) Consume(src EventSource) (Message, error) {
+	return b.consume(src, nil)
+}
+
+// consume is Consume with a hook run after each event.
+func (b *Bridge) consume(src EventSource, after func()) (Message, error) {
+	for b.err == nil && !b.done && b.msg == nil {
+		ev, err := src.Next()
+		if err == io.EOF {
+			if d, ok := src.(interface{ Done() bool }); ok && d.Done() {
+				b.done = true
+			}
+			break
+		}
+		if err != nil {
+			b.fail(err)
+			break
+		}
+		b.Handle(ev)
+		if after != nil {
+			after()
+		}
+	}
+	return b.Message()
+}
+
+// Message ends the stream and returns the materialized message.
+//
+// With a nil error the message is complete: role "assistant" (or the role
+// the stream named), the text, the reasoning, the refusal, the finish
+// reason, the usage, and the tool calls in index order, each with arguments
+// validated as JSON. A stream that carries tool calls is a tool-call turn
+// whatever its finish reason says.
+//
+// Otherwise the error is the first failure: an [*APIError], an
+// [*EventError], [ErrTruncated] when the stream ended with neither the done
+// sentinel nor a finish reason, a [toolcall] error from assembling or
+// validating the calls, a source or callback error ([ErrAborted]). The
+// message returned with an error has the text received so far and no tool
+// calls; it is for display only.
+//
+// Message may be called again; it returns the same result. After it, Handle
+// applies nothing.
+func (b *Bridge) Message() (Message, error) {
+	if b.msg != nil {
+		return *b.msg, b.err
+	}
+	m := Message{
+		Role:         b.role,
+		Content:      string(b.content),
+		Reasoning:    string(b.reasoning),
+		Refusal:      string(b.refusal),
+		FinishReason: b.finish,
+		Usage:        b.usage,
+	}
+	if m.Role == "" {
+		m.Role = "assistant"
+	}
+	if b.err == nil && !b.done && b.finish == "" {
+		b.err = ErrTruncated
+	}
+	if b.err == nil {
+		calls, err := b.asm.Finalize()
+		if err != nil {
+			b.err = err
+		} else if len(calls) > 0 {
+			m.ToolCalls = make([]ToolCall, len(calls))
+			for i, c := range calls {
+				m.ToolCalls[i] = ToolCall{ID: c.ID, Type: "function", Function: FunctionCall{Name: c.Name, Arguments: c.Arguments}, Extra: c.Extra}
+			}
+		}
+	}
+	b.msg = &m
+	return m, b.err
+}
+
+func (b *Bridge) fail(err error) error {
+	if b.err == nil {
+		b.err = err
+	}
+	return b.err
+}
+
+// apply hands a validated event's pieces on, in arrival order: tool-call
+// fragments to the assembler, deltas to the callback; then the finish
+// reason, usage and provider error.
+func (b *Bridge) apply() error {
+	e := &b.ev
+	d := e.data
+	for _, mk := range e.marks {
+		b.progressed = true
+		if mk.kind == inCall {
+			if err := b.addCall(&e.calls[mk.span.start]); err != nil {
+				return b.fail(err)
+			}
+			continue
+		}
+		if b.cfg.onDelta == nil {
+			continue
+		}
+		buf := *b.buffer(mk.kind)
+		kind := DeltaText
+		switch mk.kind {
+		case inReasoning:
+			kind = DeltaReasoning
+		case inRefusal:
+			kind = DeltaRefusal
+		}
+		if err := b.deliver(Delta{Kind: kind, Text: string(buf[mk.span.start:mk.span.end])}); err != nil {
+			return err
+		}
+	}
+	if e.role.ok() {
+		if r := d[e.role.start+1 : e.role.end-1]; string(r) != b.role {
+			b.role = decodedString(d, e.role)
+		}
+	}
+	if e.finish.ok() {
+		b.progressed = true
+		if f := d[e.finish.start+1 : e.finish.end-1]; string(f) != b.finish {
+			b.finish = decodedString(d, e.finish)
+		}
+	}
+	if e.usage.ok() {
+		if u := decodeUsage(d[e.usage.start:e.usage.end]); u != nil {
+			b.usage = u
+		}
+	}
+	if e.groqUsage.ok() {
+		if u := decodeUsage(d[e.groqUsage.start:e.groqUsage.end]); u != nil {
+			b.usage = u
+		}
+	}
+	if e.apiErr.ok() {
+		return b.fail(apiErrorFrom(d[e.apiErr.start:e.apiErr.end], 0))
+	}
+	if b.finish == "error" {
+		return b.fail(&APIError{Type: "finish_reason", Message: `the provider ended the response with finish_reason "error"`})
+	}
+	return nil
+}
+
+// decodedString is the value of the validated JSON string at s in d.
+func decodedString(d []byte, s span) string {
+	raw := d[s.start:s.end]
+	for _, c := range raw[1 : len(raw)-1] {
+		if c == '\\' || c >= 0x80 {
+			v, _, _ := appendString(nil, raw, 0)
+			return string(v)
+		}
+	}
+	return string(raw[1 : len(raw)-1])
+}
+
+func (b *Bridge) addCall(c *pendingCall) error {
+	a := b.ev.arena
+	f := toolcall.Fragment{Index: c.index, NoIndex: c.noIndex}
+	if c.id.ok() {
+		f.ID = string(a[c.id.start:c.id.end])
+	}
+	if c.typ.ok() {
+		f.Type = string(a[c.typ.start:c.typ.end])
+	}
+	if c.name.ok() {
+		f.Name = string(a[c.name.start:c.name.end])
+	}
+	if c.args.ok() {
+		f.Arguments = string(a[c.args.start:c.args.end])
+	}
+	if c.extra.ok() {
+		f.Extra = b.ev.extras[c.extra.start:c.extra.end]
+	}
+	if err := b.asm.Add(f); err != nil {
+		return err
+	}
+	if b.cfg.onDelta == nil {
+		return nil
+	}
+	p, ok := b.asm.Preview(b.asm.LastIndex())
+	if !ok {
+		return nil
+	}
+	return b.deliver(Delta{Kind: DeltaToolCall, Text: f.Arguments, Call: p})
+}
+
+func (b *Bridge) deliver(d Delta) error {
+	if err := b.cfg.onDelta(d); err != nil {
+		return b.fail(fmt.Errorf("%w: %w", ErrAborted, err))
+	}
+	return nil
+}
+
+// unknownField is the sse hook for fields the standard ignores: llama.cpp
+// reports a failure inside a stream as an "error: {...}" line.
+func (b *Bridge) unknownField(name string, value []byte) error {
+	if name != "error" {
+		return nil
+	}
+	if _, err := skipValue(value, skipWS(value, 0), 0); err != nil {
+		return b.fail(&APIError{Message: string(value)})
+	}
+	return b.fail(apiErrorFrom(value, 0))
+}
+
+// ReadMessage reads one whole SSE chat-completions stream from r and returns
+// its materialized message: the way to decode a recorded stream. It stops at
+// the done sentinel or the end of r, and fails fast: the first bad event or
+// provider error ends reading. See [Bridge.Message] for the result and the
+// errors; SSE errors (such as sse.ErrEventTooLarge) and r's own errors are in
+// the chain of the error returned.
+func ReadMessage(r io.Reader, opts ...Option) (Message, error) {
+	b := NewBridge(opts...)
+	return b.Consume(b.newReader(r))
+}
+
+func (b *Bridge) newReader(r io.Reader) *sse.Reader {
+	opts := append(b.cfg.sseOpts[:len(b.cfg.sseOpts):len(b.cfg.sseOpts)], sse.WithUnknownField(b.unknownField))
+	return sse.NewReader(r, opts...)
+}

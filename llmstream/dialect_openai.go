@@ -1,0 +1,508 @@
+package llmstream
+
+import (
+	"encoding/json"
+	"errors"
+)
+
+// This file decodes one OpenAI chat.completion.chunk into the bridge's
+// pending state in a single pass over the event, validating all of it.
+// Only choice 0 is followed. Nothing is applied to the message until the
+// whole event has proved to be valid JSON (see Bridge.apply), so a bad event
+// leaves the message as it was before it.
+
+var (
+	errNotObject = errors.New("not a JSON object")
+	errTrailing  = errors.New("data after the JSON value")
+)
+
+// span is a half-open byte range; start < 0 means absent.
+type span struct{ start, end int }
+
+var noSpan = span{-1, -1}
+
+func (s span) ok() bool { return s.start >= 0 }
+
+// bufKind names the buffer a pending delta's span points into.
+type bufKind uint8
+
+const (
+	inContent bufKind = iota
+	inReasoning
+	inRefusal
+	inCall // a pending tool-call fragment: the span's start is its number
+)
+
+// mark is one piece of an event in arrival order, delivered after the
+// event validated.
+type mark struct {
+	kind bufKind
+	span span
+}
+
+// pendingCall is a tool-call fragment whose strings sit in Bridge.arena.
+type pendingCall struct {
+	index                      int
+	noIndex                    bool
+	id, typ, name, args, extra span
+}
+
+// event is the per-event decode state, reset for each event and reused.
+type event struct {
+	data      []byte
+	marks     []mark
+	calls     []pendingCall
+	arena     []byte
+	extras    []byte // provider extras of tool calls, apart from arena so each call's stay contiguous
+	finish    span   // raw JSON string in data
+	usage     span   // raw JSON in data
+	groqUsage span
+	apiErr    span
+	role      span // raw JSON string in data
+
+	choicePos      int
+	choiceIndex    int
+	choiceHasIndex bool
+	reasoningSeen  bool
+}
+
+// snapshot is what a choice other than index 0 must roll back to.
+type snapshot struct {
+	content, reasoning, refusal, marks, calls, arena, extras int
+	finish, role                                             span
+}
+
+func (b *Bridge) snapshot() snapshot {
+	e := &b.ev
+	return snapshot{len(b.content), len(b.reasoning), len(b.refusal), len(e.marks), len(e.calls), len(e.arena), len(e.extras), e.finish, e.role}
+}
+
+func (b *Bridge) restore(s snapshot) {
+	e := &b.ev
+	b.content, b.reasoning, b.refusal = b.content[:s.content], b.reasoning[:s.reasoning], b.refusal[:s.refusal]
+	e.marks, e.calls, e.arena, e.extras = e.marks[:s.marks], e.calls[:s.calls], e.arena[:s.arena], e.extras[:s.extras]
+	e.finish, e.role = s.finish, s.role
+}
+
+// decodeChunk walks the event data. On error the caller rolls back.
+func (b *Bridge) decodeChunk(d []byte) (int, error) {
+	e := &b.ev
+	e.data = d
+	e.marks, e.calls, e.arena, e.extras = e.marks[:0], e.calls[:0], e.arena[:0], e.extras[:0]
+	e.finish, e.usage, e.groqUsage, e.apiErr, e.role = noSpan, noSpan, noSpan, noSpan, noSpan
+	i := skipWS(d, 0)
+	if i >= len(d) || d[i] != '{' {
+		if end, err := skipValue(d, i, 0); err != nil {
+			return end, err
+		}
+		return i, errNotObject
+	}
+	i, err := b.walkObject(i, 0, (*Bridge).topMember)
+	if err != nil {
+		return i, err
+	}
+	if i = skipWS(d, i); i != len(d) {
+		return i, errTrailing
+	}
+	return i, nil
+}
+
+// memberFunc handles the value of one object member starting at d[i]
+// and returns the offset past it.
+type memberFunc func(b *Bridge, key []byte, i, depth int) (int, error)
+
+// walkObject validates the object at d[i], calling fn for each member.
+func (b *Bridge) walkObject(i, depth int, fn memberFunc) (int, error) {
+	d := b.ev.data
+	depth++
+	if depth > maxJSONDepth {
+		return i, errDepth
+	}
+	i = skipWS(d, i+1)
+	if i < len(d) && d[i] == '}' {
+		return i + 1, nil
+	}
+	var keyBuf [32]byte
+	for {
+		if i >= len(d) || d[i] != '"' {
+			return i, errSyntax
+		}
+		start := i
+		end, err := skipString(d, i)
+		if err != nil {
+			return end, err
+		}
+		key := d[start+1 : end-1]
+		for _, c := range key {
+			if c == '\\' {
+				key, _, _ = appendString(keyBuf[:0], d, start)
+				break
+			}
+		}
+		if i = skipWS(d, end); i >= len(d) || d[i] != ':' {
+			return i, errSyntax
+		}
+		if i = skipWS(d, i+1); i >= len(d) {
+			return i, errSyntax
+		}
+		if i, err = fn(b, key, i, depth); err != nil {
+			return i, err
+		}
+		if i, err = nextMember(d, i, '}'); err != nil || i < 0 {
+			return -i - 1, err
+		}
+	}
+}
+
+// walkArray validates the array at d[i], calling fn for each element.
+func (b *Bridge) walkArray(i, depth int, fn func(b *Bridge, pos, i, depth int) (int, error)) (int, error) {
+	d := b.ev.data
+	depth++
+	if depth > maxJSONDepth {
+		return i, errDepth
+	}
+	i = skipWS(d, i+1)
+	if i < len(d) && d[i] == ']' {
+		return i + 1, nil
+	}
+	for pos := 0; ; pos++ {
+		var err error
+		if i, err = fn(b, pos, i, depth); err != nil {
+			return i, err
+		}
+		if i, err = nextMember(d, i, ']'); err != nil || i < 0 {
+			return -i - 1, err
+		}
+	}
+}
+
+// valueSpan validates the value at d[i] and returns its span, or noSpan
+// when it is null.
+func (b *Bridge) valueSpan(i, depth int) (span, int, error) {
+	end, err := skipValue(b.ev.data, i, depth)
+	if err != nil || b.ev.data[i] == 'n' {
+		return noSpan, end, err
+	}
+	return span{i, end}, end, nil
+}
+
+func (b *Bridge) topMember(key []byte, i, depth int) (int, error) {
+	d := b.ev.data
+	switch string(key) {
+	case "choices":
+		if d[i] == '[' {
+			return b.walkArray(i, depth, (*Bridge).choice)
+		}
+	case "error":
+		s, end, err := b.valueSpan(i, depth)
+		b.ev.apiErr = s
+		return end, err
+	case "usage":
+		s, end, err := b.valueSpan(i, depth)
+		b.ev.usage = s
+		return end, err
+	case "x_groq":
+		if d[i] == '{' {
+			return b.walkObject(i, depth, (*Bridge).groqMember)
+		}
+	}
+	return skipValue(d, i, depth)
+}
+
+func (b *Bridge) groqMember(key []byte, i, depth int) (int, error) {
+	if string(key) == "usage" {
+		s, end, err := b.valueSpan(i, depth)
+		b.ev.groqUsage = s
+		return end, err
+	}
+	return skipValue(b.ev.data, i, depth)
+}
+
+func (b *Bridge) choice(pos, i, depth int) (int, error) {
+	d := b.ev.data
+	if d[i] != '{' {
+		return skipValue(d, i, depth)
+	}
+	e := &b.ev
+	snap := b.snapshot()
+	e.choicePos, e.choiceIndex, e.choiceHasIndex, e.reasoningSeen = pos, pos, false, false
+	end, err := b.walkObject(i, depth, (*Bridge).choiceMember)
+	if err != nil {
+		return end, err
+	}
+	if e.choiceIndex != 0 {
+		b.restore(snap)
+	}
+	return end, nil
+}
+
+func (b *Bridge) choiceMember(key []byte, i, depth int) (int, error) {
+	d := b.ev.data
+	e := &b.ev
+	switch string(key) {
+	case "index":
+		end, err := skipValue(d, i, depth)
+		if err != nil {
+			return end, err
+		}
+		if n, ok := parseIndex(d[i:end]); ok {
+			e.choiceIndex, e.choiceHasIndex = n, true
+		}
+		return end, nil
+	case "delta":
+		if d[i] == '{' {
+			return b.walkObject(i, depth, (*Bridge).deltaMember)
+		}
+	case "finish_reason":
+		if d[i] == '"' {
+			end, err := skipString(d, i)
+			if err == nil && end-i > 2 {
+				e.finish = span{i, end}
+			}
+			return end, err
+		}
+	}
+	return skipValue(d, i, depth)
+}
+
+// appendText decodes the string at d[i] into the buffer of kind k and
+// records a mark for the callback.
+func (b *Bridge) appendText(k bufKind, i int) (int, error) {
+	buf := b.buffer(k)
+	start := len(*buf)
+	var end int
+	var err error
+	*buf, end, err = appendString(*buf, b.ev.data, i)
+	if err == nil && len(*buf) > start {
+		b.ev.marks = append(b.ev.marks, mark{k, span{start, len(*buf)}})
+	}
+	return end, err
+}
+
+func (b *Bridge) buffer(k bufKind) *[]byte {
+	switch k {
+	case inReasoning:
+		return &b.reasoning
+	case inRefusal:
+		return &b.refusal
+	}
+	return &b.content
+}
+
+func (b *Bridge) deltaMember(key []byte, i, depth int) (int, error) {
+	d := b.ev.data
+	e := &b.ev
+	switch string(key) {
+	case "content":
+		switch d[i] {
+		case '"':
+			return b.appendText(inContent, i)
+		case '[':
+			return b.walkArray(i, depth, (*Bridge).contentPart)
+		}
+	case "reasoning_content", "reasoning":
+		// Some servers send both names with the same text; the first
+		// one in a delta wins so the text is not doubled.
+		if d[i] == '"' {
+			if e.reasoningSeen {
+				return skipString(d, i)
+			}
+			before := len(b.reasoning)
+			end, err := b.appendText(inReasoning, i)
+			e.reasoningSeen = len(b.reasoning) > before
+			return end, err
+		}
+	case "refusal":
+		if d[i] == '"' {
+			return b.appendText(inRefusal, i)
+		}
+	case "role":
+		if d[i] == '"' {
+			end, err := skipString(d, i)
+			if err == nil && end-i > 2 {
+				e.role = span{i, end}
+			}
+			return end, err
+		}
+	case "tool_calls":
+		if d[i] == '[' {
+			return b.walkArray(i, depth, (*Bridge).toolCall)
+		}
+	}
+	return skipValue(d, i, depth)
+}
+
+// contentPart takes the "text" of one element of a content array.
+func (b *Bridge) contentPart(_, i, depth int) (int, error) {
+	if b.ev.data[i] != '{' {
+		return skipValue(b.ev.data, i, depth)
+	}
+	return b.walkObject(i, depth, func(b *Bridge, key []byte, i, depth int) (int, error) {
+		if string(key) == "text" && b.ev.data[i] == '"' {
+			return b.appendText(inContent, i)
+		}
+		return skipValue(b.ev.data, i, depth)
+	})
+}
+
+// arenaString decodes the string at d[i] into the arena.
+func (b *Bridge) arenaString(i int) (span, int, error) {
+	e := &b.ev
+	start := len(e.arena)
+	var end int
+	var err error
+	e.arena, end, err = appendString(e.arena, e.data, i)
+	return span{start, len(e.arena)}, end, err
+}
+
+// arenaRaw copies the raw JSON value d[i:end] into the arena.
+func (b *Bridge) arenaRaw(i, depth int) (span, int, error) {
+	e := &b.ev
+	end, err := skipValue(e.data, i, depth)
+	if err != nil {
+		return noSpan, end, err
+	}
+	start := len(e.arena)
+	e.arena = append(e.arena, e.data[i:end]...)
+	return span{start, len(e.arena)}, end, nil
+}
+
+func (b *Bridge) toolCall(_, i, depth int) (int, error) {
+	d := b.ev.data
+	e := &b.ev
+	if d[i] != '{' {
+		return skipValue(d, i, depth)
+	}
+	e.calls = append(e.calls, pendingCall{noIndex: true, id: noSpan, typ: noSpan, name: noSpan, args: noSpan, extra: noSpan})
+	n := len(e.calls) - 1
+	end, err := b.walkObject(i, depth, (*Bridge).toolCallMember)
+	if err != nil {
+		return end, err
+	}
+	if c := &e.calls[n]; c.extra.ok() {
+		e.extras = append(e.extras, '}')
+		c.extra.end = len(e.extras)
+	}
+	e.marks = append(e.marks, mark{inCall, span{n, n}})
+	return end, nil
+}
+
+func (b *Bridge) toolCallMember(key []byte, i, depth int) (int, error) {
+	d := b.ev.data
+	e := &b.ev
+	c := func() *pendingCall { return &e.calls[len(e.calls)-1] }
+	var s span
+	var end int
+	var err error
+	switch string(key) {
+	case "index":
+		end, err = skipValue(d, i, depth)
+		if err == nil {
+			n, ok := parseIndex(d[i:end])
+			c().index, c().noIndex = n, !ok
+		}
+		return end, err
+	case "id", "type":
+		if d[i] != '"' {
+			break
+		}
+		s, end, err = b.arenaString(i)
+		if string(key) == "id" {
+			c().id = s
+		} else {
+			c().typ = s
+		}
+		return end, err
+	case "function":
+		if d[i] == '{' {
+			return b.walkObject(i, depth, (*Bridge).functionMember)
+		}
+	}
+	if d[i] == 'n' {
+		return skipValue(d, i, depth)
+	}
+	// Any other member is a provider extra, kept as raw JSON and echoed
+	// back with the call. Its span grows as members are appended.
+	pc := c()
+	if !pc.extra.ok() {
+		pc.extra = span{len(e.extras), 0}
+		e.extras = append(e.extras, '{')
+	} else {
+		e.extras = append(e.extras, ',')
+	}
+	e.extras = appendQuoted(e.extras, key)
+	e.extras = append(e.extras, ':')
+	end, err = skipValue(d, i, depth)
+	if err == nil {
+		e.extras = append(e.extras, d[i:end]...)
+	}
+	return end, err
+}
+
+// appendQuoted appends s as a JSON string.
+func appendQuoted(dst, s []byte) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	for _, c := range s {
+		switch {
+		case c == '"' || c == '\\':
+			dst = append(dst, '\\', c)
+		case c < 0x20:
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return append(dst, '"')
+}
+
+func (b *Bridge) functionMember(key []byte, i, depth int) (int, error) {
+	d := b.ev.data
+	e := &b.ev
+	c := &e.calls[len(e.calls)-1]
+	switch string(key) {
+	case "name":
+		if d[i] == '"' {
+			s, end, err := b.arenaString(i)
+			c = &e.calls[len(e.calls)-1]
+			c.name = s
+			return end, err
+		}
+	case "arguments":
+		switch d[i] {
+		case '"':
+			s, end, err := b.arenaString(i)
+			c = &e.calls[len(e.calls)-1]
+			c.args = s
+			return end, err
+		case 'n':
+		default:
+			// Arguments sent as a JSON value instead of a string (seen
+			// through some proxies) are that value's JSON text.
+			s, end, err := b.arenaRaw(i, depth)
+			c = &e.calls[len(e.calls)-1]
+			c.args = s
+			return end, err
+		}
+	}
+	return skipValue(d, i, depth)
+}
+
+// apiErrorFrom decodes a provider error object (see provider_error.go) from
+// validated JSON.
+func apiErrorFrom(raw []byte, status int) *APIError {
+	if e, ok := parseProviderError(raw, status); ok {
+		return e
+	}
+	return &APIError{StatusCode: status, Message: string(raw)}
+}
+
+// decodeUsage reads a validated usage object; a usage of the wrong shape is
+// ignored, since it never changes the message.
+func decodeUsage(raw []byte) *Usage {
+	var u Usage
+	if json.Unmarshal(raw, &u) != nil {
+		return nil
+	}
+	return &u
+}

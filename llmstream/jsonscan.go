@@ -1,0 +1,334 @@
+package llmstream
+
+import (
+	"errors"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// This file is a small JSON scanner for the one shape the bridge decodes on
+// every event. It accepts exactly what encoding/json.Valid accepts (RFC 8259,
+// nesting at most maxJSONDepth, invalid UTF-8 inside strings tolerated) and
+// decodes strings the way encoding/json.Unmarshal does (each invalid UTF-8
+// byte and each lone surrogate escape becomes U+FFFD). It never allocates:
+// strings are appended to caller-owned buffers. FuzzChunk checks it against
+// encoding/json.
+
+// maxJSONDepth is encoding/json's nesting limit, so both accept the same texts.
+const maxJSONDepth = 10000
+
+// errSyntax reports text that is not JSON; the caller wraps it with the offset.
+var errSyntax = errors.New("invalid JSON")
+
+// errDepth reports nesting deeper than maxJSONDepth.
+var errDepth = errors.New("JSON nested too deeply")
+
+// special marks the bytes a string scan must stop at: the quote, the
+// backslash, control characters and the first byte of a multi-byte rune.
+var special = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	for c := 0x80; c < 0x100; c++ {
+		t[c] = true
+	}
+	return t
+}()
+
+func skipWS(d []byte, i int) int {
+	for i < len(d) {
+		switch d[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// skipValue validates the value starting at d[i] (no leading space) and
+// returns the offset just past it.
+func skipValue(d []byte, i, depth int) (int, error) {
+	if i >= len(d) {
+		return i, errSyntax
+	}
+	switch c := d[i]; {
+	case c == '"':
+		return skipString(d, i)
+	case c == '{':
+		return skipObject(d, i, depth+1)
+	case c == '[':
+		return skipArray(d, i, depth+1)
+	case c == 't':
+		return skipLiteral(d, i, "true")
+	case c == 'f':
+		return skipLiteral(d, i, "false")
+	case c == 'n':
+		return skipLiteral(d, i, "null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return skipNumber(d, i)
+	}
+	return i, errSyntax
+}
+
+func skipLiteral(d []byte, i int, lit string) (int, error) {
+	if len(d)-i < len(lit) || string(d[i:i+len(lit)]) != lit {
+		return i, errSyntax
+	}
+	return i + len(lit), nil
+}
+
+func skipNumber(d []byte, i int) (int, error) {
+	if d[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case i < len(d) && d[i] >= '1' && d[i] <= '9':
+		for i++; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
+		}
+	default:
+		return i, errSyntax
+	}
+	if i < len(d) && d[i] == '.' {
+		i++
+		start := i
+		for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
+		}
+		if i == start {
+			return i, errSyntax
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		start := i
+		for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
+		}
+		if i == start {
+			return i, errSyntax
+		}
+	}
+	return i, nil
+}
+
+func skipObject(d []byte, i, depth int) (int, error) {
+	if depth > maxJSONDepth {
+		return i, errDepth
+	}
+	i = skipWS(d, i+1)
+	if i < len(d) && d[i] == '}' {
+		return i + 1, nil
+	}
+	for {
+		if i >= len(d) || d[i] != '"' {
+			return i, errSyntax
+		}
+		var err error
+		if i, err = skipString(d, i); err != nil {
+			return i, err
+		}
+		if i = skipWS(d, i); i >= len(d) || d[i] != ':' {
+			return i, errSyntax
+		}
+		if i, err = skipValue(d, skipWS(d, i+1), depth); err != nil {
+			return i, err
+		}
+		if i, err = nextMember(d, i, '}'); err != nil || i < 0 {
+			return -i - 1, err
+		}
+	}
+}
+
+func skipArray(d []byte, i, depth int) (int, error) {
+	if depth > maxJSONDepth {
+		return i, errDepth
+	}
+	i = skipWS(d, i+1)
+	if i < len(d) && d[i] == ']' {
+		return i + 1, nil
+	}
+	for {
+		var err error
+		if i, err = skipValue(d, i, depth); err != nil {
+			return i, err
+		}
+		if i, err = nextMember(d, i, ']'); err != nil || i < 0 {
+			return -i - 1, err
+		}
+	}
+}
+
+// nextMember steps over the separator after an element of an object or array
+// closed by end. It returns the offset of the next element, or -(offset just
+// past end)-1 when the container closed.
+func nextMember(d []byte, i int, end byte) (int, error) {
+	i = skipWS(d, i)
+	if i >= len(d) {
+		return i, errSyntax
+	}
+	switch d[i] {
+	case ',':
+		return skipWS(d, i+1), nil
+	case end:
+		return -(i + 1) - 1, nil
+	}
+	return i, errSyntax
+}
+
+// skipString validates the string starting at the quote d[i] and returns the
+// offset past its closing quote.
+func skipString(d []byte, i int) (int, error) {
+	i++
+	for {
+		for i < len(d) && !special[d[i]] {
+			i++
+		}
+		if i >= len(d) {
+			return i, errSyntax
+		}
+		switch c := d[i]; {
+		case c == '"':
+			return i + 1, nil
+		case c == '\\':
+			if i+1 >= len(d) {
+				return i, errSyntax
+			}
+			switch d[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if _, ok := hex4(d, i+2); !ok {
+					return i, errSyntax
+				}
+				i += 6
+			default:
+				return i, errSyntax
+			}
+		case c < 0x20:
+			return i, errSyntax
+		default: // non-ASCII: any byte is accepted, as encoding/json.Valid does
+			i++
+		}
+	}
+}
+
+func hex4(d []byte, i int) (rune, bool) {
+	if len(d)-i < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range d[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+// appendString validates the string starting at the quote d[i], appends its
+// decoded text to dst and returns the offset past its closing quote.
+func appendString(dst, d []byte, i int) ([]byte, int, error) {
+	i++
+	for {
+		start := i
+		for i < len(d) && !special[d[i]] {
+			i++
+		}
+		dst = append(dst, d[start:i]...)
+		if i >= len(d) {
+			return dst, i, errSyntax
+		}
+		switch c := d[i]; {
+		case c == '"':
+			return dst, i + 1, nil
+		case c == '\\':
+			if i+1 >= len(d) {
+				return dst, i, errSyntax
+			}
+			switch e := d[i+1]; e {
+			case '"', '\\', '/':
+				dst = append(dst, e)
+				i += 2
+			case 'b':
+				dst = append(dst, '\b')
+				i += 2
+			case 'f':
+				dst = append(dst, '\f')
+				i += 2
+			case 'n':
+				dst = append(dst, '\n')
+				i += 2
+			case 'r':
+				dst = append(dst, '\r')
+				i += 2
+			case 't':
+				dst = append(dst, '\t')
+				i += 2
+			case 'u':
+				r, ok := hex4(d, i+2)
+				if !ok {
+					return dst, i, errSyntax
+				}
+				i += 6
+				if utf16.IsSurrogate(r) {
+					// A high surrogate followed by an escaped low one is one
+					// rune; anything else is U+FFFD, as in encoding/json.
+					r2, ok := rune(0), false
+					if len(d)-i >= 6 && d[i] == '\\' && d[i+1] == 'u' {
+						r2, ok = hex4(d, i+2)
+					}
+					if dec := utf16.DecodeRune(r, r2); ok && dec != utf8.RuneError {
+						r = dec
+						i += 6
+					} else {
+						r = utf8.RuneError
+					}
+				}
+				dst = utf8.AppendRune(dst, r)
+			default:
+				return dst, i, errSyntax
+			}
+		case c < 0x20:
+			return dst, i, errSyntax
+		default:
+			r, size := utf8.DecodeRune(d[i:])
+			if r == utf8.RuneError && size == 1 {
+				dst = append(dst, "\uFFFD"...)
+			} else {
+				dst = append(dst, d[i:i+size]...)
+			}
+			i += size
+		}
+	}
+}
+
+// parseIndex reads the number d[start:end] (already validated) as a
+// non-negative int. ok is false for fractions, exponents, negatives and
+// values too large to be an index.
+func parseIndex(num []byte) (int, bool) {
+	if len(num) == 0 || len(num) > 9 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range num {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}

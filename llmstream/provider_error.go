@@ -1,0 +1,87 @@
+package llmstream
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+)
+
+// parseProviderError reads the error shapes OpenAI-compatible servers send,
+// in an HTTP error body or inside a stream:
+//
+//	{"error":{"message":"...","type":"...","param":null,"code":"..."}}  OpenAI, llama.cpp (integer code)
+//	{"error":"message"}                                                   some proxies
+//	{"object":"error","message":"...","type":"...","code":400}            vLLM
+//	[{"error":{"code":400,"message":"...","status":"INVALID_ARGUMENT"}}]   Gemini
+//	{"message":"...","type":"...","code":...}                             an error object alone
+//
+// ok is false when raw is none of these.
+func parseProviderError(raw []byte, status int) (*APIError, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] == '[' {
+		var list []json.RawMessage
+		if json.Unmarshal(raw, &list) != nil || len(list) == 0 {
+			return nil, false
+		}
+		raw = bytes.TrimSpace(list[0])
+	}
+	var outer struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(raw, &outer) != nil {
+		return nil, false
+	}
+	inner := bytes.TrimSpace(outer.Error)
+	switch {
+	case len(inner) > 0 && inner[0] == '"':
+		var msg string
+		if json.Unmarshal(inner, &msg) != nil {
+			return nil, false
+		}
+		return &APIError{StatusCode: status, Message: msg}, true
+	case len(inner) > 0 && inner[0] == '{':
+		raw = inner
+	}
+	var fields struct {
+		Message json.RawMessage `json:"message"`
+		Type    json.RawMessage `json:"type"`
+		Status  json.RawMessage `json:"status"`
+		Code    json.RawMessage `json:"code"`
+		Param   json.RawMessage `json:"param"`
+	}
+	if json.Unmarshal(raw, &fields) != nil || fields.Message == nil {
+		return nil, false
+	}
+	e := &APIError{
+		StatusCode: status,
+		Message:    jsonText(fields.Message),
+		Type:       jsonText(fields.Type),
+		Code:       jsonText(fields.Code),
+		Param:      jsonText(fields.Param),
+	}
+	if e.Type == "" {
+		e.Type = jsonText(fields.Status) // Gemini names the kind "status"
+	}
+	return e, true
+}
+
+// jsonText is a string's value, a number's text, or "" for null, absent
+// and anything else.
+func jsonText(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return ""
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+	case c == '-' || (c >= '0' && c <= '9'):
+		if _, err := strconv.ParseFloat(string(raw), 64); err == nil {
+			return string(raw)
+		}
+	}
+	return ""
+}
