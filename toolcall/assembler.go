@@ -1,0 +1,385 @@
+package toolcall
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// MaxIndex is the largest [Fragment.Index] accepted: 2^30-1. Providers count
+// calls from 0, so a larger index is a malformed fragment, refused with
+// [ErrInvalidIndex]; the bound also keeps the indexes the assembler hands out
+// from overflowing.
+const MaxIndex = 1<<30 - 1
+
+// linearLimit is how many calls are looked up by scanning a slice; past it,
+// maps take over so that Add stays O(1) with a large [WithMaxCalls].
+const linearLimit = 8
+
+// An Assembler merges the [Fragment]s of a streamed response's tool calls
+// into complete [Call]s, applying the merge rules, policies and limits the
+// package documentation describes. Create one with [NewAssembler]; after
+// [Assembler.Reset] it can assemble the next response, reusing its memory.
+//
+// An Assembler is not safe for concurrent use: one goroutine feeds it, as it
+// reads the stream. It starts no goroutines.
+type Assembler struct {
+	cfg config
+
+	calls  []call  // in the order they were started; slots are reused after Reset
+	routes []route // provider index → position in calls, for indexed fragments
+	order  []int   // scratch for Finalize: positions in ascending index order
+
+	// Past linearLimit calls, these mirror routes and the calls' indexes.
+	routeMap map[int]int // provider index → position
+	indexMap map[int]int // call index → position
+
+	hitFrom, hitPos int // the last route looked up, a one-entry cache
+	newest          int // position of the newest call; -1 when none
+	maxIndex        int // highest call index in use; -1 when none
+	last            int // what LastIndex reports
+}
+
+// call is one call being assembled.
+type call struct {
+	index         int
+	id, name, typ string
+	args, extra   []byte
+	sc            scanner
+}
+
+// route sends a provider index to a call.
+type route struct{ from, pos int }
+
+// NewAssembler returns an empty Assembler configured by opts; nil options
+// are skipped. Later options override earlier ones.
+func NewAssembler(opts ...Option) *Assembler {
+	a := &Assembler{cfg: config{maxCalls: DefaultMaxCalls, maxArgBytes: DefaultMaxArgumentBytes}}
+	for _, o := range opts {
+		if o != nil {
+			o.apply(&a.cfg)
+		}
+	}
+	a.Reset()
+	return a
+}
+
+// Reset empties the Assembler for the next response, keeping its options and
+// its memory. Byte slices from earlier Previews are overwritten afterwards;
+// Calls from earlier Finalizes are not affected.
+func (a *Assembler) Reset() {
+	a.calls = a.calls[:0]
+	a.routes = a.routes[:0]
+	clear(a.routeMap)
+	clear(a.indexMap)
+	a.hitFrom, a.hitPos = 0, -1
+	a.newest, a.maxIndex, a.last = -1, -1, -1
+}
+
+// LastIndex reports the index ([Call.Index]) of the call that the latest
+// [Assembler.Add] merged its fragment into. It is -1 before any Add, after
+// Reset, and when the latest Add merged nothing: it returned an error, or
+// ignored a NoIndex fragment under [WithStrictIndex]. Since NoIndex
+// fragments and new calls at a reused index get their index from the
+// assembler, this is how a caller learns where a fragment went.
+func (a *Assembler) LastIndex() int { return a.last }
+
+// Add merges f into the call it belongs to, starting a new call when the
+// rules say so. A refused fragment changes nothing (LastIndex becomes -1),
+// and the Assembler stays usable. The errors, each wrapping its sentinel:
+//   - [*FragmentError] with [ErrInvalidIndex]: f.Index < 0 or > [MaxIndex]
+//     without NoIndex;
+//   - [*FragmentError] with [ErrInvalidExtra]: f.Extra is neither empty
+//     nor a JSON object;
+//   - [*LimitError] with [ErrTooManyCalls]: f would start a call past the
+//     [WithMaxCalls] limit;
+//   - [*LimitError] with [ErrArgumentsTooLarge]: f would take its call's
+//     arguments past the [WithMaxArgumentBytes] limit.
+//
+// Add does not judge the JSON of the arguments; [Assembler.Finalize] does.
+// Add costs O(len(f.Arguments)) and, once the Assembler has warmed up, does
+// not allocate (except to keep a call's first Extra).
+func (a *Assembler) Add(f Fragment) error {
+	a.last = -1
+	if f.NoIndex {
+		if a.cfg.strictIndex {
+			return nil
+		}
+	} else if f.Index < 0 || f.Index > MaxIndex {
+		return &FragmentError{Index: f.Index, Reason: "index " + strconv.Itoa(f.Index) + " is outside [0, " + strconv.Itoa(MaxIndex) + "]", Err: ErrInvalidIndex}
+	}
+	if len(f.Extra) > 0 && !isObjectText(f.Extra) {
+		idx := f.Index
+		if f.NoIndex {
+			idx = -1
+		}
+		return &FragmentError{Index: idx, Reason: "extra is not a JSON object", Err: ErrInvalidExtra}
+	}
+
+	pos, at := a.place(&f)
+	size := len(f.Arguments)
+	if pos < 0 {
+		if a.cfg.maxCalls >= 0 && len(a.calls) >= a.cfg.maxCalls {
+			return &LimitError{Index: at, Size: len(a.calls) + 1, Max: a.cfg.maxCalls, Err: ErrTooManyCalls}
+		}
+	} else {
+		at = a.calls[pos].index
+		size += len(a.calls[pos].args)
+	}
+	if a.cfg.maxArgBytes >= 0 && size > a.cfg.maxArgBytes {
+		return &LimitError{Index: at, Size: size, Max: a.cfg.maxArgBytes, Err: ErrArgumentsTooLarge}
+	}
+
+	// Nothing can fail from here on.
+	if pos < 0 {
+		pos = a.start(at, &f)
+	}
+	c := &a.calls[pos]
+	if c.id == "" {
+		c.id = f.ID
+	}
+	if c.name == "" {
+		c.name = f.Name
+	}
+	if c.typ == "" {
+		c.typ = f.Type
+	}
+	if len(c.extra) == 0 && len(f.Extra) > 0 {
+		c.extra = append(c.extra, f.Extra...)
+	}
+	if f.Arguments != "" {
+		c.args = append(c.args, f.Arguments...)
+		feed(&c.sc, f.Arguments)
+	}
+	a.last = c.index
+	return nil
+}
+
+// place finds where f goes: the position of an existing call (pos ≥ 0), or
+// the index of a call to start (pos < 0).
+func (a *Assembler) place(f *Fragment) (pos, at int) {
+	if f.NoIndex {
+		switch {
+		case a.newest < 0:
+			return -1, a.maxIndex + 1
+		case f.ID != "" && f.ID == a.calls[a.newest].id:
+			// The newest call's header again: not a new call.
+			return a.newest, 0
+		case f.ID != "" || f.Name != "":
+			return -1, a.maxIndex + 1
+		}
+		return a.newest, 0
+	}
+	pos = a.lookup(f.Index)
+	if pos < 0 {
+		if a.taken(f.Index) {
+			// A call the assembler placed holds this index already.
+			return -1, a.maxIndex + 1
+		}
+		return -1, f.Index
+	}
+	c := &a.calls[pos]
+	if f.ID != "" && c.id != "" && f.ID != c.id && f.Name != "" && c.sc.complete() {
+		// Another call at the same index (old Ollama numbers every parallel
+		// call 0). A new id alone is not enough: some servers change the id
+		// in the middle of one call.
+		return -1, a.maxIndex + 1
+	}
+	return pos, 0
+}
+
+// lookup returns the position of the call provider index p routes to, or -1.
+func (a *Assembler) lookup(p int) int {
+	if a.hitPos >= 0 && a.hitFrom == p {
+		return a.hitPos
+	}
+	pos := -1
+	if len(a.calls) <= linearLimit {
+		for _, r := range a.routes {
+			if r.from == p {
+				pos = r.pos
+				break
+			}
+		}
+	} else if q, ok := a.routeMap[p]; ok {
+		pos = q
+	}
+	if pos >= 0 {
+		a.hitFrom, a.hitPos = p, pos
+	}
+	return pos
+}
+
+// find returns the position of the call with index i, or -1.
+func (a *Assembler) find(i int) int {
+	if len(a.calls) <= linearLimit {
+		for pos := range a.calls {
+			if a.calls[pos].index == i {
+				return pos
+			}
+		}
+		return -1
+	}
+	if pos, ok := a.indexMap[i]; ok {
+		return pos
+	}
+	return -1
+}
+
+// taken reports that a call holds index i.
+func (a *Assembler) taken(i int) bool { return a.find(i) >= 0 }
+
+// start begins a call at index at for fragment f and returns its position.
+// It reuses a slot, and its buffers, left by Reset when there is one.
+func (a *Assembler) start(at int, f *Fragment) int {
+	pos := len(a.calls)
+	if pos < cap(a.calls) {
+		a.calls = a.calls[:pos+1]
+		c := &a.calls[pos]
+		c.index, c.id, c.name, c.typ = at, "", "", ""
+		c.args, c.extra = c.args[:0], c.extra[:0]
+		c.sc.reset()
+	} else {
+		a.calls = append(a.calls, call{index: at})
+	}
+	a.newest = pos
+	a.maxIndex = max(a.maxIndex, at)
+
+	switch {
+	case len(a.calls) == linearLimit+1:
+		// Switch lookups to maps, filling them with what the slices hold.
+		if a.routeMap == nil {
+			a.routeMap, a.indexMap = make(map[int]int), make(map[int]int)
+		}
+		for _, r := range a.routes {
+			a.routeMap[r.from] = r.pos
+		}
+		for p := range a.calls {
+			a.indexMap[a.calls[p].index] = p
+		}
+	case len(a.calls) > linearLimit+1:
+		a.indexMap[at] = pos
+	}
+	if !f.NoIndex {
+		a.setRoute(f.Index, pos)
+	}
+	return pos
+}
+
+// setRoute sends provider index p to the call at pos from now on.
+func (a *Assembler) setRoute(p, pos int) {
+	i := slices.IndexFunc(a.routes, func(r route) bool { return r.from == p })
+	if i >= 0 {
+		a.routes[i].pos = pos
+	} else {
+		a.routes = append(a.routes, route{from: p, pos: pos})
+	}
+	if len(a.calls) > linearLimit {
+		a.routeMap[p] = pos
+	}
+	a.hitFrom, a.hitPos = p, pos
+}
+
+// Finalize returns the calls assembled so far, in ascending index order,
+// each with validated arguments (see [Call]); nil and a nil error when there
+// are none. The caller owns the result. Finalize changes nothing: called
+// again, it gives the same answer (more Adds may come in between). When a
+// call's arguments are not one complete JSON value, it returns nil and an
+// [*ArgumentsError] wrapping [ErrInvalidArguments] for the first such call
+// in index order; nothing of a failed Finalize may be executed.
+//
+// Validation happened as the fragments arrived, so Finalize costs O(calls)
+// plus copying the arguments out.
+func (a *Assembler) Finalize() ([]Call, error) {
+	if len(a.calls) == 0 {
+		return nil, nil
+	}
+	a.order = a.order[:0]
+	for pos := range a.calls {
+		a.order = append(a.order, pos)
+	}
+	byIndex := func(x, y int) int { return cmp.Compare(a.calls[x].index, a.calls[y].index) }
+	if !slices.IsSortedFunc(a.order, byIndex) {
+		slices.SortFunc(a.order, byIndex)
+	}
+
+	size, extraSize := 0, 0
+	for _, pos := range a.order {
+		c := &a.calls[pos]
+		if !c.sc.complete() && !c.sc.blank() {
+			at := c.sc.n
+			if c.sc.failed() {
+				at = c.sc.faultAt
+			}
+			return nil, &ArgumentsError{Index: c.index, Offset: at, Reason: c.sc.reason(), Tail: tail(c.args), Err: ErrInvalidArguments}
+		}
+		if !c.sc.blank() {
+			size += len(c.args)
+		}
+		if c.id == "" {
+			size += len("call_") + len(strconv.Itoa(c.index))
+		}
+		extraSize += len(c.extra)
+	}
+
+	// One string holds every call's arguments and made-up id, one slice
+	// every Extra: two allocations, whatever the number of calls.
+	var text strings.Builder
+	text.Grow(size)
+	var extras []byte
+	if extraSize > 0 {
+		extras = make([]byte, 0, extraSize)
+	}
+	for _, pos := range a.order {
+		c := &a.calls[pos]
+		if !c.sc.blank() {
+			text.Write(c.args)
+		}
+		if c.id == "" {
+			text.WriteString("call_")
+			text.WriteString(strconv.Itoa(c.index))
+		}
+	}
+	all := text.String()
+	out := make([]Call, len(a.order))
+	off := 0
+	for i, pos := range a.order {
+		c := &a.calls[pos]
+		out[i] = Call{Index: c.index, ID: c.id, Type: c.typ, Name: c.name, Arguments: "{}"}
+		if !c.sc.blank() {
+			out[i].Arguments = all[off : off+len(c.args)]
+			off += len(c.args)
+		}
+		if c.id == "" {
+			n := len("call_") + len(strconv.Itoa(c.index))
+			out[i].ID = all[off : off+n]
+			off += n
+		}
+		if c.typ == "" {
+			out[i].Type = "function"
+		}
+		if len(c.extra) > 0 {
+			start := len(extras)
+			extras = append(extras, c.extra...)
+			out[i].Extra = extras[start:len(extras):len(extras)]
+		}
+	}
+	return out, nil
+}
+
+// isObjectText reports that b is one complete JSON object, allowing
+// surrounding whitespace.
+func isObjectText(b []byte) bool {
+	var s scanner
+	feed(&s, b)
+	if !s.complete() {
+		return false
+	}
+	for _, c := range b {
+		if !isWhite(c) {
+			return c == '{'
+		}
+	}
+	return false
+}

@@ -1,0 +1,124 @@
+package toolcall
+
+import (
+	"errors"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Sentinel errors. Test for them with [errors.Is]; the error returned is a
+// struct ([*LimitError], [*FragmentError], [*ArgumentsError]) carrying the
+// facts, which [errors.As] retrieves.
+var (
+	// ErrTooManyCalls: a fragment would have started a call past the
+	// [WithMaxCalls] limit. Returned by [Assembler.Add] in a [*LimitError].
+	ErrTooManyCalls = errors.New("toolcall: too many calls")
+
+	// ErrArgumentsTooLarge: a fragment would have taken a call's arguments
+	// past the [WithMaxArgumentBytes] limit. Returned by [Assembler.Add] in
+	// a [*LimitError].
+	ErrArgumentsTooLarge = errors.New("toolcall: arguments too large")
+
+	// ErrInvalidArguments: a call's arguments are not one complete JSON
+	// value. Returned by [Assembler.Finalize] in an [*ArgumentsError].
+	ErrInvalidArguments = errors.New("toolcall: invalid arguments")
+
+	// ErrInvalidIndex: a fragment carried a negative Index without NoIndex.
+	// Returned by [Assembler.Add] in a [*FragmentError].
+	ErrInvalidIndex = errors.New("toolcall: invalid index")
+
+	// ErrInvalidExtra: a fragment's Extra is not empty and not a JSON
+	// object. Returned by [Assembler.Add] in a [*FragmentError].
+	ErrInvalidExtra = errors.New("toolcall: invalid extra")
+)
+
+// LimitError reports a fragment refused by [Assembler.Add] because applying
+// it would pass a limit. Nothing of the fragment was applied. Err is
+// [ErrTooManyCalls] or [ErrArgumentsTooLarge], and Unwrap returns it.
+type LimitError struct {
+	// Index is the index of the call the fragment was headed for: the call
+	// it would have started (ErrTooManyCalls) or the call it would have
+	// grown (ErrArgumentsTooLarge).
+	Index int
+	// Size is what the fragment would have made it: the number of calls,
+	// or the call's argument bytes.
+	Size int
+	// Max is the configured limit Size passed.
+	Max int
+	// Err is the sentinel naming the limit.
+	Err error
+}
+
+func (e *LimitError) Error() string {
+	if e.Err == ErrTooManyCalls {
+		return "toolcall: too many calls: call at index " + strconv.Itoa(e.Index) +
+			" would be call number " + strconv.Itoa(e.Size) + ", over the maximum of " + strconv.Itoa(e.Max)
+	}
+	return "toolcall: arguments too large: call " + strconv.Itoa(e.Index) + " would hold " +
+		strconv.Itoa(e.Size) + " bytes, over the maximum of " + strconv.Itoa(e.Max) + " bytes"
+}
+
+func (e *LimitError) Unwrap() error { return e.Err }
+
+// FragmentError reports a fragment refused by [Assembler.Add] because it is
+// malformed. Nothing of the fragment was applied. Err is [ErrInvalidIndex] or
+// [ErrInvalidExtra], and Unwrap returns it. The message never quotes the
+// fragment's content.
+type FragmentError struct {
+	// Index is the fragment's Index field, or -1 for a NoIndex fragment.
+	Index int
+	// Reason says what is wrong, e.g. "extra is not a JSON object".
+	Reason string
+	// Err is the sentinel naming the problem.
+	Err error
+}
+
+func (e *FragmentError) Error() string {
+	return e.Err.Error() + ": fragment for index " + strconv.Itoa(e.Index) + ": " + e.Reason
+}
+
+func (e *FragmentError) Unwrap() error { return e.Err }
+
+// TailBytes is the most bytes of a call's arguments an [ArgumentsError]
+// quotes in Tail.
+const TailBytes = 64
+
+// ArgumentsError reports the first call, in ascending index order, whose
+// arguments are not one complete JSON value; [Assembler.Finalize] returns it.
+// Err is [ErrInvalidArguments], and Unwrap returns it.
+type ArgumentsError struct {
+	// Index is the call's index, as [Call.Index] would have been.
+	Index int
+	// Offset is where in the arguments the problem is: the offending byte,
+	// or the length of the arguments when they stop inside a value.
+	Offset int
+	// Reason says what is wrong, e.g. "unexpected end of JSON input".
+	Reason string
+	// Tail is the end of the arguments: at most TailBytes bytes, starting
+	// on a UTF-8 character boundary, so the broken call can be recognized.
+	Tail string
+	// Err is ErrInvalidArguments.
+	Err error
+}
+
+func (e *ArgumentsError) Error() string {
+	return e.Err.Error() + ": call " + strconv.Itoa(e.Index) + ": " + e.Reason +
+		" at byte " + strconv.Itoa(e.Offset) + "; tail " + strconv.Quote(e.Tail)
+}
+
+func (e *ArgumentsError) Unwrap() error { return e.Err }
+
+// tail returns the last TailBytes bytes of b or fewer, so that the result
+// does not start inside a UTF-8 sequence. The cut moves forward past at most
+// utf8.UTFMax-1 continuation bytes: a longer run is not UTF-8 anyway, and the
+// tail is then cut where the bytes allow.
+func tail(b []byte) string {
+	if len(b) <= TailBytes {
+		return string(b)
+	}
+	i := len(b) - TailBytes
+	for k := 0; k < utf8.UTFMax-1 && i < len(b) && !utf8.RuneStart(b[i]); k++ {
+		i++
+	}
+	return string(b[i:])
+}
