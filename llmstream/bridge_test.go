@@ -1,0 +1,322 @@
+package llmstream
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/airlock-go/airlock/sse"
+	"github.com/airlock-go/airlock/toolcall"
+	"github.com/google/go-cmp/cmp"
+)
+
+// stream builds an SSE body with one data event per chunk.
+func stream(chunks ...string) string {
+	var b strings.Builder
+	for _, c := range chunks {
+		b.WriteString("data: ")
+		b.WriteString(c)
+		b.WriteString("\n\n")
+	}
+	return b.String()
+}
+
+const done = "[DONE]"
+
+func content(s string) string { return `{"choices":[{"index":0,"delta":{"content":` + quote(s) + `}}]}` }
+
+func quote(s string) string {
+	var b []byte
+	return string(appendQuoted(b, []byte(s)))
+}
+
+func finish(reason string) string {
+	return `{"choices":[{"index":0,"delta":{},"finish_reason":"` + reason + `"}]}`
+}
+
+func toolFrag(index int, id, name, args string) string {
+	s := `{"choices":[{"index":0,"delta":{"tool_calls":[{"index":` + itoa(index)
+	if id != "" {
+		s += `,"id":"` + id + `","type":"function"`
+	}
+	s += `,"function":{`
+	if name != "" {
+		s += `"name":"` + name + `",`
+	}
+	return s + `"arguments":` + quote(args) + `}}]}}]}`
+}
+
+func itoa(n int) string {
+	if n < 10 {
+		return string(rune('0' + n))
+	}
+	return itoa(n/10) + string(rune('0'+n%10))
+}
+
+// countingSource counts how many events were pulled, to prove fail-fast.
+type countingSource struct {
+	r     *sse.Reader
+	pulls int
+}
+
+func (c *countingSource) Next() (sse.Event, error) {
+	c.pulls++
+	return c.r.Next()
+}
+
+func TestBridgeSeedCases(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		body     string
+		want     Message
+		wantKind string
+		wantErr  string
+	}{{
+		name: "content accumulates across chunks",
+		body: stream(`{"choices":[{"index":0,"delta":{"role":"assistant"}}]}`, content("Hel"), content("lo, "), content("world"), finish("stop"), done),
+		want: Message{Role: "assistant", Content: "Hello, world", FinishReason: "stop"},
+	}, {
+		name:     "API error message kept exactly",
+		body:     stream(content("a"), `{"error":{"message":"API Error: quota exceeded for key ***","type":"insufficient_quota","code":"insufficient_quota"}}`, content("never"), done),
+		want:     Message{Role: "assistant", Content: "a"},
+		wantKind: "APIError",
+		wantErr:  "llmstream: provider error type=insufficient_quota code=insufficient_quota: API Error: quota exceeded for key ***",
+	}, {
+		name:     "bad JSON fails fast and changes nothing",
+		body:     stream(content("ok"), `{"choices":[{"index":0,"delta":{"content":"lost"}}]`, content("never"), done),
+		want:     Message{Role: "assistant", Content: "ok"},
+		wantKind: "ErrBadEvent",
+	}, {
+		name: "control chunks are ignored",
+		body: stream(`{"choices":[]}`, `{"choices":[{"index":0,"delta":{}}]}`, `{"choices":[{"index":0}]}`, `{"choices":null,"usage":null}`, `{}`, content("x"), finish("stop"), done),
+		want: Message{Role: "assistant", Content: "x", FinishReason: "stop"},
+	}, {
+		name: "fragmented tool call is routed to the assembler",
+		body: stream(toolFrag(0, "call_1", "read_file", ""), toolFrag(0, "", "", `{"pa`), toolFrag(0, "", "", `th":"a.go"`), toolFrag(0, "", "", `}`), finish("tool_calls"), done),
+		want: Message{Role: "assistant", FinishReason: "tool_calls", ToolCalls: []ToolCall{{ID: "call_1", Type: "function", Function: FunctionCall{Name: "read_file", Arguments: `{"path":"a.go"}`}}}},
+	}, {
+		name: "interleaved deltas: text and two calls",
+		body: stream(content("Let me look. "), toolFrag(1, "call_b", "b", `{"y"`), toolFrag(0, "call_a", "a", `{"x"`), content("More. "), toolFrag(0, "", "", `:1}`), toolFrag(1, "", "", `:2}`), finish("tool_calls"), done),
+		want: Message{Role: "assistant", Content: "Let me look. More. ", FinishReason: "tool_calls", ToolCalls: []ToolCall{
+			{ID: "call_a", Type: "function", Function: FunctionCall{Name: "a", Arguments: `{"x":1}`}},
+			{ID: "call_b", Type: "function", Function: FunctionCall{Name: "b", Arguments: `{"y":2}`}},
+		}},
+	}, {
+		name:     "incomplete arguments are caught at finalize",
+		body:     stream(toolFrag(0, "call_1", "f", `{"a":`), finish("tool_calls"), done),
+		want:     Message{Role: "assistant", FinishReason: "tool_calls"},
+		wantKind: "toolcall.ErrInvalidArguments",
+		wantErr:  "call 0",
+	}, {
+		name:     "EOF with neither DONE nor finish is truncated",
+		body:     stream(content("half"), toolFrag(0, "call_1", "f", `{"a":1}`)),
+		want:     Message{Role: "assistant", Content: "half"},
+		wantKind: "ErrTruncated",
+	}, {
+		name: "EOF after a finish reason is a proper end",
+		body: stream(content("all"), finish("stop")),
+		want: Message{Role: "assistant", Content: "all", FinishReason: "stop"},
+	}, {
+		name: "DONE without a finish reason is a proper end",
+		body: stream(content("all"), done),
+		want: Message{Role: "assistant", Content: "all"},
+	}, {
+		name: "a delta and a finish in one chunk: the delta first",
+		body: stream(`{"choices":[{"index":0,"delta":{"content":"end","tool_calls":[{"index":0,"id":"c","function":{"name":"f","arguments":"{}"}}]},"finish_reason":"stop"}]}`, done),
+		want: Message{Role: "assistant", Content: "end", FinishReason: "stop", ToolCalls: []ToolCall{{ID: "c", Type: "function", Function: FunctionCall{Name: "f", Arguments: "{}"}}}},
+	}, {
+		name: "both reasoning names in one delta are not doubled",
+		body: stream(`{"choices":[{"index":0,"delta":{"reasoning_content":"think","reasoning":"think"}}]}`, `{"choices":[{"index":0,"delta":{"reasoning":" more"}}]}`, finish("stop"), done),
+		want: Message{Role: "assistant", Reasoning: "think more", FinishReason: "stop"},
+	}, {
+		name: "only choice 0 is followed, wherever its index stands",
+		body: stream(`{"choices":[{"delta":{"content":"one"},"index":1},{"delta":{"content":"zero"},"index":0}]}`, finish("stop"), done),
+		want: Message{Role: "assistant", Content: "zero", FinishReason: "stop"},
+	}, {
+		name: "events after DONE are not parsed",
+		body: stream(content("a"), done, `not json`, content("b")),
+		want: Message{Role: "assistant", Content: "a"},
+	}, {
+		name:     "an SSE event of type error is a provider error",
+		body:     "event: error\ndata: {\"error\":{\"message\":\"overloaded\",\"code\":529}}\n\n",
+		want:     Message{Role: "assistant"},
+		wantKind: "APIError",
+		wantErr:  "code=529: overloaded",
+	}, {
+		name:     "finish_reason error without an error object",
+		body:     stream(content("x"), finish("error")),
+		want:     Message{Role: "assistant", Content: "x", FinishReason: "error"},
+		wantKind: "APIError",
+	}, {
+		name: "arguments sent as an object are its JSON text",
+		body: stream(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"f","arguments":{"k": [1, 2]}}}]}}]}`, finish("tool_calls"), done),
+		want: Message{Role: "assistant", FinishReason: "tool_calls", ToolCalls: []ToolCall{{ID: "c", Type: "function", Function: FunctionCall{Name: "f", Arguments: `{"k": [1, 2]}`}}}},
+	}, {
+		name: "a message with tool calls is a tool-call turn whatever the finish reason",
+		body: stream(toolFrag(0, "c", "f", `{}`), finish("stop"), done),
+		want: Message{Role: "assistant", FinishReason: "stop", ToolCalls: []ToolCall{{ID: "c", Type: "function", Function: FunctionCall{Name: "f", Arguments: "{}"}}}},
+	}, {
+		name: "usage: the last one wins, wherever it sits",
+		body: stream(`{"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`, `{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"x_groq":{"usage":{"prompt_tokens":5,"completion_tokens":6,"total_tokens":11}}}`, done),
+		want: Message{Role: "assistant", FinishReason: "stop", Usage: &Usage{PromptTokens: 5, CompletionTokens: 6, TotalTokens: 11}},
+	}, {
+		name: "content as an array of parts",
+		body: stream(`{"choices":[{"index":0,"delta":{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}}]}`, finish("stop")),
+		want: Message{Role: "assistant", Content: "ab", FinishReason: "stop"},
+	}, {
+		name: "escapes, surrogate pairs and lone surrogates",
+		body: stream(`{"choices":[{"index":0,"delta":{"content":"\u00e9\ud83d\ude00\ud800x\t\"\\\/"}}]}`, finish("stop")),
+		want: Message{Role: "assistant", Content: "é😀\uFFFDx\t\"\\/", FinishReason: "stop"},
+	}, {
+		name:     "an event that is JSON but not an object is bad",
+		body:     stream(`[1,2]`),
+		want:     Message{Role: "assistant"},
+		wantKind: "ErrBadEvent",
+	}, {
+		name:     "trailing data after the object is bad",
+		body:     stream(`{"choices":[]} {}`),
+		want:     Message{Role: "assistant"},
+		wantKind: "ErrBadEvent",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ReadMessage(strings.NewReader(tc.body))
+			if kind := errorKind(err); kind != tc.wantKind {
+				t.Fatalf("error %v is %q, want %q", err, kind, tc.wantKind)
+			}
+			if tc.wantErr != "" && !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("error %q does not contain %q", err, tc.wantErr)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("message (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestBadEventStopsReading(t *testing.T) {
+	body := stream(content("a"), `{bad`, content("b"), content("c"), done)
+	src := &countingSource{r: sse.NewReader(strings.NewReader(body))}
+	_, err := NewBridge().Consume(src)
+	var ev *EventError
+	if !errors.As(err, &ev) || !errors.Is(err, ErrBadEvent) {
+		t.Fatalf("err = %v, want *EventError matching ErrBadEvent", err)
+	}
+	if string(ev.Data) != `{bad` || ev.Offset != 1 {
+		t.Errorf("EventError{Data: %q, Offset: %d}, want {bad at 1", ev.Data, ev.Offset)
+	}
+	if src.pulls != 2 {
+		t.Errorf("pulled %d events, want 2: reading must stop at the bad one", src.pulls)
+	}
+}
+
+func TestAbortFromCallback(t *testing.T) {
+	stop := errors.New("user pressed stop")
+	var seen []string
+	body := stream(content("one"), content("two"), content("three"), done)
+	src := &countingSource{r: sse.NewReader(strings.NewReader(body))}
+	b := NewBridge(WithOnDelta(func(d Delta) error {
+		seen = append(seen, d.Text)
+		if d.Text == "two" {
+			return stop
+		}
+		return nil
+	}))
+	m, err := b.Consume(src)
+	if !errors.Is(err, ErrAborted) || !errors.Is(err, stop) {
+		t.Fatalf("err = %v, want both ErrAborted and the callback's error", err)
+	}
+	if src.pulls != 2 || len(seen) != 2 {
+		t.Errorf("pulled %d events and delivered %v; reading must stop at once", src.pulls, seen)
+	}
+	if m.Content != "onetwo" {
+		t.Errorf("partial content %q, want %q", m.Content, "onetwo")
+	}
+	if m2, err2 := b.Message(); err2 != err || m2.Content != m.Content {
+		t.Errorf("second Message() = %q, %v; want the same result", m2.Content, err2)
+	}
+}
+
+func TestDeltas(t *testing.T) {
+	body := stream(
+		`{"choices":[{"index":0,"delta":{"role":"assistant","reasoning_content":"hmm"}}]}`,
+		content("Hi"),
+		`{"choices":[{"index":0,"delta":{"refusal":"no"}}]}`,
+		toolFrag(0, "call_x", "search", `{"q":"s`),
+		toolFrag(0, "", "", `se"}`),
+		content(""), // empty text is not forwarded
+		finish("tool_calls"), done)
+	type seen struct {
+		Kind            string
+		Text            string
+		Index           int
+		ID, Name, Shown string
+	}
+	var got []seen
+	_, err := ReadMessage(strings.NewReader(body), WithOnDelta(func(d Delta) error {
+		s := seen{Kind: d.Kind.String(), Text: d.Text}
+		if d.Kind == DeltaToolCall {
+			s.Index, s.ID, s.Name, s.Shown = d.Call.Index, d.Call.ID, d.Call.Name, d.Call.Closed()
+		}
+		got = append(got, s)
+		return nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []seen{
+		{Kind: "reasoning", Text: "hmm"},
+		{Kind: "text", Text: "Hi"},
+		{Kind: "refusal", Text: "no"},
+		{Kind: "tool_call", Text: `{"q":"s`, ID: "call_x", Name: "search", Shown: `{"q":"s"}`},
+		{Kind: "tool_call", Text: `se"}`, ID: "call_x", Name: "search", Shown: `{"q":"sse"}`},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("deltas (-want +got):\n%s", diff)
+	}
+}
+
+func TestLimitsPassThrough(t *testing.T) {
+	t.Run("sse event size", func(t *testing.T) {
+		big := content(strings.Repeat("x", 100))
+		_, err := ReadMessage(strings.NewReader(stream(big, done)), WithSSEOptions(sse.WithMaxEventSize(64)))
+		if !errors.Is(err, sse.ErrEventTooLarge) {
+			t.Fatalf("err = %v, want sse.ErrEventTooLarge", err)
+		}
+	})
+	t.Run("tool call count", func(t *testing.T) {
+		body := stream(toolFrag(0, "a", "f", "{}"), toolFrag(1, "b", "f", "{}"), toolFrag(2, "c", "f", "{}"), finish("tool_calls"))
+		_, err := ReadMessage(strings.NewReader(body), WithToolCallOptions(toolcall.WithMaxCalls(2)))
+		if !errors.Is(err, toolcall.ErrTooManyCalls) {
+			t.Fatalf("err = %v, want toolcall.ErrTooManyCalls", err)
+		}
+	})
+}
+
+func TestLlamaCppErrorLineBeatsDone(t *testing.T) {
+	body := stream(content("Once")) + "error: {\"code\":500,\"message\":\"context shift is disabled\",\"type\":\"server_error\"}\n\n" + stream(done)
+	m, err := ReadMessage(strings.NewReader(body))
+	var api *APIError
+	if !errors.As(err, &api) {
+		t.Fatalf("err = %v, want *APIError", err)
+	}
+	if api.Message != "context shift is disabled" || api.Code != "500" || api.Type != "server_error" {
+		t.Errorf("APIError = %+v", api)
+	}
+	if m.Content != "Once" {
+		t.Errorf("partial content %q", m.Content)
+	}
+}
+
+func TestSourceErrorIsKept(t *testing.T) {
+	cause := errors.New("connection reset")
+	r := io.MultiReader(strings.NewReader(stream(content("a"))), errReader{cause})
+	_, err := ReadMessage(r)
+	if !errors.Is(err, cause) {
+		t.Fatalf("err = %v, want the reader's error in the chain", err)
+	}
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }

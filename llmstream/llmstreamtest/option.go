@@ -1,0 +1,185 @@
+package llmstreamtest
+
+import (
+	"fmt"
+	"time"
+)
+
+// Defaults of the server's options.
+const (
+	// DefaultSeed seeds the chunking when [WithSeed] is not given.
+	DefaultSeed uint64 = 1
+	// DefaultMaxRequestBytes is the request-body limit when
+	// [WithMaxRequestBytes] is not given: 8 MiB.
+	DefaultMaxRequestBytes int64 = 8 << 20
+)
+
+// Option configures a [Server]. Options are values with a String method,
+// so they can be compared and printed; build them with the With functions.
+// A nil Option is ignored.
+type Option interface {
+	apply(*config)
+	String() string
+}
+
+// Options is a list of options that is itself an [Option], applied in
+// order; nil entries are ignored.
+type Options []Option
+
+func (o Options) apply(c *config) {
+	for _, opt := range o {
+		if opt != nil {
+			opt.apply(c)
+		}
+	}
+}
+
+// String lists the options.
+func (o Options) String() string { return fmt.Sprint([]Option(o)) }
+
+type config struct {
+	turns      []Turn
+	responder  func(Request) Turn
+	flavor     Flavor
+	seed       uint64
+	interleave bool
+	delay      time.Duration
+	maxBody    int64
+}
+
+func newConfig(opts []Option) config {
+	c := config{flavor: OpenAI, seed: DefaultSeed, maxBody: DefaultMaxRequestBytes}
+	Options(opts).apply(&c)
+	return c
+}
+
+// check returns what is wrong with the configuration, "" when nothing is.
+func (c *config) check() string {
+	switch {
+	case c.flavor >= flavorEnd:
+		return "WithFlavor: " + c.flavor.String() + " is unknown"
+	case c.maxBody < 0:
+		return fmt.Sprintf("WithMaxRequestBytes: %d is below 0", c.maxBody)
+	}
+	return ""
+}
+
+type turnsOption []Turn
+
+// WithTurns scripts the turns served in order: request n that reaches the
+// script gets turns[n-1] (a [FaultStatus] with [Fault.Attempts] holds its
+// turn for more requests). A request past the last turn fails with
+// [ErrNoTurn]. The turns are copied. WithTurns and [WithResponder] replace
+// each other; the last one given wins.
+func WithTurns(turns ...Turn) Option {
+	out := make(turnsOption, len(turns))
+	for i, t := range turns {
+		out[i] = t.clone()
+	}
+	return out
+}
+
+func (o turnsOption) apply(c *config) {
+	c.turns = []Turn(o)
+	c.responder = nil
+}
+
+func (o turnsOption) String() string { return fmt.Sprintf("llmstreamtest.WithTurns(%d turns)", len(o)) }
+
+type responderOption struct{ f func(Request) Turn }
+
+// WithResponder scripts the server with a function that chooses the turn
+// for each request, for a fake model that reacts to what it is sent (the
+// tool results in [Request.Messages], say). The server calls f from one
+// goroutine at a time, in arrival order, with a copy of the request that f
+// may keep; f may call [Server.Requests]. A nil f means no script: every
+// request fails with [ErrNoTurn]. WithResponder and [WithTurns] replace
+// each other; the last one given wins.
+func WithResponder(f func(Request) Turn) Option { return responderOption{f} }
+
+func (o responderOption) apply(c *config) {
+	c.responder = o.f
+	c.turns = nil
+}
+
+func (o responderOption) String() string {
+	if o.f == nil {
+		return "llmstreamtest.WithResponder(nil)"
+	}
+	return "llmstreamtest.WithResponder(func)"
+}
+
+type flavorOption Flavor
+
+// WithFlavor selects the provider shape of the chunks; the default and the
+// zero value are [OpenAI]. An unknown value fails every request with
+// [ErrBadOption].
+func WithFlavor(f Flavor) Option { return flavorOption(f) }
+
+func (o flavorOption) apply(c *config) {
+	c.flavor = Flavor(o)
+	if c.flavor == 0 {
+		c.flavor = OpenAI
+	}
+}
+
+func (o flavorOption) String() string { return "llmstreamtest.WithFlavor(" + Flavor(o).String() + ")" }
+
+type seedOption uint64
+
+// WithSeed seeds the random choices of the chunking (argument fragment
+// sizes, interleaving, OpenAI's obfuscation padding); the default is
+// [DefaultSeed]. The same seed, turn and request number give the same bytes.
+func WithSeed(seed uint64) Option { return seedOption(seed) }
+
+func (o seedOption) apply(c *config) { c.seed = uint64(o) }
+
+func (o seedOption) String() string { return fmt.Sprintf("llmstreamtest.WithSeed(%d)", uint64(o)) }
+
+type interleaveOption bool
+
+// WithInterleavedCalls, when on, mixes the fragments of a turn's parallel
+// tool calls across their indexes (each call's header still comes before
+// its own arguments), as some servers do; the default is off (one call
+// after another). Flavours that send whole calls ([Ollama], [Gemini]) are
+// not affected.
+func WithInterleavedCalls(on bool) Option { return interleaveOption(on) }
+
+func (o interleaveOption) apply(c *config) { c.interleave = bool(o) }
+
+func (o interleaveOption) String() string {
+	return fmt.Sprintf("llmstreamtest.WithInterleavedCalls(%t)", bool(o))
+}
+
+type delayOption time.Duration
+
+// WithEventDelay waits d between events, so a human watching a demo sees
+// the text arrive; the default 0, and any d <= 0, means no wait. A wait
+// ends early when the client goes away or the server closes.
+func WithEventDelay(d time.Duration) Option { return delayOption(d) }
+
+func (o delayOption) apply(c *config) { c.delay = time.Duration(o) }
+
+func (o delayOption) String() string {
+	return "llmstreamtest.WithEventDelay(" + time.Duration(o).String() + ")"
+}
+
+type maxBodyOption int64
+
+// WithMaxRequestBytes limits the size of a request body, in bytes, per
+// request; the default is [DefaultMaxRequestBytes] and 0 means that
+// default. A body of exactly n bytes is read; a longer one fails the
+// request with [ErrBadRequest] and status 413. Negative n fails every
+// request with [ErrBadOption].
+func WithMaxRequestBytes(n int64) Option { return maxBodyOption(n) }
+
+func (o maxBodyOption) apply(c *config) {
+	c.maxBody = int64(o)
+	if c.maxBody == 0 {
+		c.maxBody = DefaultMaxRequestBytes
+	}
+}
+
+func (o maxBodyOption) String() string {
+	return fmt.Sprintf("llmstreamtest.WithMaxRequestBytes(%d)", int64(o))
+}
