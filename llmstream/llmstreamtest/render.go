@@ -254,7 +254,7 @@ func (r *renderer) streamed() []event {
 
 // llamaFinish is llama.cpp's finish chunk, with usage and timings.
 func (r *renderer) llamaFinish(finish string) event {
-	c := object{{"finish_reason", finish}, {"index", 0}, {"delta", object{}}}
+	c := object{{"finish_reason", finish}, {"index", 0}, {"delta", object{}}, {"logprobs", nil}}
 	o := r.envelope([]any{c})
 	predicted := 0
 	if r.turn.Usage != nil {

@@ -60,7 +60,8 @@ type Call struct {
 	// Extra holds more members of the tool-call object, as a JSON object
 	// (for example {"extra_content":{"google":{"thought_signature":"..."}}}),
 	// sent on the call's first fragment; nil for none. Anything but a JSON
-	// object is invalid.
+	// object, or an object with an "id", "index", "type" or "function"
+	// member, is invalid.
 	Extra json.RawMessage
 }
 
@@ -119,6 +120,11 @@ func (c Call) check() string {
 		var members map[string]json.RawMessage
 		if err := json.Unmarshal(c.Extra, &members); err != nil || members == nil {
 			return "Extra is not a JSON object"
+		}
+		for _, k := range []string{"id", "index", "type", "function"} {
+			if _, ok := members[k]; ok {
+				return "Extra has the member " + strconv.Quote(k) + ", which the server writes itself"
+			}
 		}
 	}
 	return ""

@@ -1,0 +1,280 @@
+package llmstreamtest
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Server is a fake OpenAI-compatible chat-completions server on a loopback
+// port, serving scripted turns as SSE streams. Create it with [NewServer]
+// or [NewTestServer]; end it with [Server.Close].
+//
+// It serves POST /chat/completions and POST /v1/chat/completions for
+// requests with "stream": true; anything else is answered with an
+// OpenAI-shaped JSON error and recorded with [ErrBadRequest].
+//
+// A Server is safe for concurrent use: it serves any number of requests at
+// once, and its methods may be called from any goroutine.
+type Server struct {
+	// URL is the server's base URL, "http://127.0.0.1:<port>", with no
+	// trailing slash. Use it as a client's base URL as it is
+	// (llmstream's Client appends /chat/completions); URL+"/v1" works too,
+	// for clients that expect an OpenAI-style base URL ending in /v1.
+	URL string
+
+	cfg    config
+	cfgErr string // what is wrong with cfg, "" when nothing is
+	hs     *http.Server
+	client *http.Client
+
+	done      chan struct{} // closed by Close: ends stalls and waits
+	serveDone chan struct{} // closed when Serve has returned
+	closeOnce sync.Once
+	handlers  sync.WaitGroup
+
+	respMu sync.Mutex // serializes calls of the responder
+
+	mu     sync.Mutex // guards the fields below
+	closed bool
+	seq    int
+	reqs   []Request
+	pos    int // the next turn of cfg.turns
+	failed int // status answers already given for turns[pos]
+}
+
+// NewServer starts a server on a random port of 127.0.0.1 and returns it.
+// It needs no testing.TB, so programs (the offline demo agent) can use it.
+// As net/http/httptest.NewServer does, it panics if it cannot listen on
+// the loopback interface — a broken machine, not a bad value. Invalid
+// option values do not panic; they fail every request with [ErrBadOption].
+func NewServer(opts ...Option) *Server {
+	s, err := newServer(opts)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// NewTestServer starts a server as [NewServer] does and registers its
+// Close with tb.Cleanup. At cleanup it also reports, with tb.Errorf, every
+// request that failed because of the script rather than the client
+// ([ErrNoTurn], [ErrBadTurn], [ErrBadOption]), so a script mistake cannot
+// pass unnoticed; a test that wants such failures should use [NewServer].
+func NewTestServer(tb testing.TB, opts ...Option) *Server {
+	tb.Helper()
+	s, err := newServer(opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		s.Close()
+		for _, r := range s.Requests() {
+			if errors.Is(r.Err, ErrNoTurn) || errors.Is(r.Err, ErrBadTurn) || errors.Is(r.Err, ErrBadOption) {
+				tb.Errorf("llmstreamtest: the script failed a request: %v", r.Err)
+			}
+		}
+	})
+	return s
+}
+
+func newServer(opts []Option) (*Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("llmstreamtest: listening on 127.0.0.1: %w", err)
+	}
+	s := &Server{
+		URL:       "http://" + ln.Addr().String(),
+		cfg:       newConfig(opts),
+		client:    &http.Client{Transport: &http.Transport{}},
+		done:      make(chan struct{}),
+		serveDone: make(chan struct{}),
+	}
+	s.cfgErr = s.cfg.check()
+	s.hs = &http.Server{Handler: http.HandlerFunc(s.serve), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		defer close(s.serveDone)
+		s.hs.Serve(ln) // returns http.ErrServerClosed after Close
+	}()
+	return s, nil
+}
+
+// Client returns an HTTP client for the server: plain HTTP to the loopback
+// address, no proxy, no timeout of its own. Every call returns the same
+// client; [Server.Close] closes its idle connections.
+func (s *Server) Client() *http.Client { return s.client }
+
+// Close shuts the server down: it stops accepting, ends stalls and event
+// delays, drops every connection (a stream in progress ends with an
+// error at the client), waits until every handler has returned, and closes
+// the idle connections of [Server.Client]. It is safe to call more than
+// once and from several goroutines; every call returns after the work is
+// done. Requests arriving during Close get 503.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		s.mu.Unlock()
+		close(s.done)
+		s.hs.Close()
+		<-s.serveDone
+		s.handlers.Wait()
+		s.client.CloseIdleConnections()
+	})
+}
+
+// Requests returns what the server has received so far, in [Request.Seq]
+// order, including bad requests. The slice and everything in it are a deep
+// copy the caller owns. A request shows up once its body has been read;
+// its Err may still be set later while its turn is chosen and checked.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Request, len(s.reqs))
+	for i, r := range s.reqs {
+		out[i] = r.clone()
+	}
+	return out
+}
+
+// serve handles one request: record it, choose its turn, answer it.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		writeError(w, http.StatusServiceUnavailable, errors.New("llmstreamtest: server closed"), "server_error")
+		return
+	}
+	s.handlers.Add(1)
+	s.mu.Unlock()
+	defer s.handlers.Done()
+
+	req := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone()}
+	body, readErr := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.maxBody))
+	req.Body = body
+	decodeErr := req.decodeBody()
+
+	s.mu.Lock()
+	s.seq++
+	req.Seq = s.seq
+	idx := len(s.reqs)
+	s.reqs = append(s.reqs, req.clone())
+	s.mu.Unlock()
+
+	status, detail, category := s.checkRequest(&req, readErr, decodeErr)
+	if category != nil {
+		s.fail(w, idx, status, &RequestError{Seq: req.Seq, Detail: detail, Err: category})
+		return
+	}
+	t, detail, category := s.turnFor(&req)
+	if category != nil {
+		s.fail(w, idx, http.StatusInternalServerError, &RequestError{Seq: req.Seq, Detail: detail, Err: category})
+		return
+	}
+	if t.Fault.Kind == FaultStatus {
+		if t.Fault.RetryAfter != "" {
+			w.Header().Set("Retry-After", t.Fault.RetryAfter)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(t.Fault.status())
+		w.Write(errorBody(t.Fault))
+		return
+	}
+	rd := newRenderer(&s.cfg, &req, t)
+	evs, err := rd.render()
+	if err != nil {
+		s.fail(w, idx, http.StatusInternalServerError, &RequestError{Seq: req.Seq, Detail: err.Error(), Err: ErrBadTurn})
+		return
+	}
+	sw := &streamWriter{w: w, rc: http.NewResponseController(w), ctx: r.Context(), done: s.done, delay: s.cfg.delay}
+	sw.stream(rd, evs)
+}
+
+// checkRequest returns the status, detail and category of what is wrong
+// with the request, a nil category when nothing is.
+func (s *Server) checkRequest(req *Request, readErr, decodeErr error) (int, string, error) {
+	var tooBig *http.MaxBytesError
+	switch {
+	case s.cfgErr != "":
+		return http.StatusInternalServerError, s.cfgErr, ErrBadOption
+	case req.Method != http.MethodPost:
+		return http.StatusMethodNotAllowed, "method " + req.Method + ", want POST", ErrBadRequest
+	case req.Path != "/chat/completions" && req.Path != "/v1/chat/completions":
+		return http.StatusNotFound, fmt.Sprintf("path %q, want /chat/completions or /v1/chat/completions", req.Path), ErrBadRequest
+	case errors.As(readErr, &tooBig):
+		return http.StatusRequestEntityTooLarge, fmt.Sprintf("body is over the limit of %d bytes", tooBig.Limit), ErrBadRequest
+	case readErr != nil:
+		return http.StatusBadRequest, "reading the body: " + readErr.Error(), ErrBadRequest
+	case decodeErr != nil:
+		return http.StatusBadRequest, "body is not a chat request: " + decodeErr.Error(), ErrBadRequest
+	case !req.Stream:
+		return http.StatusBadRequest, `"stream" is not true; the server serves only streaming requests`, ErrBadRequest
+	}
+	return 0, "", nil
+}
+
+// turnFor returns the turn that answers req, or the detail and category of
+// why there is none.
+func (s *Server) turnFor(req *Request) (Turn, string, error) {
+	if f := s.cfg.responder; f != nil {
+		s.respMu.Lock()
+		defer s.respMu.Unlock()
+		t := f(req.clone()).clone()
+		if msg := t.check(); msg != "" {
+			return Turn{}, msg, ErrBadTurn
+		}
+		return t, "", nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pos >= len(s.cfg.turns) {
+		if len(s.cfg.turns) == 0 {
+			return Turn{}, "no script: give WithTurns or WithResponder", ErrNoTurn
+		}
+		return Turn{}, fmt.Sprintf("all %d scripted turns are used", len(s.cfg.turns)), ErrNoTurn
+	}
+	t := s.cfg.turns[s.pos]
+	if msg := t.check(); msg != "" {
+		// A bad turn is used up like any other, so the script moves on.
+		s.pos++
+		return Turn{}, msg, ErrBadTurn
+	}
+	if t.Fault.Kind == FaultStatus && t.Fault.Attempts > 0 {
+		if s.failed < t.Fault.Attempts {
+			s.failed++
+			return t, "", nil
+		}
+		// The failures are done; this attempt gets the stream.
+		s.failed = 0
+		t.Fault = Fault{}
+	}
+	s.pos++
+	return t, "", nil
+}
+
+// fail records err on request idx and answers it.
+func (s *Server) fail(w http.ResponseWriter, idx, status int, err *RequestError) {
+	s.mu.Lock()
+	s.reqs[idx].Err = err
+	s.mu.Unlock()
+	typ := "invalid_request_error"
+	if status >= 500 {
+		typ = "server_error"
+	}
+	writeError(w, status, err, typ)
+}
+
+// writeError answers with status and an OpenAI-shaped JSON error.
+func writeError(w http.ResponseWriter, status int, err error, typ string) {
+	if status == http.StatusMethodNotAllowed {
+		w.Header().Set("Allow", http.MethodPost)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(errorBody(Fault{Message: err.Error(), Type: typ}))
+}
