@@ -40,8 +40,9 @@ func runeEnd(s string, cut int) int {
 }
 
 // textPieces cuts s into words, each with the whitespace that follows it
-// (leading whitespace stays with the first word), cutting words longer than
-// maxTextPiece. Joined, the pieces are s.
+// (leading whitespace stays with the first word). A word that, with the
+// whitespace before it, is longer than maxTextPiece is cut there, and its
+// rest is the next piece. Joined, the pieces are s.
 func textPieces(s string) []string {
 	var out []string
 	for len(s) > 0 {
@@ -52,11 +53,12 @@ func textPieces(s string) []string {
 		for i < len(s) && !isSpace(s[i]) {
 			i++
 		}
-		for i < len(s) && isSpace(s[i]) {
-			i++
-		}
 		if i > maxTextPiece {
 			i = runeEnd(s, maxTextPiece)
+		} else {
+			for i < len(s) && isSpace(s[i]) {
+				i++
+			}
 		}
 		out = append(out, s[:i])
 		s = s[i:]

@@ -39,7 +39,7 @@ type Turn struct {
 	// [Flavor].
 	Usage *llmstream.Usage
 	// KeepAlive, when positive, writes that many ": keep-alive" comment
-	// lines before the first chunk and one between every two events.
+	// lines before the first chunk and one before each later chunk.
 	// Negative is invalid.
 	KeepAlive int
 	// Fault is the failure to inject; the zero value injects none.
