@@ -936,3 +936,54 @@ func TestDoProxy(t *testing.T) {
 		t.Errorf("body = %q, want %q", got, want)
 	}
 }
+
+// closeRecorder notes whether Close was called on a request body.
+type closeRecorder struct {
+	io.Reader
+	closed bool
+}
+
+func (c *closeRecorder) Close() error {
+	c.closed = true
+	return nil
+}
+
+func TestDoBadOptionSendsNothing(t *testing.T) {
+	var hits counter
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) { hits.next() })
+	c := newClient(t, transport.WithMaxStreamBytes(-1))
+	body := &closeRecorder{Reader: strings.NewReader("{}")}
+	for range 2 { // every Do reports it, not only the first
+		_, err := c.Do(mustRequest(t, context.Background(), http.MethodPost, srv.URL, body))
+		var oe *transport.OptionError
+		if !errors.Is(err, transport.ErrInvalidOption) || !errors.As(err, &oe) || oe.Option != "WithMaxStreamBytes(-1)" {
+			t.Fatalf("err = %v, want the OptionError", err)
+		}
+	}
+	if hits.get() != 0 {
+		t.Errorf("%d requests sent", hits.get())
+	}
+	if !body.closed {
+		t.Error("the request body was not closed")
+	}
+}
+
+func TestDoMisuse(t *testing.T) {
+	var zero transport.Client
+	body := &closeRecorder{Reader: strings.NewReader("{}")}
+	req := mustRequest(t, context.Background(), http.MethodPost, "http://127.0.0.1:1/", body)
+	if _, err := zero.Do(req); err == nil || err.Error() != "transport: Client not made by New" {
+		t.Errorf("zero Client: %v", err)
+	}
+	if !body.closed {
+		t.Error("the request body was not closed")
+	}
+	zero.CloseIdleConnections() // must not panic
+	c := newClient(t)
+	if _, err := c.Do(nil); err == nil || err.Error() != "transport: nil Request" {
+		t.Errorf("nil request: %v", err)
+	}
+	if _, err := c.Do(&http.Request{Method: http.MethodGet}); err == nil || err.Error() != "transport: Request without a URL" {
+		t.Errorf("nil URL: %v", err)
+	}
+}

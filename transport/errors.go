@@ -198,7 +198,11 @@ func excerpt(body []byte, secrets []string) string {
 			space = b.Len() > 0
 			continue
 		}
-		if b.Len()+1+utf8.RuneLen(r) > errorExcerptBytes {
+		need := utf8.RuneLen(r)
+		if space {
+			need++
+		}
+		if b.Len()+need > errorExcerptBytes {
 			b.WriteString("…")
 			return b.String()
 		}
