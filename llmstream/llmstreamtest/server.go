@@ -120,8 +120,10 @@ func (s *Server) Close() {
 		s.mu.Lock()
 		s.closed = true
 		s.mu.Unlock()
-		close(s.done)
+		// Connections first, so that a handler woken from a stall below
+		// cannot end its response cleanly: the client must see a cut.
 		s.hs.Close()
+		close(s.done)
 		<-s.serveDone
 		s.handlers.Wait()
 		s.client.CloseIdleConnections()
