@@ -180,3 +180,35 @@ func FuzzBodyCap(f *testing.F) {
 		checkCap(t, data, int64(maxBytes), r, int(bufSize)+1)
 	})
 }
+
+// BenchmarkBodyRead measures the body wrapper alone — the cap check and the
+// low-speed bookkeeping on every Read — against the bare reader.
+func BenchmarkBodyRead(b *testing.B) {
+	data := bytes.Repeat([]byte("data: x\n\n"), 1<<16) // 576 KiB
+	buf := make([]byte, 4096)
+	drain := func(b *testing.B, r io.Reader) {
+		for {
+			if _, err := r.Read(buf); err != nil {
+				return
+			}
+		}
+	}
+	b.Run("bare", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for b.Loop() {
+			drain(b, bytes.NewReader(data))
+		}
+	})
+	b.Run("limited", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for b.Loop() {
+			end := &endRecord{}
+			body := newTestBody(bytes.NewReader(data), DefaultMaxStreamBytes, end)
+			body.watch = newStallWatch(DefaultLowSpeedBytesPerSecond, DefaultLowSpeedWindow, func(*StalledError) {})
+			drain(b, body)
+			body.Close()
+		}
+	})
+}
