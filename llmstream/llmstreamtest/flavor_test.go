@@ -43,40 +43,44 @@ const (
 	richReasoning = "Let me look at the module file first."
 )
 
+// roundTripCases are turns with the message a client must assemble from
+// their streams. Each case is decoded by the in-test decoder here and by
+// llmstream.ReadMessage in roundtrip_test.go.
+var roundTripCases = []struct {
+	name       string
+	flavor     Flavor
+	interleave bool
+	body       string
+	turn       Turn
+	want       llmstream.Message
+}{
+	{"openai rich usage", OpenAI, false, chatBodyUsage, richTurn, llmstream.Message{Role: "assistant", Content: richText, Reasoning: richReasoning, ToolCalls: richCalls("call_1_0"), FinishReason: "tool_calls", Usage: richUsage}},
+	{"openai rich no usage asked", OpenAI, false, chatBody, richTurn, llmstream.Message{Role: "assistant", Content: richText, Reasoning: richReasoning, ToolCalls: richCalls("call_1_0"), FinishReason: "tool_calls"}},
+	{"openai rich interleaved", OpenAI, true, chatBodyUsage, richTurn, llmstream.Message{Role: "assistant", Content: richText, Reasoning: richReasoning, ToolCalls: richCalls("call_1_0"), FinishReason: "tool_calls", Usage: richUsage}},
+	{"openai calls only", OpenAI, false, chatBody, Turn{ToolCalls: richTurn.ToolCalls}, llmstream.Message{Role: "assistant", ToolCalls: richCalls("call_1_0"), FinishReason: "tool_calls"}},
+	{"openai empty turn", OpenAI, false, chatBody, Turn{}, llmstream.Message{Role: "assistant", FinishReason: "stop"}},
+	{"openai refusal", OpenAI, false, chatBody, Turn{Refusal: "I can't help with that."}, llmstream.Message{Role: "assistant", Refusal: "I can't help with that.", FinishReason: "stop"}},
+	{"openai finish given", OpenAI, false, chatBody, Turn{Text: "cut", FinishReason: "length"}, llmstream.Message{Role: "assistant", Content: "cut", FinishReason: "length"}},
+	{"azure rich usage", Azure, false, chatBodyUsage, richTurn, llmstream.Message{Role: "assistant", Content: richText, Reasoning: richReasoning, ToolCalls: richCalls("call_1_0"), FinishReason: "tool_calls", Usage: richUsage}},
+	{"azure rich interleaved", Azure, true, chatBody, richTurn, llmstream.Message{Role: "assistant", Content: richText, Reasoning: richReasoning, ToolCalls: richCalls("call_1_0"), FinishReason: "tool_calls"}},
+	{"azure empty turn", Azure, false, chatBody, Turn{}, llmstream.Message{Role: "assistant", FinishReason: "stop"}},
+	{"ollama rich usage", Ollama, false, chatBodyUsage, richTurn, llmstream.Message{Role: "assistant", Content: richText, Reasoning: richReasoning, ToolCalls: richCalls("call_1_0"), FinishReason: "tool_calls", Usage: richUsage}},
+	{"ollama rich no usage asked", Ollama, true, chatBody, richTurn, llmstream.Message{Role: "assistant", Content: richText, Reasoning: richReasoning, ToolCalls: richCalls("call_1_0"), FinishReason: "tool_calls"}},
+	{"ollama empty turn", Ollama, false, chatBody, Turn{}, llmstream.Message{Role: "assistant", FinishReason: "stop"}},
+	{"gemini rich usage", Gemini, false, chatBodyUsage, richTurn, llmstream.Message{Role: "assistant", Content: richText, Reasoning: richReasoning, ToolCalls: richCalls(""), FinishReason: "stop", Usage: richUsage}},
+	{"gemini usage even unasked", Gemini, false, chatBody, richTurn, llmstream.Message{Role: "assistant", Content: richText, Reasoning: richReasoning, ToolCalls: richCalls(""), FinishReason: "stop", Usage: richUsage}},
+	{"gemini empty turn", Gemini, false, chatBody, Turn{}, llmstream.Message{Role: "assistant", FinishReason: "stop"}},
+	{"gemini finish given", Gemini, false, chatBody, Turn{ToolCalls: richTurn.ToolCalls, FinishReason: "tool_calls"}, llmstream.Message{Role: "assistant", ToolCalls: richCalls(""), FinishReason: "tool_calls"}},
+	{"vllm rich usage", VLLM, false, chatBodyUsage, richTurn, llmstream.Message{Role: "assistant", Content: richText, Reasoning: richReasoning, ToolCalls: richCalls("call_1_0"), FinishReason: "tool_calls", Usage: richUsage}},
+	{"vllm rich interleaved", VLLM, true, chatBody, richTurn, llmstream.Message{Role: "assistant", Content: richText, Reasoning: richReasoning, ToolCalls: richCalls("call_1_0"), FinishReason: "tool_calls"}},
+	{"vllm text only", VLLM, false, chatBody, Turn{Text: "Hello there"}, llmstream.Message{Role: "assistant", Content: "Hello there", FinishReason: "stop"}},
+	{"llamacpp rich usage", LlamaCpp, false, chatBodyUsage, richTurn, llmstream.Message{Role: "assistant", Content: richText, Reasoning: richReasoning, ToolCalls: richCalls("call_1_0"), FinishReason: "tool_calls", Usage: richUsage}},
+	{"llamacpp usage even unasked", LlamaCpp, true, chatBody, richTurn, llmstream.Message{Role: "assistant", Content: richText, Reasoning: richReasoning, ToolCalls: richCalls("call_1_0"), FinishReason: "tool_calls", Usage: richUsage}},
+	{"llamacpp empty turn", LlamaCpp, false, chatBody, Turn{}, llmstream.Message{Role: "assistant", FinishReason: "stop"}},
+}
+
 func TestFlavorRoundTrip(t *testing.T) {
-	tests := []struct {
-		name       string
-		flavor     Flavor
-		interleave bool
-		body       string
-		turn       Turn
-		want       llmstream.Message
-	}{
-		{"openai rich usage", OpenAI, false, chatBodyUsage, richTurn, llmstream.Message{Role: "assistant", Content: richText, Reasoning: richReasoning, ToolCalls: richCalls("call_1_0"), FinishReason: "tool_calls", Usage: richUsage}},
-		{"openai rich no usage asked", OpenAI, false, chatBody, richTurn, llmstream.Message{Role: "assistant", Content: richText, Reasoning: richReasoning, ToolCalls: richCalls("call_1_0"), FinishReason: "tool_calls"}},
-		{"openai rich interleaved", OpenAI, true, chatBodyUsage, richTurn, llmstream.Message{Role: "assistant", Content: richText, Reasoning: richReasoning, ToolCalls: richCalls("call_1_0"), FinishReason: "tool_calls", Usage: richUsage}},
-		{"openai calls only", OpenAI, false, chatBody, Turn{ToolCalls: richTurn.ToolCalls}, llmstream.Message{Role: "assistant", ToolCalls: richCalls("call_1_0"), FinishReason: "tool_calls"}},
-		{"openai empty turn", OpenAI, false, chatBody, Turn{}, llmstream.Message{Role: "assistant", FinishReason: "stop"}},
-		{"openai refusal", OpenAI, false, chatBody, Turn{Refusal: "I can't help with that."}, llmstream.Message{Role: "assistant", Refusal: "I can't help with that.", FinishReason: "stop"}},
-		{"openai finish given", OpenAI, false, chatBody, Turn{Text: "cut", FinishReason: "length"}, llmstream.Message{Role: "assistant", Content: "cut", FinishReason: "length"}},
-		{"azure rich usage", Azure, false, chatBodyUsage, richTurn, llmstream.Message{Role: "assistant", Content: richText, Reasoning: richReasoning, ToolCalls: richCalls("call_1_0"), FinishReason: "tool_calls", Usage: richUsage}},
-		{"azure rich interleaved", Azure, true, chatBody, richTurn, llmstream.Message{Role: "assistant", Content: richText, Reasoning: richReasoning, ToolCalls: richCalls("call_1_0"), FinishReason: "tool_calls"}},
-		{"azure empty turn", Azure, false, chatBody, Turn{}, llmstream.Message{Role: "assistant", FinishReason: "stop"}},
-		{"ollama rich usage", Ollama, false, chatBodyUsage, richTurn, llmstream.Message{Role: "assistant", Content: richText, Reasoning: richReasoning, ToolCalls: richCalls("call_1_0"), FinishReason: "tool_calls", Usage: richUsage}},
-		{"ollama rich no usage asked", Ollama, true, chatBody, richTurn, llmstream.Message{Role: "assistant", Content: richText, Reasoning: richReasoning, ToolCalls: richCalls("call_1_0"), FinishReason: "tool_calls"}},
-		{"ollama empty turn", Ollama, false, chatBody, Turn{}, llmstream.Message{Role: "assistant", FinishReason: "stop"}},
-		{"gemini rich usage", Gemini, false, chatBodyUsage, richTurn, llmstream.Message{Role: "assistant", Content: richText, Reasoning: richReasoning, ToolCalls: richCalls(""), FinishReason: "stop", Usage: richUsage}},
-		{"gemini usage even unasked", Gemini, false, chatBody, richTurn, llmstream.Message{Role: "assistant", Content: richText, Reasoning: richReasoning, ToolCalls: richCalls(""), FinishReason: "stop", Usage: richUsage}},
-		{"gemini empty turn", Gemini, false, chatBody, Turn{}, llmstream.Message{Role: "assistant", FinishReason: "stop"}},
-		{"gemini finish given", Gemini, false, chatBody, Turn{ToolCalls: richTurn.ToolCalls, FinishReason: "tool_calls"}, llmstream.Message{Role: "assistant", ToolCalls: richCalls(""), FinishReason: "tool_calls"}},
-		{"vllm rich usage", VLLM, false, chatBodyUsage, richTurn, llmstream.Message{Role: "assistant", Content: richText, Reasoning: richReasoning, ToolCalls: richCalls("call_1_0"), FinishReason: "tool_calls", Usage: richUsage}},
-		{"vllm rich interleaved", VLLM, true, chatBody, richTurn, llmstream.Message{Role: "assistant", Content: richText, Reasoning: richReasoning, ToolCalls: richCalls("call_1_0"), FinishReason: "tool_calls"}},
-		{"vllm text only", VLLM, false, chatBody, Turn{Text: "Hello there"}, llmstream.Message{Role: "assistant", Content: "Hello there", FinishReason: "stop"}},
-		{"llamacpp rich usage", LlamaCpp, false, chatBodyUsage, richTurn, llmstream.Message{Role: "assistant", Content: richText, Reasoning: richReasoning, ToolCalls: richCalls("call_1_0"), FinishReason: "tool_calls", Usage: richUsage}},
-		{"llamacpp usage even unasked", LlamaCpp, true, chatBody, richTurn, llmstream.Message{Role: "assistant", Content: richText, Reasoning: richReasoning, ToolCalls: richCalls("call_1_0"), FinishReason: "tool_calls", Usage: richUsage}},
-		{"llamacpp empty turn", LlamaCpp, false, chatBody, Turn{}, llmstream.Message{Role: "assistant", FinishReason: "stop"}},
-	}
-	for _, tt := range tests {
+	for _, tt := range roundTripCases {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := NewTestServer(t, WithFlavor(tt.flavor), WithInterleavedCalls(tt.interleave), WithTurns(tt.turn))
 			d := stream(t, srv, tt.body)
