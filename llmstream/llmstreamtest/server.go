@@ -23,9 +23,11 @@ import (
 // once, and its methods may be called from any goroutine.
 type Server struct {
 	// URL is the server's base URL, "http://127.0.0.1:<port>", with no
-	// trailing slash. Use it as a client's base URL as it is
-	// (llmstream's Client appends /chat/completions); URL+"/v1" works too,
-	// for clients that expect an OpenAI-style base URL ending in /v1.
+	// trailing slash. Either URL or URL+"/v1" works as a client's base URL,
+	// since the server answers both /chat/completions and
+	// /v1/chat/completions: give llmstream.WithBaseURL the URL as it is,
+	// and clients that append "chat/completions" to an OpenAI-style base
+	// (openai-go, go-openai) URL+"/v1".
 	URL string
 
 	cfg    config
