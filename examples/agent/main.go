@@ -1,0 +1,139 @@
+// Command agent is airlock's demo coding agent.
+//
+// With no flags it runs offline: a built-in scripted model is served by
+// llmstreamtest over loopback HTTP and reached through the whole stack
+// (transport, sse, the llmstream bridge and tool-call assembler, agentloop).
+// It explores the workspace with list_files and read_file_safe and streams
+// a summary. -e "task" gives it a task.
+//
+// With --base-url, --api-key and --model (or AIRLOCK_BASE_URL,
+// AIRLOCK_API_KEY, AIRLOCK_MODEL; OPENAI_API_KEY and OPENAI_BASE_URL fill
+// in what those leave unset) it talks to any OpenAI-compatible server.
+//
+// Settings come from, in rising precedence: defaults, a --config file of
+// `key = value` lines, AIRLOCK_<KEY> variables, flags. A bad value is
+// refused with exit status 2. Exit status 1 means the run stopped on an
+// error, 130 that it was interrupted.
+//
+//	go run ./examples/agent
+//	go run ./examples/agent -e "find TODO"
+//	AIRLOCK_API_KEY=... go run ./examples/agent --base-url https://api.openai.com/v1 --model gpt-4o-mini
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/airlock-go/airlock/agentloop"
+	"github.com/airlock-go/airlock/llmstream"
+	"github.com/airlock-go/airlock/llmstream/llmstreamtest"
+	"github.com/airlock-go/airlock/transport"
+)
+
+// Exit statuses.
+const (
+	exitOK          = 0
+	exitFailed      = 1
+	exitUsage       = 2
+	exitInterrupted = 130
+)
+
+const systemPrompt = "You are a careful coding agent working in a workspace directory. " +
+	"Look before you answer: use list_files, search and read_file_safe, with paths relative to the workspace. " +
+	"Read only what you need. When you have enough, answer briefly and concretely."
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv)
+	stop()
+	os.Exit(code)
+}
+
+// run is the whole program, with its surroundings passed in so tests can
+// drive it: it returns the exit status.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	cfg, err := parseConfig(args, getenv, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		// The flag package already printed its own complaints.
+		var se *settingError
+		if errors.As(err, &se) {
+			fmt.Fprintln(stderr, err)
+		}
+		return exitUsage
+	}
+	ws, err := openWorkspace(cfg.Workspace, cfg.MaxFileBytes, cfg.AllowWrite)
+	if err != nil {
+		fmt.Fprintf(stderr, "agent: workspace: %v\n", err)
+		return exitUsage
+	}
+	defer ws.Close()
+	wsName := cfg.Workspace
+	if abs, err := filepath.Abs(cfg.Workspace); err == nil {
+		wsName = abs
+	}
+
+	out := &printer{w: stdout, color: useColor(stdout, getenv)}
+	httpClient := transport.New(transport.WithTimeout(cfg.Timeout), transport.WithConnectTimeout(cfg.ConnectTimeout))
+	defer httpClient.CloseIdleConnections()
+	opts := []llmstream.Option{llmstream.WithHTTPClient(httpClient)}
+	if cfg.Real {
+		baseURL := cfg.BaseURL
+		if baseURL == "" {
+			baseURL = llmstream.DefaultBaseURL
+		}
+		opts = append(opts, llmstream.WithBaseURL(baseURL), llmstream.WithAPIKey(cfg.APIKey), llmstream.WithModel(cfg.Model))
+		out.realBanner(baseURL, cfg.Model, wsName, cfg.APIKey != "")
+	} else {
+		srv := llmstreamtest.NewServer(
+			llmstreamtest.WithResponder(scriptedTurn),
+			llmstreamtest.WithInterleavedCalls(true),
+			llmstreamtest.WithEventDelay(cfg.OfflineDelay),
+		)
+		defer srv.Close()
+		opts = append(opts, llmstream.WithBaseURL(srv.URL), llmstream.WithAPIKey("offline-demo"), llmstream.WithModel("airlock-scripted"))
+		out.offlineBanner(wsName)
+	}
+	out.task(cfg.Prompt)
+
+	loop := agentloop.Loop{
+		Model:               llmstream.NewClient(opts...),
+		Tools:               ws.tools(),
+		MaxTurns:            cfg.MaxTurns,
+		MaxToolCallsPerTurn: cfg.MaxToolCallsPerTurn,
+		MaxTotalToolCalls:   cfg.MaxTotalToolCalls,
+		MaxToolOutputBytes:  cfg.MaxToolOutputBytes,
+		ToolTimeout:         cfg.ToolTimeout,
+		Hooks: agentloop.Hooks{
+			OnDelta:    out.delta,
+			AfterModel: out.modelDone,
+			AfterTool:  out.toolDone,
+		},
+	}
+	start := time.Now()
+	res, err := loop.Run(ctx, []llmstream.Message{
+		{Role: "system", Content: systemPrompt},
+		{Role: "user", Content: cfg.Prompt},
+	})
+	out.summary(res, time.Since(start), err)
+	switch {
+	case err == nil:
+		return exitOK
+	case ctx.Err() != nil:
+		fmt.Fprintln(stderr, "agent: interrupted")
+		return exitInterrupted
+	default:
+		fmt.Fprintf(stderr, "agent: %v\n", err)
+		return exitFailed
+	}
+}
