@@ -1,0 +1,158 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// envOf returns a getenv over m.
+func envOf(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+// writeConfig writes a config file into a temp dir and returns its path.
+func writeConfig(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "agent.conf")
+	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestConfigPrecedence(t *testing.T) {
+	file := writeConfig(t, "# settings\nmax_turns = 5\nmax_tool_calls_per_turn = 4\nmax_total_tool_calls = 30\ntimeout = 90s\n\nworkspace = from-file\n")
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want func(c *config)
+	}{
+		{"defaults", nil, nil, func(c *config) {}},
+		{"config file over defaults", []string{"--config", file}, nil, func(c *config) {
+			c.MaxTurns, c.MaxToolCallsPerTurn, c.MaxTotalToolCalls, c.Timeout, c.Workspace = 5, 4, 30, 90*time.Second, "from-file"
+		}},
+		{"environment over config file", []string{"--config", file}, map[string]string{"AIRLOCK_MAX_TURNS": "7", "AIRLOCK_WORKSPACE": "from-env"}, func(c *config) {
+			c.MaxTurns, c.MaxToolCallsPerTurn, c.MaxTotalToolCalls, c.Timeout, c.Workspace = 7, 4, 30, 90*time.Second, "from-env"
+		}},
+		{"flags over environment", []string{"--config", file, "--max-turns", "9", "-workspace", "from-flag"}, map[string]string{"AIRLOCK_MAX_TURNS": "7", "AIRLOCK_WORKSPACE": "from-env"}, func(c *config) {
+			c.MaxTurns, c.MaxToolCallsPerTurn, c.MaxTotalToolCalls, c.Timeout, c.Workspace = 9, 4, 30, 90*time.Second, "from-flag"
+		}},
+		{"every limit by flag", []string{"--max-tool-calls-per-turn", "2", "--max-total-tool-calls", "3", "--max-tool-output-bytes", "100", "--max-file-bytes", "1000", "--tool-timeout", "5s", "--timeout", "0", "--connect-timeout", "2s", "--offline-delay", "0s"}, nil, func(c *config) {
+			c.MaxToolCallsPerTurn, c.MaxTotalToolCalls, c.MaxToolOutputBytes, c.MaxFileBytes = 2, 3, 100, 1000
+			c.ToolTimeout, c.Timeout, c.ConnectTimeout, c.OfflineDelay = 5*time.Second, 0, 2*time.Second, 0
+		}},
+		{"the task by -e", []string{"-e", "find TODO"}, nil, func(c *config) { c.Prompt = "find TODO" }},
+		{"allow write by flag", []string{"--allow-write"}, nil, func(c *config) { c.AllowWrite = true }},
+		{"allow write by environment", nil, map[string]string{"AIRLOCK_ALLOW_WRITE": "true"}, func(c *config) { c.AllowWrite = true }},
+		{"real mode by AIRLOCK variables", nil, map[string]string{"AIRLOCK_BASE_URL": "http://localhost:11434/v1", "AIRLOCK_API_KEY": "k1", "AIRLOCK_MODEL": "llama3"}, func(c *config) {
+			c.BaseURL, c.APIKey, c.Model, c.Real = "http://localhost:11434/v1", "k1", "llama3", true
+		}},
+		{"real mode by --model; OpenAI variables fill in", []string{"--model", "gpt-x"}, map[string]string{"OPENAI_API_KEY": "k2", "OPENAI_BASE_URL": "https://example.test/v1"}, func(c *config) {
+			c.BaseURL, c.APIKey, c.Model, c.Real = "https://example.test/v1", "k2", "gpt-x", true
+		}},
+		{"OpenAI variables alone stay offline", nil, map[string]string{"OPENAI_API_KEY": "k2"}, func(c *config) { c.APIKey = "k2" }},
+		{"AIRLOCK key beats OPENAI key", []string{"--base-url", "http://h/v1"}, map[string]string{"OPENAI_API_KEY": "k2", "AIRLOCK_API_KEY": "k1"}, func(c *config) {
+			c.BaseURL, c.APIKey, c.Real = "http://h/v1", "k1", true
+		}},
+		{"flag key beats both", []string{"--api-key", "k0"}, map[string]string{"OPENAI_API_KEY": "k2", "AIRLOCK_API_KEY": "k1"}, func(c *config) { c.APIKey, c.Real = "k0", true }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseConfig(tc.args, envOf(tc.env), &bytes.Buffer{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := defaults()
+			tc.want(&want)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("config (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestConfigRefused(t *testing.T) {
+	secret := "sk-live-DO-NOT-PRINT"
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		file string // config file text, "" for none
+		want string // the message, with FILE for the config file's path
+	}{
+		{"negative by flag", []string{"--max-turns", "-3"}, nil, "", "agent: setting max_turns from --max-turns: -3 is negative; want a whole number ≥ 1"},
+		{"zero by flag", []string{"--max-total-tool-calls", "0"}, nil, "", "agent: setting max_total_tool_calls from --max-total-tool-calls: 0 is not allowed; want a whole number ≥ 1"},
+		{"one is the least allowed", []string{"--max-tool-calls-per-turn", "1", "--max-turns", "x"}, nil, "", `agent: setting max_turns from --max-turns: "x" is not a whole number`},
+		{"non-numeric by environment", nil, map[string]string{"AIRLOCK_MAX_TOOL_CALLS_PER_TURN": "eight"}, "", `agent: setting max_tool_calls_per_turn from AIRLOCK_MAX_TOOL_CALLS_PER_TURN: "eight" is not a whole number`},
+		{"bad duration", []string{"--timeout", "10"}, nil, "", `agent: setting timeout from --timeout: "10" is not a duration like 30s or 2m`},
+		{"negative duration", nil, map[string]string{"AIRLOCK_CONNECT_TIMEOUT": "-1s"}, "", "agent: setting connect_timeout from AIRLOCK_CONNECT_TIMEOUT: -1s is negative"},
+		{"bad bool", nil, map[string]string{"AIRLOCK_ALLOW_WRITE": "yes please"}, "", `agent: setting allow_write from AIRLOCK_ALLOW_WRITE: "yes please" is not true or false`},
+		{"bad URL", []string{"--base-url", "ftp://x"}, nil, "", `agent: setting base_url from --base-url: "ftp://x" is not an http:// or https:// URL`},
+		{"bad OPENAI_BASE_URL", nil, map[string]string{"OPENAI_BASE_URL": "localhost:8080"}, "", `agent: setting base_url from OPENAI_BASE_URL: "localhost:8080" is not an http:// or https:// URL`},
+		{"URL password not shown", []string{"--base-url", "ftp://u:" + secret + "@h"}, nil, "", `agent: setting base_url from --base-url: "ftp://u:xxxxx@h" is not an http:// or https:// URL`},
+		{"empty model", []string{"--model", " "}, nil, "", "agent: setting model from --model: empty"},
+		{"unknown key in file, value not shown", nil, nil, "max_turns = 3\napi-key = " + secret + "\n", `agent: FILE:2: unknown key "api-key"`},
+		{"line without =, not shown", nil, nil, "\n" + secret + "\n", "agent: FILE:2: not a `key = value` line"},
+		{"negative in file", nil, nil, "max_turns = -1\n", "agent: setting max_turns from FILE:1: -1 is negative; want a whole number ≥ 1"},
+		{"key twice in file", nil, nil, "max_turns = 2\n# again\nmax_turns = 3\n", "agent: setting max_turns from FILE:3: given twice (first on line 1)"},
+		{"bad file value stops the environment too", nil, map[string]string{"AIRLOCK_MAX_TURNS": "4"}, "timeout = soon\n", `agent: setting timeout from FILE:1: "soon" is not a duration like 30s or 2m`},
+		{"stray argument", []string{"explore"}, nil, "", `agent: arguments: unexpected "explore"; give the task with -e`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := tc.args
+			file := ""
+			if tc.file != "" {
+				file = writeConfig(t, tc.file)
+				args = append([]string{"--config", file}, args...)
+			}
+			var stdout, stderr bytes.Buffer
+			code := run(t.Context(), args, &stdout, &stderr, envOf(tc.env))
+			want := strings.ReplaceAll(tc.want, "FILE", file) + "\n"
+			if code != exitUsage || stderr.String() != want || stdout.Len() != 0 {
+				t.Errorf("exit %d, stderr %q, stdout %q; want %d, %q, nothing", code, stderr.String(), stdout.String(), exitUsage, want)
+			}
+			if strings.Contains(stderr.String(), secret) {
+				t.Errorf("the secret was printed: %q", stderr.String())
+			}
+		})
+	}
+}
+
+func TestConfigFlagErrors(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantErr  string
+	}{
+		{"unknown flag", []string{"--max-turn", "3"}, exitUsage, "flag provided but not defined: -max-turn"},
+		{"missing value", []string{"--max-turns"}, exitUsage, "flag needs an argument: -max-turns"},
+		{"help", []string{"-h"}, exitOK, "usage: agent [flags]"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(t.Context(), tc.args, &stdout, &stderr, envOf(nil))
+			if code != tc.wantCode || !strings.Contains(stderr.String(), tc.wantErr) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr.String(), tc.wantCode, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestConfigFileMissing(t *testing.T) {
+	_, err := parseConfig([]string{"--config", filepath.Join(t.TempDir(), "none.conf")}, envOf(nil), &bytes.Buffer{})
+	var se *settingError
+	if !errors.As(err, &se) || !errors.Is(err, errUsage) || se.Source != "--config" {
+		t.Errorf("error %v, want a *settingError from --config", err)
+	}
+}

@@ -1,0 +1,243 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/airlock-go/airlock/agentloop"
+)
+
+// newWorkspace makes a temp workspace with files (path → content) and
+// returns it open, with an "outside" directory next to it holding
+// secret.txt.
+func newWorkspace(t *testing.T, files map[string]string, maxFileBytes int, allowWrite bool) (*workspace, string, string) {
+	t.Helper()
+	base := t.TempDir()
+	dir := filepath.Join(base, "ws")
+	outside := filepath.Join(base, "outside")
+	for _, d := range []string{dir, outside} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("top secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for p, content := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, err := openWorkspace(dir, maxFileBytes, allowWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return ws, dir, outside
+}
+
+func callTool(t *testing.T, run func(context.Context, json.RawMessage) (string, error), args string) (string, error) {
+	t.Helper()
+	return run(t.Context(), json.RawMessage(args))
+}
+
+func TestReadFileSafe(t *testing.T) {
+	ws, dir, outside := newWorkspace(t, map[string]string{
+		"README.md":   "# hi\n",
+		"sub/a.go":    "package sub\n",
+		"limit/at":    strings.Repeat("a", 64),
+		"limit/below": strings.Repeat("a", 63),
+		"limit/above": strings.Repeat("a", 65),
+		"bin/nul.dat": "text\x00more",
+		"bin/latin1":  "caf\xe9",
+		"unicode.txt": "héllo wörld\n",
+	}, 64, false)
+	for _, l := range []struct{ name, target string }{
+		{"link_out", filepath.Join(outside, "secret.txt")},
+		{"link_out_rel", "../outside/secret.txt"},
+		{"link_dir_out", outside},
+		{"link_in", "README.md"},
+	} {
+		if err := os.Symlink(l.target, filepath.Join(dir, l.name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name    string
+		args    string
+		want    string
+		wantErr string
+	}{
+		{"a file", `{"path":"README.md"}`, "# hi\n", ""},
+		{"a file in a subdirectory", `{"path":"sub/a.go"}`, "package sub\n", ""},
+		{"dot segments that stay inside", `{"path":"sub/../README.md"}`, "# hi\n", ""},
+		{"UTF-8 text", `{"path":"unicode.txt"}`, "héllo wörld\n", ""},
+		{"symlink inside the workspace", `{"path":"link_in"}`, "# hi\n", ""},
+		{"size one below the limit", `{"path":"limit/below"}`, strings.Repeat("a", 63), ""},
+		{"size at the limit", `{"path":"limit/at"}`, strings.Repeat("a", 64), ""},
+		{"size one above the limit", `{"path":"limit/above"}`, "", "limit/above is 65 bytes, over the limit of 64; use search to find the part you need"},
+		{"parent directory", `{"path":"../outside/secret.txt"}`, "", "../outside/secret.txt: refused: the path leaves the workspace"},
+		{"parent hidden in the middle", `{"path":"sub/../../outside/secret.txt"}`, "", "sub/../../outside/secret.txt: refused: the path leaves the workspace"},
+		{"absolute path", `{"path":"` + filepath.ToSlash(filepath.Join(outside, "secret.txt")) + `"}`, "", "absolute paths are refused"},
+		{"absolute path inside the workspace too", `{"path":"` + filepath.ToSlash(filepath.Join(dir, "README.md")) + `"}`, "", "absolute paths are refused"},
+		{"symlink to an absolute path outside", `{"path":"link_out"}`, "", "path escapes from parent"},
+		{"symlink to a relative path outside", `{"path":"link_out_rel"}`, "", "path escapes from parent"},
+		{"through a symlinked directory outside", `{"path":"link_dir_out/secret.txt"}`, "", "path escapes from parent"},
+		{"directory", `{"path":"sub"}`, "", "sub is a directory; use list_files"},
+		{"NUL bytes", `{"path":"bin/nul.dat"}`, "", "bin/nul.dat looks binary"},
+		{"invalid UTF-8", `{"path":"bin/latin1"}`, "", "bin/latin1 looks binary"},
+		{"missing file", `{"path":"nope.txt"}`, "", "no such file or directory"},
+		{"empty path", `{"path":""}`, "", "path is empty"},
+		{"unknown argument", `{"path":"README.md","mode":"rw"}`, "", `bad arguments: json: unknown field "mode"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := callTool(t, ws.readFile, tc.args)
+			checkToolResult(t, got, err, tc.want, tc.wantErr)
+		})
+	}
+}
+
+// checkToolResult: success gives want exactly; a failure is recoverable
+// (the model sees it) and contains wantErr.
+func checkToolResult(t *testing.T, got string, err error, want, wantErr string) {
+	t.Helper()
+	if wantErr == "" {
+		if err != nil || got != want {
+			t.Errorf("got %q, %v; want %q", got, err, want)
+		}
+		return
+	}
+	var rec *agentloop.RecoverableError
+	if !errors.As(err, &rec) || !strings.Contains(err.Error(), wantErr) || got != "" {
+		t.Errorf("got %q, %v; want a recoverable error containing %q", got, err, wantErr)
+	}
+	if err != nil && strings.Contains(err.Error(), "top secret") {
+		t.Errorf("error shows outside content: %v", err)
+	}
+}
+
+func TestListFiles(t *testing.T) {
+	ws, dir, outside := newWorkspace(t, map[string]string{
+		"a.txt":           "aaa",
+		"b/c.go":          "package b\n",
+		".git/config":     "x",
+		"node_modules/m":  "x",
+		"b/.hidden/h.txt": "x",
+	}, 1<<10, false)
+	if err := os.Symlink(outside, filepath.Join(dir, "out")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		args    string
+		want    string
+		wantErr string
+	}{
+		{"everything, hidden and vendored skipped, symlinks not followed", `{}`, "a.txt (3 bytes)\nb/\nb/c.go (10 bytes)\nout (symlink)\n", ""},
+		{"a subdirectory", `{"path":"b"}`, "b/c.go (10 bytes)\n", ""},
+		{"bounded at one below the count", `{"max_entries":3}`, "a.txt (3 bytes)\nb/\nb/c.go (10 bytes)\n(stopped at 3 entries; list a subdirectory to see more)\n", ""},
+		{"bounded at the count", `{"max_entries":4}`, "a.txt (3 bytes)\nb/\nb/c.go (10 bytes)\nout (symlink)\n", ""},
+		{"max_entries at the cap", `{"path":"b","max_entries":1000}`, "b/c.go (10 bytes)\n", ""},
+		{"max_entries above the cap", `{"max_entries":1001}`, "", "max_entries 1001 is outside 1..1000"},
+		{"max_entries zero", `{"max_entries":0}`, "", "max_entries 0 is outside 1..1000"},
+		{"escape", `{"path":".."}`, "", "..: refused: the path leaves the workspace"},
+		{"symlinked directory outside", `{"path":"out"}`, "", "path escapes from parent"},
+		{"a file", `{"path":"a.txt"}`, "", "a.txt is not a directory"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := callTool(t, ws.listFiles, tc.args)
+			checkToolResult(t, got, err, tc.want, tc.wantErr)
+		})
+	}
+}
+
+func TestSearch(t *testing.T) {
+	ws, dir, outside := newWorkspace(t, map[string]string{
+		"a.go":      "package a\n// TODO one\nfunc A() {}\n// TODO two\n",
+		"b/b.md":    "nothing\nTODO three\n",
+		"big.txt":   strings.Repeat("TODO big\n", 200),
+		"bin.dat":   "TODO\x00",
+		".git/HEAD": "TODO hidden",
+	}, 1<<10, false)
+	if err := os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(dir, "s.txt")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		args    string
+		want    string
+		wantErr string
+	}{
+		{"matches in text files only", `{"pattern":"TODO"}`, "a.go:2: // TODO one\na.go:4: // TODO two\nb/b.md:2: TODO three\n", ""},
+		{"bounded results", `{"pattern":"TODO","max_results":2}`, "a.go:2: // TODO one\na.go:4: // TODO two\n(stopped at 2 results)\n", ""},
+		{"in a subdirectory", `{"pattern":"TODO","path":"b"}`, "b/b.md:2: TODO three\n", ""},
+		{"no match", `{"pattern":"secret"}`, "no line contains \"secret\"\n", ""},
+		{"empty pattern", `{"pattern":""}`, "", "pattern is empty"},
+		{"pattern at the limit", `{"pattern":"` + strings.Repeat("x", 200) + `"}`, "no line contains \"" + strings.Repeat("x", 200) + "\"\n", ""},
+		{"pattern above the limit", `{"pattern":"` + strings.Repeat("x", 201) + `"}`, "", "pattern is 201 bytes, over the limit of 200"},
+		{"max_results above the cap", `{"pattern":"a","max_results":201}`, "", "max_results 201 is outside 1..200"},
+		{"escape", `{"pattern":"a","path":"../outside"}`, "", "refused: the path leaves the workspace"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := callTool(t, ws.search, tc.args)
+			checkToolResult(t, got, err, tc.want, tc.wantErr)
+		})
+	}
+}
+
+func TestWriteFile(t *testing.T) {
+	t.Run("refused without --allow-write", func(t *testing.T) {
+		ws, dir, _ := newWorkspace(t, nil, 1<<10, false)
+		got, err := callTool(t, ws.writeFile, `{"path":"new.txt","content":"hi"}`)
+		checkToolResult(t, got, err, "", "write_file is disabled in this run; the user can enable it with --allow-write")
+		if _, err := os.Stat(filepath.Join(dir, "new.txt")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("file exists: %v", err)
+		}
+	})
+	ws, dir, outside := newWorkspace(t, map[string]string{"old.txt": "old"}, 8, true)
+	if err := os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		args     string
+		want     string
+		wantErr  string
+		file     string
+		wantFile string
+	}{
+		{"new file", `{"path":"new.txt","content":"hi"}`, "wrote 2 bytes to new.txt", "", "new.txt", "hi"},
+		{"replace, content at the limit", `{"path":"old.txt","content":"12345678"}`, "wrote 8 bytes to old.txt", "", "old.txt", "12345678"},
+		{"content above the limit", `{"path":"old.txt","content":"123456789"}`, "", "content is 9 bytes, over the limit of 8", "old.txt", "12345678"},
+		{"escape", `{"path":"../outside/x","content":"x"}`, "", "refused: the path leaves the workspace", "", ""},
+		{"through a symlink", `{"path":"link","content":"x"}`, "", "link exists and is not a regular file; refused", "", ""},
+		{"missing directory", `{"path":"d/x.txt","content":"x"}`, "", "no such file or directory", "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := callTool(t, ws.writeFile, tc.args)
+			checkToolResult(t, got, err, tc.want, tc.wantErr)
+			if tc.file != "" {
+				b, _ := os.ReadFile(filepath.Join(dir, tc.file))
+				if string(b) != tc.wantFile {
+					t.Errorf("%s holds %q, want %q", tc.file, b, tc.wantFile)
+				}
+			}
+		})
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "secret.txt")); string(b) != "top secret\n" {
+		t.Errorf("outside file changed: %q", b)
+	}
+}
