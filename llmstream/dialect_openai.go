@@ -44,6 +44,7 @@ type mark struct {
 type pendingCall struct {
 	index                      int
 	noIndex                    bool
+	argsRaw                    bool // args is a JSON value's text, not a string's
 	id, typ, name, args, extra span
 }
 
@@ -166,6 +167,9 @@ func (b *Bridge) walkArray(i, depth int, fn func(b *Bridge, pos, i, depth int) (
 		return i + 1, nil
 	}
 	for pos := 0; ; pos++ {
+		if i >= len(d) {
+			return i, errSyntax
+		}
 		var err error
 		if i, err = fn(b, pos, i, depth); err != nil {
 			return i, err
@@ -390,7 +394,7 @@ func (b *Bridge) toolCall(_, i, depth int) (int, error) {
 func (b *Bridge) toolCallMember(key []byte, i, depth int) (int, error) {
 	d := b.ev.data
 	e := &b.ev
-	c := func() *pendingCall { return &e.calls[len(e.calls)-1] }
+	c := &e.calls[len(e.calls)-1]
 	var s span
 	var end int
 	var err error
@@ -399,33 +403,33 @@ func (b *Bridge) toolCallMember(key []byte, i, depth int) (int, error) {
 		end, err = skipValue(d, i, depth)
 		if err == nil {
 			n, ok := parseIndex(d[i:end])
-			c().index, c().noIndex = n, !ok
+			c.index, c.noIndex = n, !ok
 		}
 		return end, err
 	case "id", "type":
 		if d[i] != '"' {
-			break
+			return skipValue(d, i, depth) // not a string: ignored, never echoed as an extra
 		}
 		s, end, err = b.arenaString(i)
 		if string(key) == "id" {
-			c().id = s
+			c.id = s
 		} else {
-			c().typ = s
+			c.typ = s
 		}
 		return end, err
 	case "function":
 		if d[i] == '{' {
 			return b.walkObject(i, depth, (*Bridge).functionMember)
 		}
+		return skipValue(d, i, depth)
 	}
 	if d[i] == 'n' {
 		return skipValue(d, i, depth)
 	}
 	// Any other member is a provider extra, kept as raw JSON and echoed
 	// back with the call. Its span grows as members are appended.
-	pc := c()
-	if !pc.extra.ok() {
-		pc.extra = span{len(e.extras), 0}
+	if !c.extra.ok() {
+		c.extra = span{len(e.extras), 0}
 		e.extras = append(e.extras, '{')
 	} else {
 		e.extras = append(e.extras, ',')
@@ -464,7 +468,6 @@ func (b *Bridge) functionMember(key []byte, i, depth int) (int, error) {
 	case "name":
 		if d[i] == '"' {
 			s, end, err := b.arenaString(i)
-			c = &e.calls[len(e.calls)-1]
 			c.name = s
 			return end, err
 		}
@@ -472,16 +475,14 @@ func (b *Bridge) functionMember(key []byte, i, depth int) (int, error) {
 		switch d[i] {
 		case '"':
 			s, end, err := b.arenaString(i)
-			c = &e.calls[len(e.calls)-1]
-			c.args = s
+			c.args, c.argsRaw = s, false
 			return end, err
 		case 'n':
 		default:
 			// Arguments sent as a JSON value instead of a string (seen
 			// through some proxies) are that value's JSON text.
 			s, end, err := b.arenaRaw(i, depth)
-			c = &e.calls[len(e.calls)-1]
-			c.args = s
+			c.args, c.argsRaw = s, true
 			return end, err
 		}
 	}

@@ -1,0 +1,380 @@
+package llmstream
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// This file checks the hand-written chunk decoder against a reference built
+// on encoding/json: the reference reads the event as a token stream (so
+// duplicate keys and member order are seen as the decoder sees them) and
+// applies the same rules. Both produce a record of what the event says.
+
+// record is what one event contributes, in arrival order.
+type record struct {
+	Pieces []piece
+	Role   string
+	Finish string
+	Usage  any
+	Groq   any
+	Error  any
+}
+
+type piece struct {
+	Kind    string
+	Text    string
+	Index   int
+	NoIndex bool
+	ID      *string
+	Type    *string
+	Name    *string
+	Args    *string
+	ArgsVal any // arguments sent as a JSON value, compared by meaning
+	Extra   any
+}
+
+// decoderRecord runs the hand-written decoder on data; ok is false when it
+// rejected the event.
+func decoderRecord(data []byte) (record, bool) {
+	b := NewBridge()
+	if _, err := b.decodeChunk(data); err != nil {
+		return record{}, false
+	}
+	e := &b.ev
+	var r record
+	for _, mk := range e.marks {
+		switch mk.kind {
+		case inCall:
+			c := e.calls[mk.span.start]
+			p := piece{Kind: "call", Index: c.index, NoIndex: c.noIndex}
+			str := func(s span) *string {
+				if !s.ok() {
+					return nil
+				}
+				v := string(e.arena[s.start:s.end])
+				return &v
+			}
+			p.ID, p.Type, p.Name, p.Args = str(c.id), str(c.typ), str(c.name), str(c.args)
+			if p.NoIndex {
+				p.Index = 0
+			}
+			if c.argsRaw {
+				p.Args, p.ArgsVal = nil, meaning(e.arena[c.args.start:c.args.end])
+			}
+			if c.extra.ok() {
+				p.Extra = meaning(e.extras[c.extra.start:c.extra.end])
+			}
+			r.Pieces = append(r.Pieces, p)
+		default:
+			name := map[bufKind]string{inContent: "content", inReasoning: "reasoning", inRefusal: "refusal"}[mk.kind]
+			r.Pieces = append(r.Pieces, piece{Kind: name, Text: string((*b.buffer(mk.kind))[mk.span.start:mk.span.end])})
+		}
+	}
+	if e.role.ok() {
+		r.Role = decodedString(data, e.role)
+	}
+	if e.finish.ok() {
+		r.Finish = decodedString(data, e.finish)
+	}
+	if e.usage.ok() {
+		r.Usage = meaning(data[e.usage.start:e.usage.end])
+	}
+	if e.groqUsage.ok() {
+		r.Groq = meaning(data[e.groqUsage.start:e.groqUsage.end])
+	}
+	if e.apiErr.ok() {
+		r.Error = meaning(data[e.apiErr.start:e.apiErr.end])
+	}
+	return r, true
+}
+
+// meaning decodes JSON text for comparison by value.
+func meaning(raw []byte) any {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "invalid: " + err.Error()
+	}
+	return v
+}
+
+// node is a JSON value as encoding/json's token stream describes it.
+type node struct {
+	kind    byte // '{' '[' '"' '0' 'n' 'b'
+	str     string
+	members []member
+	elems   []node
+	raw     []byte // the value re-encoded, for meaning()
+}
+
+type member struct {
+	key string
+	val node
+}
+
+func readNode(d *json.Decoder) (node, error) {
+	tok, err := d.Token()
+	if err != nil {
+		return node{}, err
+	}
+	switch v := tok.(type) {
+	case json.Delim:
+		if v == '{' {
+			n := node{kind: '{'}
+			for d.More() {
+				kt, err := d.Token()
+				if err != nil {
+					return n, err
+				}
+				val, err := readNode(d)
+				if err != nil {
+					return n, err
+				}
+				n.members = append(n.members, member{kt.(string), val})
+			}
+			_, err := d.Token()
+			return n, err
+		}
+		n := node{kind: '['}
+		for d.More() {
+			val, err := readNode(d)
+			if err != nil {
+				return n, err
+			}
+			n.elems = append(n.elems, val)
+		}
+		_, err := d.Token()
+		return n, err
+	case string:
+		return node{kind: '"', str: v}, nil
+	case json.Number:
+		return node{kind: '0', str: string(v)}, nil
+	case nil:
+		return node{kind: 'n'}, nil
+	case bool:
+		return node{kind: 'b', str: map[bool]string{true: "true", false: "false"}[v]}, nil
+	}
+	return node{}, io.ErrUnexpectedEOF
+}
+
+// encode writes n back as JSON text, members in order, duplicates kept.
+func (n node) encode() []byte {
+	switch n.kind {
+	case '{':
+		b := []byte{'{'}
+		for i, m := range n.members {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			k, _ := json.Marshal(m.key)
+			b = append(append(b, k...), ':')
+			b = append(b, m.val.encode()...)
+		}
+		return append(b, '}')
+	case '[':
+		b := []byte{'['}
+		for i, e := range n.elems {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, e.encode()...)
+		}
+		return append(b, ']')
+	case '"':
+		s, _ := json.Marshal(n.str)
+		return s
+	case 'n':
+		return []byte("null")
+	}
+	return []byte(n.str)
+}
+
+// referenceRecord applies the bridge's rules to the token tree.
+func referenceRecord(data []byte) (record, bool) {
+	t := bytes.TrimLeft(data, " \t\r\n")
+	if !json.Valid(data) || len(t) == 0 || t[0] != '{' {
+		return record{}, false
+	}
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	root, err := readNode(d)
+	if err != nil {
+		return record{}, false
+	}
+	var r record
+	for _, m := range root.members {
+		switch m.key {
+		case "choices":
+			for pos, ch := range m.val.elems {
+				if ch.kind == '{' {
+					r.choice(ch, pos)
+				}
+			}
+		case "error":
+			r.Error = valueOrNil(m.val)
+		case "usage":
+			r.Usage = valueOrNil(m.val)
+		case "x_groq":
+			for _, g := range m.val.members {
+				if g.key == "usage" {
+					r.Groq = valueOrNil(g.val)
+				}
+			}
+		}
+	}
+	return r, true
+}
+
+func valueOrNil(n node) any {
+	if n.kind == 'n' {
+		return nil
+	}
+	return meaning(n.encode())
+}
+
+func (r *record) choice(ch node, pos int) {
+	index := pos
+	for _, m := range ch.members {
+		if m.key == "index" && m.val.kind == '0' {
+			if n, ok := parseIndex([]byte(m.val.str)); ok {
+				index = n
+			}
+		}
+	}
+	if index != 0 {
+		return
+	}
+	reasoningSeen := false
+	for _, m := range ch.members {
+		switch {
+		case m.key == "delta" && m.val.kind == '{':
+			for _, dm := range m.val.members {
+				r.delta(dm, &reasoningSeen)
+			}
+		case m.key == "finish_reason" && m.val.kind == '"' && m.val.str != "":
+			r.Finish = m.val.str
+		}
+	}
+}
+
+func (r *record) text(kind, s string) {
+	if s != "" {
+		r.Pieces = append(r.Pieces, piece{Kind: kind, Text: s})
+	}
+}
+
+func (r *record) delta(m member, reasoningSeen *bool) {
+	v := m.val
+	switch m.key {
+	case "content":
+		if v.kind == '"' {
+			r.text("content", v.str)
+		}
+		for _, part := range v.elems {
+			for _, pm := range part.members {
+				if pm.key == "text" && pm.val.kind == '"' {
+					r.text("content", pm.val.str)
+				}
+			}
+		}
+	case "reasoning_content", "reasoning":
+		if v.kind == '"' && !*reasoningSeen {
+			r.text("reasoning", v.str)
+			*reasoningSeen = v.str != ""
+		}
+	case "refusal":
+		if v.kind == '"' {
+			r.text("refusal", v.str)
+		}
+	case "role":
+		if v.kind == '"' && v.str != "" {
+			r.Role = v.str
+		}
+	case "tool_calls":
+		for _, c := range v.elems {
+			if c.kind == '{' {
+				r.call(c)
+			}
+		}
+	}
+}
+
+func (r *record) call(c node) {
+	p := piece{Kind: "call", NoIndex: true}
+	var extra node
+	extra.kind = '{'
+	strp := func(s string) *string { return &s }
+	for _, m := range c.members {
+		v := m.val
+		switch {
+		case m.key == "index":
+			if n, ok := parseIndex([]byte(v.str)); ok && v.kind == '0' {
+				p.Index, p.NoIndex = n, false
+			} else {
+				p.Index, p.NoIndex = 0, true
+			}
+		case m.key == "id" && v.kind == '"':
+			p.ID = strp(v.str)
+		case m.key == "type" && v.kind == '"':
+			p.Type = strp(v.str)
+		case m.key == "function" && v.kind == '{':
+			for _, f := range v.members {
+				switch {
+				case f.key == "name" && f.val.kind == '"':
+					p.Name = strp(f.val.str)
+				case f.key == "arguments" && f.val.kind == '"':
+					p.Args, p.ArgsVal = strp(f.val.str), nil
+				case f.key == "arguments" && f.val.kind != 'n':
+					p.Args, p.ArgsVal = nil, meaning(f.val.encode())
+				}
+			}
+		case m.key == "id" || m.key == "type" || m.key == "function" || v.kind == 'n':
+		default:
+			extra.members = append(extra.members, m)
+		}
+	}
+	if len(extra.members) > 0 {
+		p.Extra = meaning(extra.encode())
+	}
+	r.Pieces = append(r.Pieces, p)
+}
+
+func FuzzChunk(f *testing.F) {
+	files, _ := filepath.Glob("testdata/providers/*.sse")
+	for _, file := range files {
+		data, _ := os.ReadFile(file)
+		for _, line := range strings.Split(string(data), "\n") {
+			if v, ok := strings.CutPrefix(line, "data: "); ok && v != "[DONE]" {
+				f.Add([]byte(v))
+			}
+		}
+	}
+	for _, s := range []string{
+		`{"choices":[{"delta":{"content":"a","content":"b"},"index":0}]}`,
+		`{"choices":[{"delta":{"\u0063ontent":"esc key"},"index":0}]}`,
+		`{"choices":[{"delta":{"tool_calls":[{"index":1.0,"id":"x","function":{"arguments":[1,{"a":null}]}}]}}]}`,
+		`{"choices":[{"delta":{"tool_calls":[{"index":-1,"extra":{"k":"\ud800"},"x\"y":1}]}}]}`,
+		"{\"choices\":[{\"delta\":{\"content\":\"\xff\xfe\xc3\"}}]}",
+		`{"choices":[{"delta":{"content":"\ud83d\ude00\ud83d\u0041"}}]}`,
+		` {"usage":{"prompt_tokens":1e2}} `,
+		`{"choices":[{"index":0,"delta":{"reasoning":"","reasoning_content":"r"}}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, gotOK := decoderRecord(data)
+		want, wantOK := referenceRecord(data)
+		if gotOK != wantOK {
+			t.Fatalf("decoder accepts=%v, encoding/json accepts=%v for %q", gotOK, wantOK, data)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("decoder differs from the encoding/json reference for %q (-want +got):\n%s", data, diff)
+		}
+	})
+}
