@@ -24,7 +24,9 @@ func stream(chunks ...string) string {
 
 const done = "[DONE]"
 
-func content(s string) string { return `{"choices":[{"index":0,"delta":{"content":` + quote(s) + `}}]}` }
+func content(s string) string {
+	return `{"choices":[{"index":0,"delta":{"content":` + quote(s) + `}}]}`
+}
 
 func quote(s string) string {
 	var b []byte
