@@ -203,7 +203,7 @@ func fileSummary(content string) string {
 		case strings.HasPrefix(t, "# "):
 			s := "titled “" + clip(strings.TrimPrefix(t, "# "), 80) + "”"
 			if para := firstParagraph(lines[i+1:]); para != "" {
-				s += ": " + clip(para, 160)
+				s += ": " + strings.TrimSuffix(clip(para, 160), ".")
 			}
 			return s
 		case strings.HasPrefix(t, "module "):
@@ -211,7 +211,7 @@ func fileSummary(content string) string {
 		case strings.HasPrefix(t, "package "):
 			s := "Go " + clip(t, 80)
 			if doc := goDoc(lines[:i]); doc != "" {
-				s += ": " + clip(doc, 160)
+				s += ": " + strings.TrimSuffix(clip(doc, 160), ".")
 			}
 			return s
 		}
@@ -278,14 +278,13 @@ func summaryTurn(task string, results []result) llmstreamtest.Turn {
 			read++
 			var in struct{ Path string }
 			_ = json.Unmarshal([]byte(r.args), &in)
-			lines := strings.Count(r.content, "\n")
-			fmt.Fprintf(&b, "- %s: %d lines, %s.\n", in.Path, lines, fileSummary(r.content))
+			fmt.Fprintf(&b, "- %s: %s, %s.\n", in.Path, plural(strings.Count(r.content, "\n"), "line"), fileSummary(r.content))
 		case r.name == "search" && !failedCall:
 			hits := strings.Count(r.content, "\n")
 			if strings.HasPrefix(r.content, "no line contains") {
 				hits = 0
 			}
-			fmt.Fprintf(&b, "- search found %d matching lines.\n", hits)
+			fmt.Fprintf(&b, "- search found %s.\n", plural(hits, "matching line"))
 		case failedCall:
 			failed++
 			fmt.Fprintf(&b, "- %s failed: %s\n", r.name, clip(strings.TrimPrefix(r.content, "error: "), 120))
@@ -297,6 +296,14 @@ func summaryTurn(task string, results []result) llmstreamtest.Turn {
 	}
 	b.WriteString(". I am the offline scripted model, so this is a sketch drawn from the files, not an understanding of them; run me against a real model for that.")
 	return llmstreamtest.Turn{Text: b.String()}
+}
+
+// plural says "1 line", "2 lines".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // estimateUsage gives the turn a plausible token count, so the final line
