@@ -258,3 +258,41 @@ func FuzzScanner(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkScanner compares the scanner, fed whole, with encoding/json.Valid
+// on the same texts: the cost validation adds to Add, and what Finalize
+// would pay if it validated at the end.
+func BenchmarkScanner(b *testing.B) {
+	var texts [][]byte
+	var size int64
+	for _, tt := range scanTests {
+		if tt.valid {
+			texts = append(texts, []byte(tt.text))
+			size += int64(len(tt.text))
+		}
+	}
+	b.Run("scanner", func(b *testing.B) {
+		b.SetBytes(size)
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, t := range texts {
+				var s scanner
+				feed(&s, t)
+				if !s.complete() {
+					b.Fatal("invalid")
+				}
+			}
+		}
+	})
+	b.Run("encoding-json-valid", func(b *testing.B) {
+		b.SetBytes(size)
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, t := range texts {
+				if !json.Valid(t) {
+					b.Fatal("invalid")
+				}
+			}
+		}
+	})
+}
