@@ -18,12 +18,22 @@ type finder struct {
 
 func newFinder(c byte) finder { return finder{c: c, next: -1} }
 
-// find returns the index of the first c in b[s:e], or -1. Between calls s and
-// e may only grow, unless shift says the buffer moved.
+// find returns the index of the first c in b[s:e], or a negative number.
+// Between calls s and e may only grow, unless shift says the buffer moved.
+// The two cases that need no search are kept small enough to be inlined:
+// an occurrence found earlier and not yet passed, and (for CR in an LF-only
+// stream) a window already searched to its end.
 func (f *finder) find(b []byte, s, e int) int {
 	if f.next >= s {
 		return f.next
 	}
+	if f.upto >= e {
+		return -1
+	}
+	return f.search(b, s, e)
+}
+
+func (f *finder) search(b []byte, s, e int) int {
 	from := max(f.upto, s)
 	if from >= e {
 		f.next = -1

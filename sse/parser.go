@@ -109,11 +109,11 @@ func (p *Parser) feed(b []byte, emit func(Event) error) error {
 
 // handle interprets one line and emits the event it dispatches, if any.
 func (p *Parser) handle(line []byte, aliasable bool, emit func(Event) error) error {
-	ev, ok, err := p.st.line(line, aliasable)
+	ok, err := p.st.line(line, aliasable)
 	if err != nil || !ok || emit == nil {
 		return err
 	}
-	return emit(ev)
+	return emit(p.st.ev)
 }
 
 // Close tells the Parser that the input has ended. As the standard says, an

@@ -72,13 +72,13 @@ func (r *Reader) Next() (Event, error) {
 			if !ok {
 				break
 			}
-			ev, ok, err := r.st.line(line, true)
+			ok, err := r.st.line(line, true)
 			if err != nil {
 				r.err = err
 				return Event{}, err
 			}
 			if ok {
-				return ev, nil
+				return r.st.ev, nil
 			}
 		}
 		if err := r.st.checkPartial(r.buf[r.start:r.end]); err != nil {
@@ -103,6 +103,13 @@ func (r *Reader) line() ([]byte, bool) {
 		if r.buf[r.start] == '\n' {
 			r.start++
 		}
+	}
+	// A blank line right after a line end, the end of nearly every event,
+	// needs no search. The finders stay right: their results before the new
+	// start are treated as passed.
+	if r.start < r.end && r.buf[r.start] == '\n' {
+		r.start++
+		return r.buf[r.start:r.start], true
 	}
 	end, rest, crLast := r.split.next(r.buf, r.start, r.end)
 	if end < 0 {

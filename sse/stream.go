@@ -31,6 +31,8 @@ type stream struct {
 	// costs no allocation.
 	typCache, unknownCache string
 
+	ev Event // the event the last dispatch produced
+
 	scratch []byte // a line with U+FFFD replacements, reused
 	started bool   // the first line was seen (the BOM is only looked for there)
 	done    bool   // the done sentinel ended the stream
@@ -42,21 +44,22 @@ func newStream(opts []Option) stream {
 
 // line interprets one complete line, without its line end. aliasable says
 // that line's bytes stay unchanged until unalias is called, so the data may
-// point into them. At a dispatch it returns the event and true. It returns
+// point into them. It reports a dispatch with true, the event being in s.ev
+// (kept there rather than returned, which is measurably faster). It returns
 // io.EOF when the done sentinel ended the stream; any error ends the stream.
-func (s *stream) line(line []byte, aliasable bool) (Event, bool, error) {
+func (s *stream) line(line []byte, aliasable bool) (bool, error) {
 	if !s.started {
 		s.started = true
 		line = bytes.TrimPrefix(line, []byte(bom))
 	}
 	if n := len(line) + len(s.cur); n > s.cfg.max {
-		return Event{}, false, &EventSizeError{Size: n, Max: s.cfg.max}
+		return false, &EventSizeError{Size: n, Max: s.cfg.max}
 	}
 	if len(line) == 0 {
 		return s.dispatch()
 	}
 	if line[0] == ':' {
-		return Event{}, false, nil
+		return false, nil
 	}
 	if i := validPrefix(line); i < len(line) {
 		s.scratch = appendDecoded(s.scratch[:0], line, i)
@@ -65,7 +68,7 @@ func (s *stream) line(line []byte, aliasable bool) (Event, bool, error) {
 	name, value := splitField(line)
 	switch string(name) {
 	case "data":
-		return Event{}, false, s.addData(value, aliasable)
+		return false, s.addData(value, aliasable)
 	case "event":
 		if string(value) != s.typCache {
 			s.typCache = string(value)
@@ -84,10 +87,10 @@ func (s *stream) line(line []byte, aliasable bool) (Event, bool, error) {
 			if string(name) != s.unknownCache {
 				s.unknownCache = string(name)
 			}
-			return Event{}, false, s.cfg.unknown(s.unknownCache, value)
+			return false, s.cfg.unknown(s.unknownCache, value)
 		}
 	}
-	return Event{}, false, nil
+	return false, nil
 }
 
 // addData appends one data value to the pending event.
@@ -125,22 +128,23 @@ func (s *stream) unalias() {
 }
 
 // dispatch ends the pending event at a blank line.
-func (s *stream) dispatch() (Event, bool, error) {
+func (s *stream) dispatch() (bool, error) {
 	s.lastID = s.idBuf
 	if !s.hasData {
 		s.typ = ""
-		return Event{}, false, nil
+		return false, nil
 	}
-	ev := Event{Type: s.typ, Data: s.cur, ID: s.lastID}
-	if ev.Type == "" {
-		ev.Type = "message"
+	s.ev.Type, s.ev.Data, s.ev.ID = s.typ, s.cur, s.lastID
+	if s.typ == "" {
+		s.ev.Type = "message"
 	}
-	s.typ, s.cur, s.aliased, s.hasData = "", nil, false, false
-	if s.cfg.sentinel != "" && string(ev.Data) == s.cfg.sentinel {
+	s.typ, s.cur, s.aliased, s.hasData = "", s.cur[:0], false, false
+	if s.cfg.sentinel != "" && string(s.ev.Data) == s.cfg.sentinel {
 		s.done = true
-		return Event{}, false, io.EOF
+		s.ev = Event{}
+		return false, io.EOF
 	}
-	return ev, true, nil
+	return true, nil
 }
 
 // checkPartial applies the size limit to the incomplete line at the end of

@@ -2,6 +2,7 @@ package sse
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -25,32 +26,83 @@ const asciiMask = 0x8080808080808080
 // multi-byte character, unlike utf8.Valid's, which gives it up for the rest
 // of the input at the first one; LLM text mixes the two all the time.
 func validPrefix(b []byte) int {
-	n := len(b)
-	i := 0
-	for i < n {
-		for i+16 <= n {
-			if (binary.LittleEndian.Uint64(b[i:])|binary.LittleEndian.Uint64(b[i+8:]))&asciiMask != 0 {
+	// Reslicing p, rather than indexing b, lets the compiler drop the
+	// bounds checks (the pattern of utf8.Valid).
+	p := b[:len(b):len(b)]
+	for len(p) > 0 {
+		for len(p) >= 16 {
+			if (binary.LittleEndian.Uint64(p)|binary.LittleEndian.Uint64(p[8:]))&asciiMask != 0 {
 				break
 			}
-			i += 16
+			p = p[16:]
 		}
-		if i+8 <= n && binary.LittleEndian.Uint64(b[i:])&asciiMask == 0 {
-			i += 8
-			continue
+		if len(p) >= 8 {
+			x := binary.LittleEndian.Uint64(p) & asciiMask
+			if x == 0 {
+				p = p[8:]
+				continue
+			}
+			p = p[bits.TrailingZeros64(x)>>3:]
+		} else {
+			for len(p) > 0 && p[0] < utf8.RuneSelf {
+				p = p[1:]
+			}
+			if len(p) == 0 {
+				break
+			}
 		}
-		for i < n && b[i] < utf8.RuneSelf {
-			i++
+		size := seqLen(p)
+		if size == 0 {
+			return len(b) - len(p)
 		}
-		if i == n {
-			break
-		}
-		r, size := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && size == 1 {
-			return i
-		}
-		i += size
+		p = p[size:]
 	}
-	return n
+	return len(b)
+}
+
+// seqLen returns the length of the well-formed multi-byte sequence at the
+// start of b, whose first byte is not ASCII, or 0 if it is ill-formed. The
+// second byte's range depends on the first (Unicode Table 3-7).
+func seqLen(b []byte) int {
+	c := b[0]
+	switch {
+	case c < 0xC2:
+		return 0
+	case c < 0xE0:
+		if len(b) < 2 || b[1]&0xC0 != 0x80 {
+			return 0
+		}
+		return 2
+	case c < 0xF0:
+		if len(b) < 3 || b[2]&0xC0 != 0x80 {
+			return 0
+		}
+		lo, hi := byte(0x80), byte(0xBF)
+		if c == 0xE0 {
+			lo = 0xA0
+		} else if c == 0xED {
+			hi = 0x9F
+		}
+		if b[1] < lo || b[1] > hi {
+			return 0
+		}
+		return 3
+	case c < 0xF5:
+		if len(b) < 4 || b[2]&0xC0 != 0x80 || b[3]&0xC0 != 0x80 {
+			return 0
+		}
+		lo, hi := byte(0x80), byte(0xBF)
+		if c == 0xF0 {
+			lo = 0x90
+		} else if c == 0xF4 {
+			hi = 0x8F
+		}
+		if b[1] < lo || b[1] > hi {
+			return 0
+		}
+		return 4
+	}
+	return 0
 }
 
 // appendDecoded appends b to dst with every maximal subpart of an ill-formed
