@@ -176,7 +176,7 @@ func roundDuration(d time.Duration) time.Duration {
 		return d.Round(time.Microsecond)
 	}
 	if d < time.Second {
-		return d.Round(time.Millisecond)
+		return d.Round(100 * time.Microsecond)
 	}
 	return d.Round(10 * time.Millisecond)
 }

@@ -156,7 +156,8 @@ func pickFiles(files []listedFile, limit int) []string {
 		case strings.HasSuffix(base, ".go") || strings.HasSuffix(base, ".md") || strings.HasSuffix(base, ".py") || strings.HasSuffix(base, ".rs") || strings.HasSuffix(base, ".js") || strings.HasSuffix(base, ".ts") || strings.HasSuffix(base, ".txt"):
 			s += 20
 		default:
-			s -= 50
+			// Unknown kinds are likely binary or generated: never read.
+			s -= 150
 		}
 		if f.size == 0 || f.size > 200<<10 {
 			s -= 200
