@@ -27,9 +27,8 @@ type stream struct {
 	retry    time.Duration
 	hasRetry bool
 
-	// Caches so that a type, ID or unknown field name that repeats
-	// costs no allocation.
-	typCache, unknownCache string
+	// So that a type or unknown field name that repeats costs no allocation.
+	names interner
 
 	ev Event // the event the last dispatch produced
 
@@ -70,11 +69,9 @@ func (s *stream) line(line []byte, aliasable bool) (bool, error) {
 	case "data":
 		return false, s.addData(value, aliasable)
 	case "event":
-		if string(value) != s.typCache {
-			s.typCache = string(value)
-		}
-		s.typ = s.typCache
+		s.typ = s.names.get(value)
 	case "id":
+		// An ID that repeats (or is re-sent unchanged) costs nothing.
 		if bytes.IndexByte(value, 0) < 0 && string(value) != s.idBuf {
 			s.idBuf = string(value)
 		}
@@ -84,10 +81,7 @@ func (s *stream) line(line []byte, aliasable bool) (bool, error) {
 		}
 	default:
 		if s.cfg.unknown != nil {
-			if string(name) != s.unknownCache {
-				s.unknownCache = string(name)
-			}
-			return false, s.cfg.unknown(s.unknownCache, value)
+			return false, s.cfg.unknown(s.names.get(name), value)
 		}
 	}
 	return false, nil
