@@ -211,13 +211,13 @@ func (r *run) loop(ctx context.Context) error {
 		if len(calls) == 0 {
 			return nil
 		}
-		if max := r.s.MaxToolCallsPerTurn; max >= 0 && len(calls) > max {
-			err := &LimitError{Err: ErrTurnToolLimit, Turn: turn, Value: len(calls), Limit: max}
+		if limit := r.s.MaxToolCallsPerTurn; limit >= 0 && len(calls) > limit {
+			err := &LimitError{Err: ErrTurnToolLimit, Turn: turn, Value: len(calls), Limit: limit}
 			r.answerRest(calls, "not run: "+err.Error())
 			return err
 		}
-		if max := r.s.MaxTotalToolCalls; max >= 0 && r.res.ToolCalls+len(calls) > max {
-			err := &LimitError{Err: ErrTotalToolLimit, Turn: turn, Value: r.res.ToolCalls + len(calls), Limit: max}
+		if limit := r.s.MaxTotalToolCalls; limit >= 0 && r.res.ToolCalls+len(calls) > limit {
+			err := &LimitError{Err: ErrTotalToolLimit, Turn: turn, Value: r.res.ToolCalls + len(calls), Limit: limit}
 			r.answerRest(calls, "not run: "+err.Error())
 			return err
 		}

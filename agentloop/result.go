@@ -10,9 +10,9 @@ type Result struct {
 	// (copied), then each assistant message and each tool message in
 	// order. Tool outputs dropped for the context budget appear with
 	// their marker, as the model last saw them. Every tool call of every
-	// assistant message in it is answered by a tool message, whatever
-	// error stopped the run, so the conversation can be sent again as it
-	// is. The caller owns it.
+	// assistant message the loop added is answered by a tool message,
+	// whatever error stopped the run, so the conversation can be sent
+	// again as it is. The caller owns it.
 	Messages []llmstream.Message
 	// Turns is the number of model calls made, including a failed one.
 	Turns int

@@ -196,10 +196,9 @@ func (s setting) check(text string) string {
 
 // layer holds the values one source gives, in the order it gave them.
 type layer struct {
-	source string // "flag", "environment", the config file's name
-	keys   []string
-	texts  []string
-	where  []string // per value: "--max-turns", "AIRLOCK_MAX_TURNS", "agent.conf:3"
+	keys  []string
+	texts []string
+	where []string // per value: "--max-turns", "AIRLOCK_MAX_TURNS", "agent.conf:3"
 }
 
 func (l *layer) add(key, text, where string) {
@@ -241,7 +240,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	flags := &layer{source: "flags"}
+	flags := &layer{}
 	for _, s := range settings {
 		if s.kind == kindBool {
 			fs.BoolFunc(s.flagName(), s.usage, func(v string) error {
@@ -279,7 +278,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 			return config{}, err
 		}
 	}
-	env := &layer{source: "environment"}
+	env := &layer{}
 	for _, s := range settings {
 		if v := getenv(s.envName()); v != "" {
 			env.add(s.key, v, s.envName())
@@ -318,7 +317,7 @@ func readConfigFile(path string, byKey map[string]setting) (*layer, error) {
 		return nil, &settingError{Source: "--config", Reason: err.Error()}
 	}
 	defer f.Close()
-	l := &layer{source: path}
+	l := &layer{}
 	seen := map[string]int{}
 	sc := bufio.NewScanner(io.LimitReader(f, maxConfigBytes))
 	for n := 1; sc.Scan(); n++ {

@@ -10,7 +10,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -393,5 +392,5 @@ func (w *workspace) writeFile(_ context.Context, args json.RawMessage) (string, 
 	if err != nil {
 		return "", refuse("%s: %v", p, err)
 	}
-	return fmt.Sprintf("wrote %d bytes to %s", len(in.Content), path.Clean(p)), nil
+	return fmt.Sprintf("wrote %d bytes to %s", len(in.Content), p), nil
 }
