@@ -54,6 +54,7 @@ type event struct {
 	marks     []mark
 	calls     []pendingCall
 	arena     []byte
+	key       []byte // a decoded key that had escapes
 	extras    []byte // provider extras of tool calls, apart from arena so each call's stay contiguous
 	finish    span   // raw JSON string in data
 	usage     span   // raw JSON in data
@@ -123,7 +124,6 @@ func (b *Bridge) walkObject(i, depth int, fn memberFunc) (int, error) {
 	if i < len(d) && d[i] == '}' {
 		return i + 1, nil
 	}
-	var keyBuf [32]byte
 	for {
 		if i >= len(d) || d[i] != '"' {
 			return i, errSyntax
@@ -136,7 +136,11 @@ func (b *Bridge) walkObject(i, depth int, fn memberFunc) (int, error) {
 		key := d[start+1 : end-1]
 		for _, c := range key {
 			if c == '\\' {
-				key, _, _ = appendString(keyBuf[:0], d, start)
+				// Keys with escapes are rare; the buffer is shared by all
+				// levels, which is safe because a key is used only before
+				// its value is walked.
+				b.ev.key, _, _ = appendString(b.ev.key[:0], d, start)
+				key = b.ev.key
 				break
 			}
 		}

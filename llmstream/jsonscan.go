@@ -1,7 +1,9 @@
 package llmstream
 
 import (
+	"encoding/binary"
 	"errors"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -23,18 +25,43 @@ var errSyntax = errors.New("invalid JSON")
 // errDepth reports nesting deeper than maxJSONDepth.
 var errDepth = errors.New("JSON nested too deeply")
 
-// special marks the bytes a string scan must stop at: the quote, the
-// backslash, control characters and the first byte of a multi-byte rune.
-var special = func() (t [256]bool) {
-	for c := 0; c < 0x20; c++ {
-		t[c] = true
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// stopMask flags, in the 8 bytes of x (little-endian), the quote, the
+// backslash and control characters; with ascii it flags bytes >= 0x80 too.
+// Flags above the lowest may be false positives (borrows), so only the
+// lowest is used.
+func stopMask(x uint64, ascii bool) uint64 {
+	q := x ^ (lsb * '"')
+	bs := x ^ (lsb * '\\')
+	m := (q - lsb) &^ q
+	m |= (bs - lsb) &^ bs
+	m |= (x - lsb*0x20) &^ x
+	if ascii {
+		m |= x
 	}
-	t['"'], t['\\'] = true, true
-	for c := 0x80; c < 0x100; c++ {
-		t[c] = true
+	return m & msb
+}
+
+// plainRun returns the offset of the first byte at or after i that a
+// string scan must look at: a quote, a backslash, a control character,
+// and with ascii also a byte >= 0x80.
+func plainRun(d []byte, i int, ascii bool) int {
+	for ; i+8 <= len(d); i += 8 {
+		if m := stopMask(binary.LittleEndian.Uint64(d[i:]), ascii); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
 	}
-	return t
-}()
+	for ; i < len(d); i++ {
+		if c := d[i]; c == '"' || c == '\\' || c < 0x20 || (ascii && c >= 0x80) {
+			return i
+		}
+	}
+	return i
+}
 
 func skipWS(d []byte, i int) int {
 	for i < len(d) {
@@ -186,10 +213,7 @@ func nextMember(d []byte, i int, end byte) (int, error) {
 func skipString(d []byte, i int) (int, error) {
 	i++
 	for {
-		for i < len(d) && !special[d[i]] {
-			i++
-		}
-		if i >= len(d) {
+		if i = plainRun(d, i, false); i >= len(d) {
 			return i, errSyntax
 		}
 		switch c := d[i]; {
@@ -212,8 +236,8 @@ func skipString(d []byte, i int) (int, error) {
 			}
 		case c < 0x20:
 			return i, errSyntax
-		default: // non-ASCII: any byte is accepted, as encoding/json.Valid does
-			i++
+		default:
+			return i, errSyntax // unreachable: plainRun stops only at the cases above
 		}
 	}
 }
@@ -244,11 +268,15 @@ func hex4(d []byte, i int) (rune, bool) {
 func appendString(dst, d []byte, i int) ([]byte, int, error) {
 	i++
 	for {
+		// A run up to the next quote, backslash or control byte is copied
+		// whole when it is valid UTF-8, which is nearly always.
 		start := i
-		for i < len(d) && !special[d[i]] {
-			i++
+		i = plainRun(d, i, false)
+		if run := d[start:i]; utf8.Valid(run) {
+			dst = append(dst, run...)
+		} else {
+			dst = appendValid(dst, run)
 		}
-		dst = append(dst, d[start:i]...)
 		if i >= len(d) {
 			return dst, i, errSyntax
 		}
@@ -305,15 +333,24 @@ func appendString(dst, d []byte, i int) ([]byte, int, error) {
 		case c < 0x20:
 			return dst, i, errSyntax
 		default:
-			r, size := utf8.DecodeRune(d[i:])
-			if r == utf8.RuneError && size == 1 {
-				dst = append(dst, "\uFFFD"...)
-			} else {
-				dst = append(dst, d[i:i+size]...)
-			}
-			i += size
+			return dst, i, errSyntax // unreachable: plainRun stops only at the cases above
 		}
 	}
+}
+
+// appendValid appends run with each invalid UTF-8 byte replaced by U+FFFD,
+// as encoding/json.Unmarshal does.
+func appendValid(dst, run []byte) []byte {
+	for len(run) > 0 {
+		r, size := utf8.DecodeRune(run)
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, "\uFFFD"...)
+		} else {
+			dst = append(dst, run[:size]...)
+		}
+		run = run[size:]
+	}
+	return dst
 }
 
 // parseIndex reads the number d[start:end] (already validated) as a

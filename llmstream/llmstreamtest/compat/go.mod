@@ -1,11 +1,21 @@
 module github.com/airlock-go/airlock/llmstream/llmstreamtest/compat
 
-go 1.24
+go 1.26.0
 
 require (
+	github.com/airlock-go/airlock v0.0.0-00010101000000-000000000000
+	github.com/google/go-cmp v0.7.0
 	github.com/openai/openai-go/v3 v3.98.0
 	github.com/sashabaranov/go-openai v1.43.0
 	go.uber.org/goleak v1.3.0
+)
+
+require (
+	github.com/coder/websocket v1.8.15 // indirect
+	github.com/tidwall/gjson v1.20.0 // indirect
+	github.com/tidwall/match v1.1.1 // indirect
+	github.com/tidwall/pretty v1.2.1 // indirect
+	github.com/tidwall/sjson v1.2.5 // indirect
 )
 
 replace github.com/airlock-go/airlock => ../../..

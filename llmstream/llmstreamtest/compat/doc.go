@@ -1,0 +1,7 @@
+// Package compat proves that two widely used Go OpenAI clients, openai-go
+// and go-openai, can stream from llmstreamtest's fake server. It is a
+// separate module so that those clients never become dependencies of
+// airlock; its tests are all there is.
+//
+// Run it with: (cd llmstream/llmstreamtest/compat && go test -count=1 ./...)
+package compat
