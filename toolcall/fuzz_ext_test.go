@@ -23,17 +23,19 @@ func FuzzAssembler(f *testing.F) {
 	// Small seeds keep the runs, and the minimization of new inputs, fast.
 	rng := rand.New(rand.NewPCG(3, 3))
 	g := argWriter{rng: rng}
-	f.Add(g.document(160), g.document(200), uint64(1))
-	f.Add(g.document(300)[:100], g.document(120), uint64(2))
+	f.Add(g.document(100), g.document(120), uint64(1))
+	f.Add(g.document(200)[:80], g.document(90), uint64(2))
 	f.Add(`{"a":"b\u00e9\ud83d\ude00","n":[1,-0.5e+7,true,null]}`, `[]`, uint64(3))
 	f.Add(`{"a":1`, `{"b":2}`, uint64(4))
 	f.Add(`{"a":1}`, `{"b":2}}`, uint64(5))
 	f.Add(``, " \n", uint64(6))
 	f.Add(`"\x"`, "\"\xff\"", uint64(7))
 	f.Add(`[01]`, `{"a" 1}`, uint64(8))
-	f.Add(strings.Repeat("[", 200)+strings.Repeat("]", 200), `{"k":[{"k":[{}]}]}`, uint64(9))
+	f.Add(strings.Repeat("[", 40)+strings.Repeat("]", 40), `{"k":[{"k":[{}]}]}`, uint64(9))
 	f.Fuzz(func(t *testing.T, argsA, argsB string, seed uint64) {
-		docs := []string{argsA, argsB}
+		// Long inputs add nothing (the scanner's state is byte-local) but
+		// make each run, and the minimization of new inputs, slow.
+		docs := []string{argsA[:min(len(argsA), 512)], argsB[:min(len(argsB), 512)]}
 		whole := toolcall.NewAssembler(toolcall.WithMaxArgumentBytes(-1))
 		for i, d := range docs {
 			addAll(t, whole, []toolcall.Fragment{{Index: i, ID: "id", Name: "f", Arguments: d}})
