@@ -1,0 +1,91 @@
+package sse
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// randomChunks splits in at random points, with some empty chunks, mostly
+// small ones and now and then a large one.
+func randomChunks(in []byte, rng *rand.Rand) [][]byte {
+	var out [][]byte
+	for len(in) > 0 {
+		var n int
+		switch rng.IntN(8) {
+		case 0:
+			n = 0
+		case 1:
+			n = rng.IntN(len(in) + 1)
+		default:
+			n = 1 + rng.IntN(min(len(in), 7))
+		}
+		out = append(out, in[:n])
+		in = in[n:]
+	}
+	return out
+}
+
+// FuzzReader holds the parsers to four invariants on any input:
+//   - with a limit too large to matter, the Reader's result equals the
+//     reference parser's (reference_test.go);
+//   - two random chunkings, one read by the Reader and one fed to the
+//     Parser, give the same result as one whole read;
+//   - with a small limit, the same three agree, and the events delivered
+//     before any limit error are a prefix of the unlimited ones;
+//   - nothing panics.
+//
+// seed picks the chunkings and whether the done sentinel is on; limit is
+// the small limit minus one.
+func FuzzReader(f *testing.F) {
+	for i, tt := range rulesTests {
+		f.Add([]byte(tt.in), uint64(i), uint16(i))
+	}
+	for i, tt := range limitTests {
+		f.Add([]byte(tt.in), uint64(i)<<1|1, uint16(tt.max-1))
+	}
+	f.Fuzz(func(t *testing.T, in []byte, seed uint64, limit uint16) {
+		sentinel := DefaultDoneSentinel
+		if seed&1 == 1 {
+			sentinel = ""
+		}
+		done := WithDoneSentinel(sentinel)
+
+		// Each input byte decodes to at most 3 bytes, so this never binds.
+		unlimited := WithMaxEventSize(3*len(in) + 16)
+		got := readAll(bytes.NewReader(in), done, unlimited)
+		ref := refParse(in, sentinel)
+		want := result{Events: ref.Events, Unknown: ref.Unknown, LastID: ref.LastID,
+			Retry: ref.Retry, HasRetry: ref.HasRetry, Done: ref.Done}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("%q: Reader differs from the reference (-reference +Reader):\n%s", in, diff)
+		}
+
+		rng := rand.New(rand.NewPCG(seed, seed>>7))
+		c1, c2 := randomChunks(in, rng), randomChunks(in, rng)
+		if diff := cmp.Diff(got, readAll(&chunkReader{slices.Clone(c1)}, done, unlimited)); diff != "" {
+			t.Fatalf("%q in reads %q: (-whole +chunked):\n%s", in, c1, diff)
+		}
+		if diff := cmp.Diff(got, feedAll(c2, done, unlimited)); diff != "" {
+			t.Fatalf("%q fed as %q: (-Reader +Parser):\n%s", in, c2, diff)
+		}
+
+		small := WithMaxEventSize(int(limit) + 1)
+		lim := readAll(bytes.NewReader(in), done, small)
+		if diff := cmp.Diff(lim, readAll(&chunkReader{slices.Clone(c2)}, done, small)); diff != "" {
+			t.Fatalf("%q limit %d in reads %q: (-whole +chunked):\n%s", in, limit+1, c2, diff)
+		}
+		if diff := cmp.Diff(lim, feedAll(c1, done, small)); diff != "" {
+			t.Fatalf("%q limit %d fed as %q: (-Reader +Parser):\n%s", in, limit+1, c1, diff)
+		}
+		if len(lim.Events) > len(got.Events) || !slices.Equal(lim.Events, got.Events[:len(lim.Events)]) {
+			t.Fatalf("%q limit %d: events %q are not a prefix of the unlimited %q", in, limit+1, lim.Events, got.Events)
+		}
+		if lim.Err == "" && !cmp.Equal(lim, got) {
+			t.Fatalf("%q limit %d: no limit error, yet the result differs: %s", in, limit+1, cmp.Diff(got, lim))
+		}
+	})
+}

@@ -1,0 +1,76 @@
+package sse
+
+import "testing"
+
+func TestSplitter(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		in       string
+		wantEnd  int
+		wantRest int
+		wantCR   bool
+	}{
+		{"no line end", "data: x", -1, 0, false},
+		{"LF", "ab\ncd", 2, 3, false},
+		{"CRLF", "ab\r\ncd", 2, 4, false},
+		{"lone CR", "ab\rcd", 2, 3, false},
+		{"CR last", "ab\r", 2, 3, true},
+		{"LF before CR", "a\nb\r", 1, 2, false},
+		{"CR before LF", "a\rb\n", 1, 2, false},
+		{"empty line", "\n", 0, 1, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			l := newSplitter()
+			end, rest, cr := l.next([]byte(tt.in), 0, len(tt.in))
+			if end != tt.wantEnd || (end >= 0 && rest != tt.wantRest) || cr != tt.wantCR {
+				t.Errorf("next(%q) = %d, %d, %v; want %d, %d, %v", tt.in, end, rest, cr, tt.wantEnd, tt.wantRest, tt.wantCR)
+			}
+		})
+	}
+}
+
+// TestFinderSearchesEachByteOnce: a window that grows one byte at a time is
+// searched once per byte, not once per call over the whole window.
+func TestFinderSearchesEachByteOnce(t *testing.T) {
+	b := make([]byte, 1000)
+	for i := range b {
+		b[i] = 'x'
+	}
+	b[999] = '\n'
+	f := newFinder('\n')
+	for e := 1; e < len(b); e++ {
+		if got := f.find(b, 0, e); got >= 0 {
+			t.Fatalf("find(0, %d) = %d, want none", e, got)
+		}
+		if f.upto != e {
+			t.Fatalf("after find(0, %d) searched up to %d", e, f.upto)
+		}
+	}
+	if got := f.find(b, 0, len(b)); got != 999 {
+		t.Fatalf("find = %d, want 999", got)
+	}
+	// Moving the buffer keeps the found position right.
+	f.shift(990)
+	if got := f.find(b[990:], 0, 10); got != 9 {
+		t.Fatalf("after shift find = %d, want 9", got)
+	}
+}
+
+func TestBOMPrefixLen(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want int
+	}{
+		{"", 0},
+		{"\xEF", 1},
+		{"\xEF\xBB", 2},
+		{"\xEF\xBB\xBF", 3},
+		{"\xEF\xBB\xBFdata", 3},
+		{"\xEFx", 0},
+		{"data", 0},
+	} {
+		if got := bomPrefixLen([]byte(tt.in)); got != tt.want {
+			t.Errorf("bomPrefixLen(%q) = %d, want %d", tt.in, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,77 @@
+package sse
+
+import (
+	"testing"
+	"unicode/utf8"
+)
+
+func TestValidPrefix(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		in   string
+		want int
+	}{
+		{"empty", "", 0},
+		{"ASCII shorter than 8", "abc", 3},
+		{"ASCII of 16", "0123456789abcdef", 16},
+		{"ASCII of 40", "0123456789012345678901234567890123456789", 40},
+		{"two-byte", "é", 2},
+		{"bad after 17 ASCII", "01234567890123456\xFF", 17},
+		{"bad at 9 within a word", "012345678\x80abcdefgh", 9},
+		{"bad after a multi-byte char", "aé\xFF", 3},
+		{"four-byte then ASCII", "🎉0123456789abcdef", 20},
+		{"truncated at the end", "0123456789\xE2\x82", 10},
+		{"surrogate", "ab\xED\xA0\x80", 2},
+		{"E0 overlong", "\xE0\x9F\xBF", 0},
+		{"E0 smallest", "\xE0\xA0\x80", 3},
+		{"ED largest", "\xED\x9F\xBF", 3},
+		{"F0 overlong", "\xF0\x8F\xBF\xBF", 0},
+		{"F0 smallest", "\xF0\x90\x80\x80", 4},
+		{"F4 largest", "\xF4\x8F\xBF\xBF", 4},
+		{"F4 too large", "\xF4\x90\x80\x80", 0},
+		{"C1 overlong", "\xC1\xBF", 0},
+		{"C2 smallest", "\xC2\x80", 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := validPrefix([]byte(tt.in)); got != tt.want {
+				t.Errorf("validPrefix(%q) = %d, want %d", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestDecodeMatchesReference checks validPrefix and appendDecoded against
+// utf8.Valid and the step-by-step reference decoder on every 1- and 2-byte
+// input, and on 3-byte inputs whose last two bytes are range edges, alone
+// and embedded in ASCII.
+func TestDecodeMatchesReference(t *testing.T) {
+	check := func(in []byte) {
+		t.Helper()
+		i := validPrefix(in)
+		if (i == len(in)) != utf8.Valid(in) {
+			t.Fatalf("validPrefix(%q) = %d but utf8.Valid = %v", in, i, utf8.Valid(in))
+		}
+		if !utf8.Valid(in[:i]) {
+			t.Fatalf("validPrefix(%q) = %d, but that prefix is not valid", in, i)
+		}
+		got := string(appendDecoded(nil, in, i))
+		if want := string(refDecode(in)); got != want {
+			t.Fatalf("decode(%q) = %q, want %q", in, got, want)
+		}
+	}
+	// Bytes at the edges of the ranges the decoder distinguishes.
+	edges := []byte{0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF,
+		0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF}
+	for a := range 256 {
+		check([]byte{byte(a)})
+		for b := range 256 {
+			check([]byte{byte(a), byte(b)})
+		}
+		for _, b := range edges {
+			for _, c := range edges {
+				check([]byte{byte(a), b, c})
+				check([]byte{'0', '1', '2', '3', '4', '5', '6', '7', '8', byte(a), b, c, 0x80, 'z'})
+			}
+		}
+	}
+}
