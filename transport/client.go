@@ -91,7 +91,10 @@ func newHTTPTransport(cfg *config) *http.Transport {
 // Any other status is returned as a [*StatusError], its body read (up to
 // [MaxErrorBodyBytes]) and closed. Failed attempts are retried before Do
 // returns, as [WithRetry] describes; once Do has returned a response, nothing
-// is retried. The request body is closed, as by http.Client, even on errors;
+// is retried. Redirects are followed as by http.Client (at most 10, the body
+// replayed, Authorization dropped when one leaves the host); each counts
+// against the same limits. The request body is closed, as by http.Client,
+// even on errors;
 // to retry, Do replays it through req.GetBody, or buffers a body without one
 // (up to [MaxBufferedRequestBytes]; a longer one disables retries).
 //

@@ -29,7 +29,8 @@
 // The body cap counts bytes handed to the caller: a body of exactly the cap
 // reads to io.EOF, and the byte after it is never handed on. The low-speed
 // rule counts only time the caller spends waiting in Read, so a slow consumer
-// is not taken for a dead server. The request context's cancellation ends Do
+// is not taken for a dead server. Until the response headers arrive, the rule
+// is that they come within the window of each attempt's start. The request context's cancellation ends Do
 // or a Read at once, with an error matching [context.Canceled]; its deadline
 // gives an error matching both [ErrTimeout] and [context.DeadlineExceeded].
 //
