@@ -1,0 +1,84 @@
+// Command ssecat reads a Server-Sent Events stream from standard input and
+// prints one line per event: its type, its ID ("-" when none) and its data,
+// separated by tabs. It shows the sse package used alone, under any
+// transport:
+//
+//	curl -sN https://example.com/stream | go run ./examples/ssecat
+//	go run ./examples/ssecat -max 1048576 -done '' < recorded.sse
+//
+// In the data (and type and ID), a backslash prints as \\, an LF joining
+// data lines as \n, and any other control character as \xNN, so every event
+// stays on one line and nothing reaches the terminal raw. With -unknown,
+// fields the standard ignores (such as llama.cpp's "error:") are printed too,
+// as "field", the name and the value. It exits with status 1 and a message on
+// standard error if the stream fails (for example, an event over -max bytes).
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/airlock-go/airlock/sse"
+)
+
+func main() {
+	max := flag.Int("max", sse.DefaultMaxEventSize, "largest pending line plus event data, in bytes")
+	done := flag.String("done", sse.DefaultDoneSentinel, `data that ends the stream ("" for none)`)
+	unknown := flag.Bool("unknown", false, "also print fields the standard ignores")
+	flag.Parse()
+	if err := run(os.Stdin, os.Stdout, *max, *done, *unknown); err != nil {
+		fmt.Fprintln(os.Stderr, "ssecat:", err)
+		os.Exit(1)
+	}
+}
+
+// run copies the events of the stream in to out, one line each.
+func run(in io.Reader, out io.Writer, max int, done string, unknown bool) error {
+	w := bufio.NewWriter(out)
+	opts := []sse.Option{sse.WithMaxEventSize(max), sse.WithDoneSentinel(done)}
+	if unknown {
+		opts = append(opts, sse.WithUnknownField(func(name string, value []byte) error {
+			_, err := fmt.Fprintf(w, "field\t%s\t%s\n", escape([]byte(name)), escape(value))
+			return err
+		}))
+	}
+	r := sse.NewReader(in, opts...)
+	for {
+		ev, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return w.Flush()
+		}
+		if err != nil {
+			w.Flush()
+			return err
+		}
+		id := ev.ID
+		if id == "" {
+			id = "-"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\n", escape([]byte(ev.Type)), escape([]byte(id)), escape(ev.Data))
+	}
+}
+
+// escape makes b safe to print on one line.
+func escape(b []byte) []byte {
+	const hex = "0123456789abcdef"
+	out := make([]byte, 0, len(b))
+	for _, c := range b {
+		switch {
+		case c == '\\':
+			out = append(out, '\\', '\\')
+		case c == '\n':
+			out = append(out, '\\', 'n')
+		case c < 0x20 || c == 0x7F:
+			out = append(out, '\\', 'x', hex[c>>4], hex[c&0xF])
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/airlock-go/airlock/sse"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+func TestRun(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		in      string
+		max     int
+		done    string
+		unknown bool
+		want    string
+	}{
+		{name: "one event per line", in: "data: a\n\nevent: t\nid: 7\ndata: b\ndata: c\n\n", max: 100, done: "[DONE]",
+			want: "message\t-\ta\nt\t7\tb\\nc\n"},
+		{name: "stops at the sentinel", in: "data: a\n\ndata: [DONE]\n\ndata: b\n\n", max: 100, done: "[DONE]",
+			want: "message\t-\ta\n"},
+		{name: "sentinel off", in: "data: [DONE]\n\n", max: 100, done: "",
+			want: "message\t-\t[DONE]\n"},
+		{name: "control characters escaped", in: "event: a\tb\ndata: \x1b[31m\\x\x00\n\n", max: 100, done: "[DONE]",
+			want: "a\\x09b\t-\t\\x1b[31m\\\\x\\x00\n"},
+		{name: "unknown fields printed on request", in: "error: {\"code\":1}\n\ndata: a\n\n", max: 100, done: "[DONE]", unknown: true,
+			want: "field\terror\t{\"code\":1}\nmessage\t-\ta\n"},
+		{name: "unknown fields hidden by default", in: "error: {\"code\":1}\n\ndata: a\n\n", max: 100, done: "[DONE]",
+			want: "message\t-\ta\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			if err := run(strings.NewReader(tt.in), &out, tt.max, tt.done, tt.unknown); err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != tt.want {
+				t.Errorf("output %q, want %q", out.String(), tt.want)
+			}
+		})
+	}
+}
+
+func TestRunTooLarge(t *testing.T) {
+	var out bytes.Buffer
+	err := run(strings.NewReader("data: ok\n\ndata: "+strings.Repeat("x", 50)+"\n\n"), &out, 20, "[DONE]", false)
+	if !errors.Is(err, sse.ErrEventTooLarge) {
+		t.Fatalf("run = %v, want ErrEventTooLarge", err)
+	}
+	if out.String() != "message\t-\tok\n" {
+		t.Errorf("output %q; the event before the failure must still be printed", out.String())
+	}
+}
