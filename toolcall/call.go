@@ -8,7 +8,8 @@ import "encoding/json"
 // the assembler keeps no reference to Extra's bytes.
 type Fragment struct {
 	// Index is the provider's index of the call this fragment belongs to.
-	// It must be ≥ 0 unless NoIndex is set.
+	// Unless NoIndex is set it must be in [0, MaxIndex]; otherwise Add
+	// refuses the fragment with [ErrInvalidIndex].
 	Index int
 	// NoIndex marks a fragment whose provider sent no usable integer index
 	// (Gemini's OpenAI-compatible endpoint sends none); Index is then

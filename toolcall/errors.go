@@ -23,7 +23,8 @@ var (
 	// value. Returned by [Assembler.Finalize] in an [*ArgumentsError].
 	ErrInvalidArguments = errors.New("toolcall: invalid arguments")
 
-	// ErrInvalidIndex: a fragment carried a negative Index without NoIndex.
+	// ErrInvalidIndex: a fragment without NoIndex carried an Index outside
+	// [0, MaxIndex].
 	// Returned by [Assembler.Add] in a [*FragmentError].
 	ErrInvalidIndex = errors.New("toolcall: invalid index")
 
@@ -49,6 +50,8 @@ type LimitError struct {
 	Err error
 }
 
+// Error says which limit, the size the fragment would have reached, and the
+// maximum.
 func (e *LimitError) Error() string {
 	if e.Err == ErrTooManyCalls {
 		return "toolcall: too many calls: call at index " + strconv.Itoa(e.Index) +
@@ -58,6 +61,7 @@ func (e *LimitError) Error() string {
 		strconv.Itoa(e.Size) + " bytes, over the maximum of " + strconv.Itoa(e.Max) + " bytes"
 }
 
+// Unwrap returns Err, so that [errors.Is] finds the sentinel.
 func (e *LimitError) Unwrap() error { return e.Err }
 
 // FragmentError reports a fragment refused by [Assembler.Add] because it is
@@ -73,10 +77,12 @@ type FragmentError struct {
 	Err error
 }
 
+// Error names the sentinel, the fragment's index and the reason.
 func (e *FragmentError) Error() string {
 	return e.Err.Error() + ": fragment for index " + strconv.Itoa(e.Index) + ": " + e.Reason
 }
 
+// Unwrap returns Err, so that [errors.Is] finds the sentinel.
 func (e *FragmentError) Unwrap() error { return e.Err }
 
 // TailBytes is the most bytes of a call's arguments an [ArgumentsError]
@@ -101,11 +107,13 @@ type ArgumentsError struct {
 	Err error
 }
 
+// Error names the call, the reason, the offset and the quoted tail.
 func (e *ArgumentsError) Error() string {
 	return e.Err.Error() + ": call " + strconv.Itoa(e.Index) + ": " + e.Reason +
 		" at byte " + strconv.Itoa(e.Offset) + "; tail " + strconv.Quote(e.Tail)
 }
 
+// Unwrap returns Err, so that [errors.Is] finds the sentinel.
 func (e *ArgumentsError) Unwrap() error { return e.Err }
 
 // tail returns the last TailBytes bytes of b or fewer, so that the result

@@ -10,10 +10,11 @@ import "strconv"
 // close.
 
 // MaxNestingDepth is the deepest nesting of arrays and objects accepted in a
-// call's arguments (and in a fragment's Extra). Text nested deeper is invalid:
-// [Assembler.Finalize] reports it as an [*ArgumentsError] wrapping
-// [ErrInvalidArguments]. It equals the limit of encoding/json, so both accept
-// the same texts; it is not configurable.
+// call's arguments and in a fragment's Extra. Arguments nested deeper are
+// invalid, which [Assembler.Finalize] reports as an [*ArgumentsError]
+// wrapping [ErrInvalidArguments]; such an Extra is refused by
+// [Assembler.Add] with [ErrInvalidExtra]. It equals the limit of
+// encoding/json, so both accept the same texts; it is not configurable.
 const MaxNestingDepth = 10000
 
 // scanState is where the scanner stands between two bytes.
