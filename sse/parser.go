@@ -44,9 +44,9 @@ func NewParser(opts ...Option) *Parser {
 // parsed. The other errors are those of [Reader.Next] that do not come from
 // an io.Reader: an [*EventSizeError] (errors.Is [ErrEventTooLarge]), a
 // [WithUnknownField] callback's error, an [*OptionError] (errors.Is
-// [ErrInvalidOption]). After [Parser.Close], Feed returns [ErrClosed]. The
-// first error or io.EOF sticks: every later call returns it again and parses
-// nothing.
+// [ErrInvalidOption]). The first error or io.EOF sticks: every later call
+// returns it again and parses nothing. Otherwise, after [Parser.Close], Feed
+// returns [ErrClosed].
 func (p *Parser) Feed(b []byte, emit func(Event) error) error {
 	if p.err != nil {
 		return p.err

@@ -120,9 +120,9 @@ func (r *Reader) line() ([]byte, bool) {
 	return line, true
 }
 
-// fill reads once more from src, making room first. Room is made by moving
-// the unread bytes to the front and, when they fill more than half the
-// buffer, by doubling it; so every move is paid for by at least half a
+// fill reads once more from src, making room first when the buffer is full:
+// by moving the unread bytes to the front or, when they fill more than half
+// the buffer, by doubling it. So every move is paid for by at least half a
 // buffer of new input, and reading stays linear in the input however small
 // the reads.
 func (r *Reader) fill() {

@@ -30,6 +30,13 @@ func validPrefix(b []byte) int {
 	// bounds checks (the pattern of utf8.Valid).
 	p := b[:len(b):len(b)]
 	for len(p) > 0 {
+		for len(p) >= 32 {
+			if (binary.LittleEndian.Uint64(p)|binary.LittleEndian.Uint64(p[8:])|
+				binary.LittleEndian.Uint64(p[16:])|binary.LittleEndian.Uint64(p[24:]))&asciiMask != 0 {
+				break
+			}
+			p = p[32:]
+		}
 		for len(p) >= 16 {
 			if (binary.LittleEndian.Uint64(p)|binary.LittleEndian.Uint64(p[8:]))&asciiMask != 0 {
 				break
