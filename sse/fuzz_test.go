@@ -45,7 +45,7 @@ func FuzzReader(f *testing.F) {
 		f.Add([]byte(tt.in), uint64(i), uint16(i))
 	}
 	for i, tt := range limitTests {
-		f.Add([]byte(tt.in), uint64(i)<<1|1, uint16(tt.max-1))
+		f.Add([]byte(tt.in), uint64(i)<<1|1, uint16(tt.limit-1))
 	}
 	f.Fuzz(func(t *testing.T, in []byte, seed uint64, limit uint16) {
 		sentinel := DefaultDoneSentinel

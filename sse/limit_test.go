@@ -9,8 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// tooLarge is how errKey prints an EventSizeError for limit max.
-func tooLarge(max int) string { return errKey(&EventSizeError{Size: max + 1, Max: max}) }
+// tooLarge is how errKey prints an EventSizeError for the given limit.
+func tooLarge(limit int) string { return errKey(&EventSizeError{Size: limit + 1, Max: limit}) }
 
 // limitTests checks WithMaxEventSize at the limit, one below and one above,
 // for each thing it bounds: the pending line (whatever its field), the
@@ -18,65 +18,65 @@ func tooLarge(max int) string { return errKey(&EventSizeError{Size: max + 1, Max
 // a line counts its bytes without the line end; data counts its bytes after
 // decoding, with the LFs that join lines.
 var limitTests = []struct {
-	name string
-	in   string
-	max  int
-	want result
+	name  string
+	in    string
+	limit int
+	want  result
 }{
-	{name: "line/one below", in: "data:1234\n\n", max: 10,
+	{name: "line/one below", in: "data:1234\n\n", limit: 10,
 		want: result{Events: []refEvent{ev("message", "1234", "")}}},
-	{name: "line/at the limit", in: "data:12345\n\n", max: 10,
+	{name: "line/at the limit", in: "data:12345\n\n", limit: 10,
 		want: result{Events: []refEvent{ev("message", "12345", "")}}},
-	{name: "line/one above", in: "data:123456\n\n", max: 10,
+	{name: "line/one above", in: "data:123456\n\n", limit: 10,
 		want: result{Err: tooLarge(10)}},
-	{name: "line/a comment at the limit", in: ":234567890\ndata:x\n\n", max: 10,
+	{name: "line/a comment at the limit", in: ":234567890\ndata:x\n\n", limit: 10,
 		want: result{Events: []refEvent{ev("message", "x", "")}}},
-	{name: "line/a comment one above", in: ": 345678901\ndata:x\n\n", max: 10,
+	{name: "line/a comment one above", in: ": 345678901\ndata:x\n\n", limit: 10,
 		want: result{Err: tooLarge(10)}},
-	{name: "line/an event field one above", in: "event:12345\ndata:x\n\n", max: 10,
+	{name: "line/an event field one above", in: "event:12345\ndata:x\n\n", limit: 10,
 		want: result{Err: tooLarge(10)}},
-	{name: "line/line ends do not count", in: "data:12345\r\n\r\n", max: 10,
+	{name: "line/line ends do not count", in: "data:12345\r\n\r\n", limit: 10,
 		want: result{Events: []refEvent{ev("message", "12345", "")}}},
-	{name: "line/a leading BOM does not count", in: "\xEF\xBB\xBFdata:12345\n\n", max: 10,
+	{name: "line/a leading BOM does not count", in: "\xEF\xBB\xBFdata:12345\n\n", limit: 10,
 		want: result{Events: []refEvent{ev("message", "12345", "")}}},
-	{name: "line/unterminated at the limit is discarded", in: "data:a\n\ndata:12345", max: 10,
+	{name: "line/unterminated at the limit is discarded", in: "data:a\n\ndata:12345", limit: 10,
 		want: result{Events: []refEvent{ev("message", "a", "")}}},
-	{name: "line/unterminated one above fails", in: "data:a\n\ndata:123456", max: 10,
+	{name: "line/unterminated one above fails", in: "data:a\n\ndata:123456", limit: 10,
 		want: result{Events: []refEvent{ev("message", "a", "")}, Err: tooLarge(10)}},
-	{name: "line plus data/one below", in: "data:1234\ndata:1\n\n", max: 10,
+	{name: "line plus data/one below", in: "data:1234\ndata:1\n\n", limit: 10,
 		want: result{Events: []refEvent{ev("message", "1234\n1", "")}}},
-	{name: "line plus data/at the limit", in: "data:1234\ndata:\n\n", max: 9,
+	{name: "line plus data/at the limit", in: "data:1234\ndata:\n\n", limit: 9,
 		want: result{Events: []refEvent{ev("message", "1234\n", "")}}},
-	{name: "line plus data/one above", in: "data:1234\ndata:12\n\n", max: 10,
+	{name: "line plus data/one above", in: "data:1234\ndata:12\n\n", limit: 10,
 		want: result{Err: tooLarge(10)}},
-	{name: "line plus data/a comment counts with the data", in: "data:1234\n:2345\n\n", max: 9,
+	{name: "line plus data/a comment counts with the data", in: "data:1234\n:2345\n\n", limit: 9,
 		want: result{Events: []refEvent{ev("message", "1234", "")}}},
-	{name: "line plus data/a comment one above", in: "data:1234\n:23456\n\n", max: 9,
+	{name: "line plus data/a comment one above", in: "data:1234\n:23456\n\n", limit: 9,
 		want: result{Err: tooLarge(9)}},
-	{name: "decoded data/one below", in: "data:\xFF\xFF\xFF\n\n", max: 10,
+	{name: "decoded data/one below", in: "data:\xFF\xFF\xFF\n\n", limit: 10,
 		want: result{Events: []refEvent{ev("message", "\uFFFD\uFFFD\uFFFD", "")}}},
-	{name: "decoded data/at the limit", in: "data:\xFF\xFF\xFF\xFF\n\n", max: 12,
+	{name: "decoded data/at the limit", in: "data:\xFF\xFF\xFF\xFF\n\n", limit: 12,
 		want: result{Events: []refEvent{ev("message", "\uFFFD\uFFFD\uFFFD\uFFFD", "")}}},
-	{name: "decoded data/one above", in: "data:\xFF\xFF\xFF\xFF\n\n", max: 11,
+	{name: "decoded data/one above", in: "data:\xFF\xFF\xFF\xFF\n\n", limit: 11,
 		want: result{Err: tooLarge(11)}},
-	{name: "per event/each event may reach the limit", in: "data:12345\n\ndata:12345\n\n", max: 10,
+	{name: "per event/each event may reach the limit", in: "data:12345\n\ndata:12345\n\n", limit: 10,
 		want: result{Events: []refEvent{ev("message", "12345", ""), ev("message", "12345", "")}}},
-	{name: "after/nothing past the error is delivered", in: "data:1\n\nid: 7\ndata:1234567\nretry: 5\n\ndata:2\n\n", max: 10,
+	{name: "after/nothing past the error is delivered", in: "data:1\n\nid: 7\ndata:1234567\nretry: 5\n\ndata:2\n\n", limit: 10,
 		want: result{Events: []refEvent{ev("message", "1", "")}, Err: tooLarge(10)}},
-	{name: "after/the done sentinel first ends cleanly", in: "data:[DONE]\n\ndata:1234567890\n\n", max: 11,
+	{name: "after/the done sentinel first ends cleanly", in: "data:[DONE]\n\ndata:1234567890\n\n", limit: 11,
 		want: result{Done: true}},
-	{name: "smallest/one byte", in: "data\n\n:\n\nd\n\n", max: 1,
+	{name: "smallest/one byte", in: "data\n\n:\n\nd\n\n", limit: 1,
 		want: result{Err: tooLarge(1)}},
-	{name: "smallest/a blank line is free", in: "\n\n\r\n", max: 1,
+	{name: "smallest/a blank line is free", in: "\n\n\r\n", limit: 1,
 		want: result{}},
 }
 
 func TestMaxEventSize(t *testing.T) {
 	for _, tt := range limitTests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := parseEveryWay(t, []byte(tt.in), WithMaxEventSize(tt.max))
+			got := parseEveryWay(t, []byte(tt.in), WithMaxEventSize(tt.limit))
 			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("%q with limit %d: (-want +got):\n%s", tt.in, tt.max, diff)
+				t.Errorf("%q with limit %d: (-want +got):\n%s", tt.in, tt.limit, diff)
 			}
 		})
 	}
@@ -133,23 +133,23 @@ func TestEventSizeError(t *testing.T) {
 // TestLimitBoundsMemory feeds an endless line: the Reader must fail once the
 // line passes the limit, having buffered little more than the limit.
 func TestLimitBoundsMemory(t *testing.T) {
-	const max = 1 << 20
+	const limit = 1 << 20
 	src := &endlessReader{b: 'x'}
-	r := NewReader(src, WithMaxEventSize(max))
+	r := NewReader(src, WithMaxEventSize(limit))
 	if _, err := r.Next(); !errors.Is(err, ErrEventTooLarge) {
 		t.Fatalf("Next = %v, want ErrEventTooLarge", err)
 	}
-	if len(r.buf) > max+minBufSize {
-		t.Errorf("buffer grew to %d bytes for a limit of %d", len(r.buf), max)
+	if len(r.buf) > limit+minBufSize {
+		t.Errorf("buffer grew to %d bytes for a limit of %d", len(r.buf), limit)
 	}
-	if src.n > 2*max {
-		t.Errorf("read %d bytes of an endless line with a limit of %d", src.n, max)
+	if src.n > 2*limit {
+		t.Errorf("read %d bytes of an endless line with a limit of %d", src.n, limit)
 	}
 
-	p := NewParser(WithMaxEventSize(max))
+	p := NewParser(WithMaxEventSize(limit))
 	chunk := bytes.Repeat([]byte{'x'}, 1000)
 	var err error
-	for i := 0; err == nil && i < 10*max/len(chunk); i++ {
+	for i := 0; err == nil && i < 10*limit/len(chunk); i++ {
 		err = p.Feed(chunk, nil)
 	}
 	if !errors.Is(err, ErrEventTooLarge) {

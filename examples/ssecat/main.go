@@ -26,20 +26,20 @@ import (
 )
 
 func main() {
-	max := flag.Int("max", sse.DefaultMaxEventSize, "largest pending line plus event data, in bytes")
+	maxSize := flag.Int("max", sse.DefaultMaxEventSize, "largest pending line plus event data, in bytes")
 	done := flag.String("done", sse.DefaultDoneSentinel, `data that ends the stream ("" for none)`)
 	unknown := flag.Bool("unknown", false, "also print fields the standard ignores")
 	flag.Parse()
-	if err := run(os.Stdin, os.Stdout, *max, *done, *unknown); err != nil {
+	if err := run(os.Stdin, os.Stdout, *maxSize, *done, *unknown); err != nil {
 		fmt.Fprintln(os.Stderr, "ssecat:", err)
 		os.Exit(1)
 	}
 }
 
 // run copies the events of the stream in to out, one line each.
-func run(in io.Reader, out io.Writer, max int, done string, unknown bool) error {
+func run(in io.Reader, out io.Writer, maxSize int, done string, unknown bool) error {
 	w := bufio.NewWriter(out)
-	opts := []sse.Option{sse.WithMaxEventSize(max), sse.WithDoneSentinel(done)}
+	opts := []sse.Option{sse.WithMaxEventSize(maxSize), sse.WithDoneSentinel(done)}
 	if unknown {
 		opts = append(opts, sse.WithUnknownField(func(name string, value []byte) error {
 			_, err := fmt.Fprintf(w, "field\t%s\t%s\n", escape([]byte(name)), escape(value))
