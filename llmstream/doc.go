@@ -1,4 +1,58 @@
 // Package llmstream turns an OpenAI-compatible chat-completions stream into
-// one materialized assistant [Message]: the text, the reasoning, and complete,
-// validated tool calls.
+// one materialized assistant [Message]: the text, the reasoning, and
+// complete, validated tool calls. Nothing half-formed crosses that line: a
+// tool call whose arguments are still arriving is shown as progress
+// ([Delta]), never handed out as a call that may run.
+//
+// # Three ways in
+//
+//   - [Client.Stream] (or [Client.Complete]) sends a request to a server and
+//     returns the message; *Client satisfies agentloop.Model.
+//   - [ReadMessage] decodes a whole SSE body you already have (a recorded
+//     stream, a body from your own HTTP client).
+//   - [Bridge] takes events one at a time from any [EventSource], for code
+//     that owns the SSE layer.
+//
+// # The stream contract
+//
+// Each event's data is one chat.completion.chunk JSON object. Per event:
+//
+//	{"error":{...}} (non-null)          → *APIError, message/type/code kept exactly
+//	data that is not one JSON object    → *EventError (ErrBadEvent), raw data kept
+//	choices[0].delta.content            → text (empty strings are not delivered)
+//	  .reasoning_content / .reasoning   → reasoning
+//	  .refusal                          → refusal
+//	  .tool_calls                       → the toolcall.Assembler
+//	choices[0].finish_reason            → kept; "error" fails the stream
+//	usage, x_groq.usage                 → kept, the last one wins
+//	event: error, or an "error:" field  → *APIError (llama.cpp reports failures this way)
+//
+// Empty or absent choices, a choice with no delta, null for any member,
+// role on every chunk, and unknown members are all normal. When one chunk
+// carries a delta and a finish reason, the delta is applied first.
+//
+// The stream ends properly with data "[DONE]", or at the end of the body
+// after a finish reason. An end with neither is [ErrTruncated]; the partial
+// message comes back with it for display, without tool calls. Then the
+// assembler validates every call's arguments as JSON; a failure there fails
+// the message. Reading stops at the first failure, and that failure's cause
+// is the error returned. A message that carries tool calls is a tool-call
+// turn whatever its finish reason says (Gemini sends "stop").
+//
+// # Speed
+//
+// The chunk shape is decoded by a purpose-built single-pass scanner that
+// validates the whole event as it goes and appends text straight into the
+// message: no allocation per event in steady state. It is fuzzed against
+// encoding/json (FuzzChunk) so speed never costs correctness.
+//
+// # Errors
+//
+// Every error is typed: [*APIError] when the provider said so,
+// [ErrTruncated], [*EventError] and [ErrIdleTimeout] when this package
+// inferred it, [ErrAborted] (with the callback's own error) when the
+// caller stopped it, toolcall's errors for bad calls, sse.ErrEventTooLarge
+// for an oversized event, and the transport's errors (transport.ErrTimeout,
+// transport.ErrStalled, context.Canceled, ...) unchanged in the chain. No
+// error ever contains the API key.
 package llmstream

@@ -19,9 +19,9 @@ func (b *Bridge) whole(r io.Reader) (Message, error) {
 	}
 	var resp struct {
 		Choices []struct {
-			Index        int     `json:"index"`
-			Message      Message `json:"message"`
-			FinishReason string  `json:"finish_reason"`
+			Index        int             `json:"index"`
+			Message      json.RawMessage `json:"message"`
+			FinishReason string          `json:"finish_reason"`
 		} `json:"choices"`
 		Usage *Usage          `json:"usage"`
 		Error json.RawMessage `json:"error"`
@@ -39,10 +39,22 @@ func (b *Bridge) whole(r io.Reader) (Message, error) {
 		if ch.Index != 0 {
 			continue
 		}
-		m := ch.Message
+		var m Message
+		var thinking struct {
+			ReasoningContent string `json:"reasoning_content"`
+			Reasoning        string `json:"reasoning"`
+		}
+		if err := json.Unmarshal(ch.Message, &m); err != nil {
+			b.fail(&EventError{Data: data, Err: fmt.Errorf("a JSON completion's message: %w", err)})
+			break
+		}
+		json.Unmarshal(ch.Message, &thinking) // same bytes, already decoded once
 		b.role, b.finish = m.Role, ch.FinishReason
 		b.content = append(b.content, m.Content...)
-		b.reasoning = append(b.reasoning, m.Reasoning...)
+		b.reasoning = append(b.reasoning, thinking.ReasoningContent...)
+		if len(b.reasoning) == 0 {
+			b.reasoning = append(b.reasoning, thinking.Reasoning...)
+		}
 		b.refusal = append(b.refusal, m.Refusal...)
 		for i, c := range m.ToolCalls {
 			if err := b.asm.Add(toolcall.Fragment{Index: i, ID: c.ID, Type: c.Type, Name: c.Function.Name, Arguments: c.Function.Arguments, Extra: c.Extra}); err != nil {
