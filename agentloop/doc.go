@@ -24,7 +24,8 @@
 //  4. The calls run in order, one at a time. Arguments are checked again
 //     (empty text means {}; otherwise one JSON object, else
 //     [ErrInvalidArguments]); an unknown name fails with [ErrUnknownTool].
-//     Each tool runs under Loop.ToolTimeout, and its output is cut at
+//     Each tool runs under Loop.ToolTimeout (one that ignores its
+//     context is abandoned [ToolGrace] later), and its output is cut at
 //     Loop.MaxToolOutputBytes with a marker such as
 //     "[airlock: output truncated, 1200 bytes cut]".
 //     Each result is appended as a "tool" message with the call's ID.

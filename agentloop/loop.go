@@ -23,6 +23,15 @@ const (
 	// DefaultMaxToolOutputBytes is the default Loop.MaxToolOutputBytes:
 	// 32 KiB, roughly 8k tokens.
 	DefaultMaxToolOutputBytes = 32 << 10
+	// ToolGrace is how long the loop still waits for a tool after the
+	// tool's context ended (the tool timeout passed or the run was
+	// cancelled), so a tool that notices late can return and clean up.
+	// A tool still running then is abandoned: the call fails (with
+	// [ErrToolTimeout] or the run's context error) and the run stops at
+	// once, while the tool's goroutine runs on until Run returns by
+	// itself, its result discarded. It is not configurable: a tool that
+	// needs longer to stop should watch its context.
+	ToolGrace = time.Second
 	// DefaultMaxContextBytes is the default Loop.MaxContextBytes: 384 KiB,
 	// roughly 100k tokens at 4 bytes a token, under a 128k-token window
 	// with room for the answer.
@@ -65,8 +74,11 @@ type Loop struct {
 	MaxTotalToolCalls int
 	// ToolTimeout bounds each tool call: its context ends after this
 	// long, and a call that fails once it has ended fails with
-	// [ErrToolTimeout], which stops the run. 0 means [DefaultToolTimeout];
-	// negative, no timeout.
+	// [ErrToolTimeout], which stops the run. A tool that has not returned
+	// [ToolGrace] after that is abandoned, so a tool ignoring its context
+	// delays the run by at most ToolTimeout + ToolGrace. 0 means
+	// [DefaultToolTimeout]; negative, no timeout (the loop then waits for
+	// the tool for as long as the run's context lasts).
 	ToolTimeout time.Duration
 	// MaxToolOutputBytes bounds the bytes of one tool output kept in the
 	// conversation. A longer output is cut on a UTF-8 boundary and a
@@ -337,16 +349,51 @@ func (r *run) dispatch(ctx context.Context, call llmstream.ToolCall) (string, er
 		tctx, cancel = context.WithTimeout(ctx, r.s.ToolTimeout)
 	}
 	defer cancel()
-	out, err := safeRun(tctx, tool, args)
+	out, err := runBounded(tctx, tool, args)
 	if err == nil {
-		// A tool that ignored its context and returned a result late
-		// still returned a result; keep it.
+		// A tool that returned a result within the grace period after
+		// its deadline still returned a result; keep it.
 		return out, nil
 	}
 	if ctx.Err() == nil && errors.Is(tctx.Err(), context.DeadlineExceeded) {
 		return fail(fmt.Errorf("%w after %v: %w", ErrToolTimeout, r.s.ToolTimeout, err))
 	}
 	return fail(err)
+}
+
+// errAbandoned is the failure of a tool that did not return within
+// ToolGrace after its context ended.
+var errAbandoned = fmt.Errorf("the tool ignored its context and was abandoned %v after it ended", ToolGrace)
+
+// runBounded runs the tool on its own goroutine and returns its result,
+// or, once ctx has ended and the tool has had ToolGrace more to notice,
+// gives up on it with an error wrapping the context's. A tool that ignores
+// its context must not hang the run: waiting for it is what a timeout is
+// meant to prevent. The abandoned goroutine ends when the tool returns;
+// its result goes into the buffered channel and is dropped.
+func runBounded(ctx context.Context, t *Tool, args []byte) (string, error) {
+	type result struct {
+		out string
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		out, err := safeRun(ctx, t, args)
+		ch <- result{out, err}
+	}()
+	select {
+	case res := <-ch:
+		return res.out, res.err
+	case <-ctx.Done():
+	}
+	grace := time.NewTimer(ToolGrace)
+	defer grace.Stop()
+	select {
+	case res := <-ch:
+		return res.out, res.err
+	case <-grace.C:
+		return "", fmt.Errorf("%w: %w", errAbandoned, context.Cause(ctx))
+	}
 }
 
 // safeRun calls the tool, turning a panic into an error: a bug in one tool

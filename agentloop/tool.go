@@ -13,12 +13,18 @@ import (
 //
 // The loop hands Run the call's arguments as a JSON object (see
 // [Loop.Run] for how they are checked) and a context that ends at the
-// Loop's tool timeout or when the run is cancelled; Run must return
-// promptly once it ends, because the loop waits for it. Run's string is
-// the result the model sees, cut at the Loop's output limit. A non-nil
-// error fails the call and stops the run, unless it is wrapped with
-// [Recoverable]. Run may be called from any goroutine that calls
-// [Loop.Run], one call at a time per run.
+// Loop's tool timeout or when the run is cancelled. Run should return
+// promptly once its context ends: the loop waits [ToolGrace] more, then
+// abandons the call (the run stops with the call failed) and leaves the
+// goroutine running Run to finish on its own, its result discarded.
+// Run's string is the result the model sees, cut at the Loop's output
+// limit. A non-nil error fails the call and stops the run, unless it is
+// wrapped with [Recoverable].
+//
+// Run is called on a goroutine the loop starts for the call. One run
+// calls its tools one at a time; only an abandoned call may still be
+// running after Run returned, so a Tool shared across runs must be safe
+// for concurrent use.
 type Tool struct {
 	// Name is the function name the model calls. Required, unique in a Loop.
 	Name string
