@@ -92,7 +92,7 @@ func TestOfflineTaskSearches(t *testing.T) {
 		"task: find TODO\n",
 		`I'll list the workspace and search it for "TODO" at the same time.`,
 		`  • search {"max_results":20,"pattern":"TODO"} → 76 B`,
-		"- search found 2 matching lines.",
+		"- search found 2 matching lines:\n    docs/notes.txt:1: TODO: write docs\n    main.go:4: func main() {} // TODO: count\n",
 		"done: 3 turns, 6 tool calls",
 	} {
 		if !strings.Contains(out, want) {

@@ -145,7 +145,7 @@ func pickFiles(files []listedFile, limit int) []string {
 		depth := strings.Count(f.path, "/")
 		s := 100 - 10*depth
 		switch {
-		case strings.HasPrefix(base, "readme"):
+		case base == "readme" || strings.HasPrefix(base, "readme."):
 			s += 100
 		case base == "go.mod" || base == "package.json" || base == "cargo.toml" || base == "pyproject.toml" || base == "makefile":
 			s += 80
@@ -279,13 +279,9 @@ func summaryTurn(task string, results []result) llmstreamtest.Turn {
 			read++
 			var in struct{ Path string }
 			_ = json.Unmarshal([]byte(r.args), &in)
-			fmt.Fprintf(&b, "- %s: %s, %s.\n", in.Path, plural(strings.Count(r.content, "\n"), "line"), fileSummary(r.content))
+			fmt.Fprintf(&b, "- %s: %s, %s\n", in.Path, plural(strings.Count(r.content, "\n"), "line"), sentence(fileSummary(r.content)))
 		case r.name == "search" && !failedCall:
-			hits := strings.Count(r.content, "\n")
-			if strings.HasPrefix(r.content, "no line contains") {
-				hits = 0
-			}
-			fmt.Fprintf(&b, "- search found %s.\n", plural(hits, "matching line"))
+			writeHits(&b, r.content)
 		case failedCall:
 			failed++
 			fmt.Fprintf(&b, "- %s failed: %s\n", r.name, clip(strings.TrimPrefix(r.content, "error: "), 120))
@@ -297,6 +293,51 @@ func summaryTurn(task string, results []result) llmstreamtest.Turn {
 	}
 	b.WriteString(". I am the offline scripted model, so this is a sketch drawn from the files, not an understanding of them; run me against a real model for that.")
 	return llmstreamtest.Turn{Text: b.String()}
+}
+
+// maxHitsShown is how many search hits the summary quotes.
+const maxHitsShown = 5
+
+// writeHits reports a search result: how many lines matched and the first
+// few of them. The search tool ends a capped result with a "(stopped ...)"
+// note, which is not a hit but says there are more.
+func writeHits(b *strings.Builder, content string) {
+	var hits []string
+	more := false
+	for _, line := range strings.Split(strings.TrimSuffix(content, "\n"), "\n") {
+		switch {
+		case line == "" || strings.HasPrefix(line, "no line contains"):
+		case strings.HasPrefix(line, "(stopped"):
+			more = true
+		default:
+			hits = append(hits, line)
+		}
+	}
+	count := plural(len(hits), "matching line")
+	if more {
+		count = "more than " + count
+	}
+	if len(hits) == 0 {
+		fmt.Fprintf(b, "- search found %s.\n", count)
+		return
+	}
+	fmt.Fprintf(b, "- search found %s:\n", count)
+	for i, h := range hits {
+		if i == maxHitsShown {
+			fmt.Fprintf(b, "    (and %d more)\n", len(hits)-maxHitsShown)
+			break
+		}
+		fmt.Fprintf(b, "    %s\n", clip(h, 120))
+	}
+}
+
+// sentence ends s with a full stop unless it already ends a sentence or
+// was clipped.
+func sentence(s string) string {
+	if strings.HasSuffix(s, ".") || strings.HasSuffix(s, "…") {
+		return s
+	}
+	return s + "."
 }
 
 // plural says "1 line", "2 lines".

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/airlock-go/airlock/llmstream"
@@ -30,9 +31,9 @@ func TestSearchTerm(t *testing.T) {
 }
 
 func TestParseListingAndPick(t *testing.T) {
-	listing := "a/\na/deep/x.go (10 bytes)\nREADME.md (50 bytes)\nmain_test.go (9 bytes)\nmain.go (20 bytes)\nlogo.png (999 bytes)\nempty.go (0 bytes)\nlink (symlink)\ngo.mod (30 bytes)\n(stopped at 9 entries; list a subdirectory to see more)\n"
+	listing := "a/\na/deep/x.go (10 bytes)\nREADME.md (50 bytes)\nmain_test.go (9 bytes)\nmain.go (20 bytes)\nlogo.png (999 bytes)\nempty.go (0 bytes)\nlink (symlink)\ngo.mod (30 bytes)\nreadmessage_test.go (40 bytes)\n(stopped at 9 entries; list a subdirectory to see more)\n"
 	files := parseListing(listing)
-	wantFiles := []listedFile{{"a/deep/x.go", 10}, {"README.md", 50}, {"main_test.go", 9}, {"main.go", 20}, {"logo.png", 999}, {"empty.go", 0}, {"go.mod", 30}}
+	wantFiles := []listedFile{{"a/deep/x.go", 10}, {"README.md", 50}, {"main_test.go", 9}, {"main.go", 20}, {"logo.png", 999}, {"empty.go", 0}, {"go.mod", 30}, {"readmessage_test.go", 40}}
 	if diff := cmp.Diff(wantFiles, files, cmp.AllowUnexported(listedFile{})); diff != "" {
 		t.Errorf("parseListing (-want +got):\n%s", diff)
 	}
@@ -42,7 +43,7 @@ func TestParseListingAndPick(t *testing.T) {
 		want  []string
 	}{
 		{"docs, manifest, entry point first", 3, []string{"README.md", "go.mod", "main.go"}},
-		{"then sources, tests after them; binary and empty never", 10, []string{"README.md", "go.mod", "main.go", "a/deep/x.go", "main_test.go"}},
+		{"then sources, tests after them (readme… is not a README); binary and empty never", 10, []string{"README.md", "go.mod", "main.go", "a/deep/x.go", "main_test.go", "readmessage_test.go"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -94,6 +95,42 @@ func TestScriptedTurns(t *testing.T) {
 			got.Usage = nil
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("turn (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestWriteHits(t *testing.T) {
+	tests := []struct {
+		name, content, want string
+	}{
+		{"no hits", "no line contains \"x\"\n", "- search found 0 matching lines.\n"},
+		{"one hit", "a.go:2: x\n", "- search found 1 matching line:\n    a.go:2: x\n"},
+		{"five hits, all shown", "a:1: x\na:2: x\na:3: x\na:4: x\na:5: x\n", "- search found 5 matching lines:\n    a:1: x\n    a:2: x\n    a:3: x\n    a:4: x\n    a:5: x\n"},
+		{"six hits, five shown", "a:1: x\na:2: x\na:3: x\na:4: x\na:5: x\na:6: x\n", "- search found 6 matching lines:\n    a:1: x\n    a:2: x\n    a:3: x\n    a:4: x\n    a:5: x\n    (and 1 more)\n"},
+		{"the stop note is not a hit", "a:1: x\n(stopped at 1 results)\n", "- search found more than 1 matching line:\n    a:1: x\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			writeHits(&b, tc.content)
+			if got := b.String(); got != tc.want {
+				t.Errorf("writeHits(%q) = %q, want %q", tc.content, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSentence(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"gets a full stop", "module x", "module x."},
+		{"keeps its full stop", "A demo.", "A demo."},
+		{"clipped text gets none", "Nothing half…", "Nothing half…"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := sentence(tc.in); got != tc.want {
+				t.Errorf("sentence(%q) = %q, want %q", tc.in, got, tc.want)
 			}
 		})
 	}
