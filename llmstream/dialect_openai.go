@@ -55,6 +55,7 @@ type event struct {
 	calls     []pendingCall
 	arena     []byte
 	key       []byte // a decoded key that had escapes
+	prefix    []byte // the previous event's ignored leading members; see walkTop
 	extras    []byte // provider extras of tool calls, apart from arena so each call's stay contiguous
 	finish    span   // raw JSON string in data
 	usage     span   // raw JSON in data
@@ -99,7 +100,7 @@ func (b *Bridge) decodeChunk(d []byte) (int, error) {
 		}
 		return i, errNotObject
 	}
-	i, err := b.walkObject(i, 0, (*Bridge).topMember)
+	i, err := b.walkTop(i)
 	if err != nil {
 		return i, err
 	}
@@ -107,6 +108,87 @@ func (b *Bridge) decodeChunk(d []byte) (int, error) {
 		return i, errTrailing
 	}
 	return i, nil
+}
+
+// walkTop is walkObject for the event's top level, with one shortcut.
+// Streams repeat the same leading members on every chunk (id, object,
+// created, model, service_tier, system_fingerprint), which the bridge
+// ignores. The bytes from the start of the event through the comma after
+// the last such leading member are kept; an event that begins with exactly
+// those bytes resumes after them, since identical leading bytes parse
+// identically and contribute nothing. It is most of the chunk's bytes.
+func (b *Bridge) walkTop(i int) (int, error) {
+	d := b.ev.data
+	prefix := b.ev.prefix
+	if n := len(prefix); n > 0 && len(d) > n && string(d[:n]) == string(prefix) {
+		i = n - 1 // at the comma, as after a member
+	} else {
+		prefix = prefix[:0]
+		b.ev.prefix = prefix // until this event proves its own
+		if i = skipWS(d, i+1); i < len(d) && d[i] == '}' {
+			return i + 1, nil
+		}
+		i-- // the loop steps over the '{' as it would over a comma
+	}
+	leading := true // every member so far was ignored
+	for {
+		i = skipWS(d, i+1)
+		key, at, err := b.readKey(i)
+		if err != nil {
+			return at, err
+		}
+		switch string(key) {
+		case "choices", "error", "usage", "x_groq":
+			leading = false
+		}
+		if i, err = b.topMember(key, at, 1); err != nil {
+			return i, err
+		}
+		if i = skipWS(d, i); i >= len(d) {
+			return i, errSyntax
+		}
+		switch d[i] {
+		case ',':
+			if leading && i+1 > len(prefix) {
+				prefix = append(prefix[:0], d[:i+1]...)
+			}
+		case '}':
+			b.ev.prefix = prefix
+			return i + 1, nil
+		default:
+			return i, errSyntax
+		}
+	}
+}
+
+// readKey reads the member name at d[i] and the colon after it, and
+// returns the name and the offset of the member's value.
+func (b *Bridge) readKey(i int) ([]byte, int, error) {
+	d := b.ev.data
+	if i >= len(d) || d[i] != '"' {
+		return nil, i, errSyntax
+	}
+	var key []byte
+	end := plainRun(d, i+1, false)
+	if end < len(d) && d[end] == '"' {
+		key, end = d[i+1:end], end+1
+	} else {
+		// Keys with escapes are rare; the buffer is shared by all levels,
+		// which is safe because a key is used only before its value is
+		// walked.
+		var err error
+		if b.ev.key, end, err = appendString(b.ev.key[:0], d, i); err != nil {
+			return nil, end, err
+		}
+		key = b.ev.key
+	}
+	if end = skipWS(d, end); end >= len(d) || d[end] != ':' {
+		return nil, end, errSyntax
+	}
+	if end = skipWS(d, end+1); end >= len(d) {
+		return nil, end, errSyntax
+	}
+	return key, end, nil
 }
 
 // memberFunc handles the value of one object member starting at d[i]
@@ -125,32 +207,11 @@ func (b *Bridge) walkObject(i, depth int, fn memberFunc) (int, error) {
 		return i + 1, nil
 	}
 	for {
-		if i >= len(d) || d[i] != '"' {
-			return i, errSyntax
-		}
-		start := i
-		end, err := skipString(d, i)
+		key, at, err := b.readKey(i)
 		if err != nil {
-			return end, err
+			return at, err
 		}
-		key := d[start+1 : end-1]
-		for _, c := range key {
-			if c == '\\' {
-				// Keys with escapes are rare; the buffer is shared by all
-				// levels, which is safe because a key is used only before
-				// its value is walked.
-				b.ev.key, _, _ = appendString(b.ev.key[:0], d, start)
-				key = b.ev.key
-				break
-			}
-		}
-		if i = skipWS(d, end); i >= len(d) || d[i] != ':' {
-			return i, errSyntax
-		}
-		if i = skipWS(d, i+1); i >= len(d) {
-			return i, errSyntax
-		}
-		if i, err = fn(b, key, i, depth); err != nil {
+		if i, err = fn(b, key, at, depth); err != nil {
 			return i, err
 		}
 		if i, err = nextMember(d, i, '}'); err != nil || i < 0 {
