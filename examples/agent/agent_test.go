@@ -112,7 +112,7 @@ func TestOfflineLimitsApply(t *testing.T) {
 	if code != exitFailed || stderr.String() != "agent: agentloop: turn 2 asked for 4 tool calls, more than the limit of 3 per turn\n" {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
 	}
-	if !strings.Contains(stdout.String(), "stopped: 2 turns, 1 tool calls") {
+	if !strings.Contains(stdout.String(), "stopped: 2 turns, 1 tool call,") {
 		t.Errorf("no stopped line:\n%s", stdout.String())
 	}
 }
@@ -135,7 +135,7 @@ func TestRealModeAgainstServer(t *testing.T) {
 		"airlock demo agent — test-model at " + srv.URL + "\nAPI key set; workspace: " + dir + "\n",
 		"Reading.\n  • read_file_safe {\"path\":\"go.mod\"} → 35 B",
 		"It is the widget module.\n",
-		"done: 2 turns, 1 tool calls, 120 tokens (100 in, 20 out)",
+		"done: 2 turns, 1 tool call, 120 tokens (100 in, 20 out)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -203,7 +203,9 @@ func TestInterruptCancelsTheStream(t *testing.T) {
 	if code != exitInterrupted || stderr.String() != "agent: interrupted\n" {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
 	}
-	if waited := time.Since(start); waited > 2*time.Second {
+	// Generous: cancellation is immediate, but the machine may be busy
+	// and -race slows everything.
+	if waited := time.Since(start); waited > 5*time.Second {
 		t.Errorf("took %v to stop", waited)
 	}
 }

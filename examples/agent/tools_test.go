@@ -173,6 +173,9 @@ func TestSearch(t *testing.T) {
 	if err := os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(dir, "s.txt")); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Symlink(outside, filepath.Join(dir, "outdir")); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name    string
 		args    string
@@ -182,7 +185,8 @@ func TestSearch(t *testing.T) {
 		{"matches in text files only", `{"pattern":"TODO"}`, "a.go:2: // TODO one\na.go:4: // TODO two\nb/b.md:2: TODO three\n", ""},
 		{"bounded results", `{"pattern":"TODO","max_results":2}`, "a.go:2: // TODO one\na.go:4: // TODO two\n(stopped at 2 results)\n", ""},
 		{"in a subdirectory", `{"pattern":"TODO","path":"b"}`, "b/b.md:2: TODO three\n", ""},
-		{"no match", `{"pattern":"secret"}`, "no line contains \"secret\"\n", ""},
+		{"no match; symlinked file and directory outside not followed", `{"pattern":"secret"}`, "no line contains \"secret\"\n", ""},
+		{"a symlinked directory outside as the start", `{"pattern":"secret","path":"outdir"}`, "", "path escapes from parent"},
 		{"empty pattern", `{"pattern":""}`, "", "pattern is empty"},
 		{"pattern at the limit", `{"pattern":"` + strings.Repeat("x", 200) + `"}`, "no line contains \"" + strings.Repeat("x", 200) + "\"\n", ""},
 		{"pattern above the limit", `{"pattern":"` + strings.Repeat("x", 201) + `"}`, "", "pattern is 201 bytes, over the limit of 200"},
@@ -210,6 +214,9 @@ func TestWriteFile(t *testing.T) {
 	if err := os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(dir, "link")); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Symlink(outside, filepath.Join(dir, "linkdir")); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name     string
 		args     string
@@ -223,6 +230,7 @@ func TestWriteFile(t *testing.T) {
 		{"content above the limit", `{"path":"old.txt","content":"123456789"}`, "", "content is 9 bytes, over the limit of 8", "old.txt", "12345678"},
 		{"escape", `{"path":"../outside/x","content":"x"}`, "", "refused: the path leaves the workspace", "", ""},
 		{"through a symlink", `{"path":"link","content":"x"}`, "", "link exists and is not a regular file; refused", "", ""},
+		{"through a symlinked directory outside", `{"path":"linkdir/new.txt","content":"x"}`, "", "path escapes from parent", "", ""},
 		{"missing directory", `{"path":"d/x.txt","content":"x"}`, "", "no such file or directory", "", ""},
 	}
 	for _, tc := range tests {
@@ -239,5 +247,8 @@ func TestWriteFile(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(outside, "secret.txt")); string(b) != "top secret\n" {
 		t.Errorf("outside file changed: %q", b)
+	}
+	if _, err := os.Lstat(filepath.Join(outside, "new.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a file was created outside: %v", err)
 	}
 }
