@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/airlock-go/airlock/agentloop"
 	"github.com/airlock-go/airlock/llmstream"
@@ -78,11 +80,14 @@ func (p *printer) offlineBanner(workspace string) {
 }
 
 // realBanner names the server and model; it says only whether a key is
-// set, never the key.
+// set, never the key, and hides a password in the URL.
 func (p *printer) realBanner(baseURL, model, workspace string, haveKey bool) {
 	key := "no API key"
 	if haveKey {
 		key = "API key set"
+	}
+	if u, err := url.Parse(baseURL); err == nil {
+		baseURL = u.Redacted()
 	}
 	fmt.Fprintln(p.w, p.style(styleBold, "airlock demo agent — "+model+" at "+baseURL))
 	fmt.Fprintln(p.w, p.style(styleDim, key+"; workspace: "+workspace))
@@ -102,14 +107,14 @@ func (p *printer) delta(d llmstream.Delta) {
 		if p.inReasoning {
 			p.endLine()
 		}
-		fmt.Fprint(p.w, d.Text)
+		fmt.Fprint(p.w, printable(d.Text))
 	case llmstream.DeltaReasoning:
 		if !p.inReasoning {
 			p.endLine()
 			fmt.Fprint(p.w, p.style(styleDim, "thinking: "))
 			p.inReasoning = true
 		}
-		fmt.Fprint(p.w, p.style(styleDim, d.Text))
+		fmt.Fprint(p.w, p.style(styleDim, printable(d.Text)))
 	default:
 		return
 	}
@@ -122,10 +127,10 @@ func (p *printer) delta(d llmstream.Delta) {
 // result size or the error.
 func (p *printer) toolDone(d agentloop.ToolDone) {
 	p.endLine()
-	args := shortArgs(d.Call.Function.Arguments)
-	head := "  • " + p.style(styleBold, d.Call.Function.Name) + " " + args
+	args := printable(shortArgs(d.Call.Function.Arguments))
+	head := "  • " + p.style(styleBold, printable(d.Call.Function.Name)) + " " + args
 	if d.Err != nil {
-		msg := strings.TrimPrefix(d.Content, "error: ")
+		msg := printable(strings.TrimPrefix(d.Content, "error: "))
 		fmt.Fprintf(p.w, "%s %s %s\n", head, p.style(styleRed, "✗"), p.style(styleRed, clip(msg, 160)))
 		return
 	}
@@ -143,13 +148,25 @@ func (p *printer) modelDone(agentloop.ModelDone) { p.endLine() }
 func (p *printer) summary(res agentloop.Result, elapsed time.Duration, err error) {
 	p.endLine()
 	tokens := fmt.Sprintf("%d tokens (%d in, %d out)", res.Usage.TotalTokens, res.Usage.PromptTokens, res.Usage.CompletionTokens)
-	line := fmt.Sprintf("%d turns, %d tool calls, %s, %s", res.Turns, res.ToolCalls, tokens, roundDuration(elapsed))
+	line := fmt.Sprintf("%s, %s, %s, %s", plural(res.Turns, "turn"), plural(res.ToolCalls, "tool call"), tokens, roundDuration(elapsed))
 	fmt.Fprintln(p.w)
 	if err != nil {
 		fmt.Fprintln(p.w, p.style(styleRed, "stopped: ")+line)
 		return
 	}
 	fmt.Fprintln(p.w, p.style(styleGreen, "done: ")+line)
+}
+
+// printable drops control characters other than newline and tab from
+// text the model or a tool chose, so a response cannot move the cursor,
+// retitle the window or write the clipboard through escape sequences.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' || !unicode.IsControl(r) {
+			return r
+		}
+		return -1
+	}, s)
 }
 
 // shortArgs compacts a call's JSON arguments and cuts them for one line.

@@ -30,7 +30,7 @@ func TestPrinter(t *testing.T) {
 		"  • read_file_safe {\"path\":\"README.md\"} ✗ README.md looks binary\n" +
 		"Done.\n" +
 		"\ndone: 2 turns, 2 tool calls, 15 tokens (10 in, 5 out), 1.23s\n" +
-		"\nstopped: 1 turns, 0 tool calls, 0 tokens (0 in, 0 out), 20ms\n"
+		"\nstopped: 1 turn, 0 tool calls, 0 tokens (0 in, 0 out), 20ms\n"
 	if got := b.String(); got != want {
 		t.Errorf("output:\n%s\nwant:\n%s", got, want)
 	}
@@ -83,5 +83,26 @@ func TestShortArgsAndSizes(t *testing.T) {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
 		}
+	}
+}
+
+func TestPrinterDropsControlCharacters(t *testing.T) {
+	var b bytes.Buffer
+	p := &printer{w: &b}
+	p.delta(llmstream.Delta{Kind: llmstream.DeltaText, Text: "a\x1b]52;c;aGk=\x07b\tc\r\n"})
+	p.toolDone(agentloop.ToolDone{Call: llmstream.ToolCall{Function: llmstream.FunctionCall{Name: "x\x1b[2J", Arguments: `{"p":"\u001b[31m"}`}}, Content: "error: bad \x1b[1m\u009b", Err: errors.New("x")})
+	want := "a]52;c;aGk=b\tc\n  • x[2J {\"p\":\"\\u001b[31m\"} ✗ bad [1m\n"
+	if got := b.String(); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestRealBannerHidesSecrets(t *testing.T) {
+	var b bytes.Buffer
+	p := &printer{w: &b}
+	p.realBanner("https://user:s3cret@example.test/v1", "m", "/ws", true)
+	want := "airlock demo agent — m at https://user:xxxxx@example.test/v1\nAPI key set; workspace: /ws\n\n"
+	if got := b.String(); got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
