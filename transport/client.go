@@ -3,7 +3,6 @@ package transport
 import (
 	"crypto/tls"
 	"errors"
-	"net"
 	"net/http"
 	"time"
 )
@@ -54,10 +53,11 @@ func New(opts ...Option) *Client {
 
 // newHTTPTransport builds the connection pool: http.DefaultTransport's
 // settings, with our connect timeout, TLS configuration and proxy choice.
-// ForceAttemptHTTP2 keeps HTTP/2 on although DialContext and TLSClientConfig
-// are set, which would otherwise turn it off.
+// https connections are dialled by our dialer so that the connect timeout is
+// one budget for the dial and the handshake; ForceAttemptHTTP2 keeps HTTP/2
+// on although custom dial functions and TLSClientConfig are set, which would
+// otherwise turn it off, and the dialer offers h2 through ALPN.
 func newHTTPTransport(cfg *config) *http.Transport {
-	dialer := &net.Dialer{Timeout: cfg.connectTimeout, KeepAlive: 30 * time.Second}
 	tlsCfg := cfg.tls
 	if cfg.insecure {
 		if tlsCfg == nil {
@@ -65,9 +65,13 @@ func newHTTPTransport(cfg *config) *http.Transport {
 		}
 		tlsCfg.InsecureSkipVerify = true
 	}
+	d := newDialer(cfg.connectTimeout, tlsCfg)
 	return &http.Transport{
-		Proxy:                 cfg.proxy,
-		DialContext:           dialer.DialContext,
+		Proxy:          cfg.proxy,
+		DialContext:    d.dial,
+		DialTLSContext: d.dialTLS,
+		// Used only for the server's handshake through a proxy's CONNECT
+		// tunnel, which net/http makes itself.
 		ForceAttemptHTTP2:     true,
 		TLSClientConfig:       tlsCfg,
 		TLSHandshakeTimeout:   cfg.connectTimeout,

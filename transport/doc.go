@@ -18,21 +18,23 @@
 // is an error that keeps its cause, for [errors.Is] with a sentinel and
 // [errors.As] with a struct:
 //
-//	limit       default                   option               breach
-//	total       60 s (0 = none)           WithTimeout          ErrTimeout, *TimeoutError{Limit: "total"}
-//	connect     10 s dial + 10 s TLS      WithConnectTimeout   ErrTimeout, *TimeoutError{Limit: "connect"}
-//	low speed   under 1 B/s over 30 s     WithLowSpeed         ErrStalled, *StalledError
-//	body size   100 MiB (0 = none)        WithMaxStreamBytes   ErrStreamTooLarge, *StreamTooLargeError
-//	retries     2                         WithRetry            the last attempt's error
-//	server wait 30 s                      WithMaxRetryAfter    the answer's *StatusError
+//	limit       default                        option               breach
+//	total       60 s (0 = none)                WithTimeout          ErrTimeout, *TimeoutError{Limit: "total"}
+//	connect     10 s for dial + TLS (0 = none) WithConnectTimeout   ErrTimeout, *TimeoutError{Limit: "connect"}
+//	low speed   under 1 B/s over 30 s          WithLowSpeed         ErrStalled, *StalledError
+//	body size   100 MiB (0 = none)             WithMaxStreamBytes   ErrStreamTooLarge, *StreamTooLargeError
+//	retries     2 (0 = none)                   WithRetry            the last attempt's error
+//	server wait 30 s                           WithMaxRetryAfter    the answer's *StatusError
 //
 // The body cap counts bytes handed to the caller: a body of exactly the cap
 // reads to io.EOF, and the byte after it is never handed on. The low-speed
 // rule counts only time the caller spends waiting in Read, so a slow consumer
 // is not taken for a dead server. Until the response headers arrive, the rule
-// is that they come within the window of each attempt's start. The request context's cancellation ends Do
-// or a Read at once, with an error matching [context.Canceled]; its deadline
-// gives an error matching both [ErrTimeout] and [context.DeadlineExceeded].
+// is that they come within the window of each attempt's start. The connect
+// timeout is one budget per new connection, shared by the TCP dial and the
+// TLS handshake. The request context's cancellation ends Do or a Read at
+// once, with an error matching [context.Canceled]; its deadline gives an
+// error matching both [ErrTimeout] and [context.DeadlineExceeded].
 //
 // # Status
 //

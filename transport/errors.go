@@ -39,7 +39,7 @@ var (
 // Which limit a [TimeoutError] reports, in its Limit field.
 const (
 	LimitTotal   = "total"   // the total timeout, [WithTimeout]
-	LimitConnect = "connect" // the dial or TLS handshake, [WithConnectTimeout]
+	LimitConnect = "connect" // the dial and TLS handshake budget, [WithConnectTimeout]
 	LimitContext = "context" // the deadline of the request's context
 )
 
