@@ -57,6 +57,9 @@ type LimitError struct {
 	Limit int
 }
 
+// Error says which limit was breached, at which turn, with the value
+// reached and the limit, e.g. "agentloop: turn 2 asked for 9 tool calls,
+// more than the limit of 8 per turn".
 func (e *LimitError) Error() string {
 	switch e.Err {
 	case ErrMaxTurns:
@@ -87,6 +90,8 @@ type ToolError struct {
 	Err error
 }
 
+// Error names the tool and the call, then the cause, e.g.
+// `agentloop: tool "read" (call c1): agentloop: unknown tool`.
 func (e *ToolError) Error() string {
 	return fmt.Sprintf("agentloop: tool %q (call %s): %v", e.Name, e.CallID, e.Err)
 }
@@ -103,7 +108,13 @@ type RecoverableError struct {
 	Err error
 }
 
-func (e *RecoverableError) Error() string { return e.Err.Error() }
+// Error returns Err's text alone, unprefixed: it is what the model sees.
+func (e *RecoverableError) Error() string {
+	if e.Err == nil {
+		return "agentloop: recoverable failure"
+	}
+	return e.Err.Error()
+}
 
 // Unwrap returns the failure.
 func (e *RecoverableError) Unwrap() error { return e.Err }

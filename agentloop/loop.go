@@ -164,9 +164,11 @@ func orDefault[T int | time.Duration](v, def T) T {
 // failure with the same tool, arguments and error text as the failure
 // just before it (no call succeeded in between) stops the run with
 // [ErrRepeatedFailure]. Either way the calls after the failed one in that
-// turn are not run and are answered "skipped: ...", and calls stopped by
-// a cap or by cancellation are answered "not run: ...", so that every
-// call in Result.Messages has its answer.
+// turn are not run and are answered "skipped: ...", calls stopped by a
+// cap or by cancellation before they started are answered "not run: ...",
+// and a call running when the run was cancelled is answered
+// "cancelled: ...", so that every call in Result.Messages has its answer.
+// A timed-out or cancelled call may have done part of its work.
 //
 // Run always returns the Result so far. The error is nil when the model
 // finished; otherwise [*LimitError], [*ToolError], an [ErrInvalidLoop]
@@ -312,7 +314,9 @@ func (r *run) runOne(ctx context.Context, turn, index int, call llmstream.ToolCa
 		// The run was cancelled while the tool ran: that, not the
 		// tool's reaction to it, is why the run stops.
 		err = fmt.Errorf("agentloop: turn %d: tool %q: %w", turn, call.Function.Name, context.Cause(ctx))
-		content = "not run: the run was cancelled"
+		// The tool did start, so "not run" would be untrue: it may have
+		// done part of its work.
+		content = "cancelled: the run was cancelled while this call ran"
 	default:
 		var rec *RecoverableError
 		recoverable = errors.As(err, &rec) && !errors.Is(err, ErrToolTimeout)
