@@ -3,6 +3,7 @@ package llmstreamtest
 import (
 	"encoding/json"
 	"sort"
+	"strconv"
 )
 
 // object is a JSON object whose members are written in the order they were
@@ -17,23 +18,54 @@ type member struct {
 }
 
 // MarshalJSON writes the members in order.
-func (o object) MarshalJSON() ([]byte, error) {
-	b := []byte{'{'}
-	for i, m := range o {
-		if i > 0 {
-			b = append(b, ',')
+func (o object) MarshalJSON() ([]byte, error) { return appendJSON(nil, o) }
+
+// appendJSON appends v's JSON to b. Objects and arrays are walked here, so
+// a chunk is encoded in one pass (encoding/json would re-scan the output of
+// every nested MarshalJSON); strings and numbers go through encoding/json.
+func appendJSON(b []byte, v any) ([]byte, error) {
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case object:
+		b = append(b, '{')
+		for i, m := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendJSON(b, m.key); err != nil {
+				return nil, err
+			}
+			b = append(b, ':')
+			if b, err = appendJSON(b, m.value); err != nil {
+				return nil, err
+			}
 		}
-		k, err := json.Marshal(m.key)
-		if err != nil {
-			return nil, err
+		return append(b, '}'), nil
+	case []any:
+		b = append(b, '[')
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendJSON(b, e); err != nil {
+				return nil, err
+			}
 		}
-		v, err := json.Marshal(m.value)
-		if err != nil {
-			return nil, err
-		}
-		b = append(append(append(b, k...), ':'), v...)
+		return append(b, ']'), nil
+	case int:
+		return strconv.AppendInt(b, int64(v), 10), nil
+	case bool:
+		return strconv.AppendBool(b, v), nil
 	}
-	return append(b, '}'), nil
+	// Strings, raw JSON (checked by encoding/json here), usage, floats.
+	enc, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, enc...), nil
 }
 
 // with returns o with one more member, leaving o itself unchanged.

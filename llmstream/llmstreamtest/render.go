@@ -1,7 +1,6 @@
 package llmstreamtest
 
 import (
-	"encoding/json"
 	"math/rand/v2"
 	"strconv"
 
@@ -66,11 +65,14 @@ func (r *renderer) render() ([]event, error) {
 
 // encode returns v as an SSE data event.
 func (r *renderer) encode(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil && r.err == nil {
-		r.err = err
+	b, err := appendJSON([]byte("data: "), v)
+	if err != nil {
+		if r.err == nil {
+			r.err = err
+		}
+		return dataEvent([]byte("{}"))
 	}
-	return dataEvent(b)
+	return append(b, '\n', '\n')
 }
 
 func dataEvent(b []byte) []byte {

@@ -39,6 +39,7 @@ type Server struct {
 	serveDone chan struct{} // closed when Serve has returned
 	closeOnce sync.Once
 	handlers  sync.WaitGroup
+	conns     sync.WaitGroup // one per connection until net/http reports it closed
 
 	respMu sync.Mutex // serializes calls of the responder
 
@@ -98,7 +99,7 @@ func newServer(opts []Option) (*Server, error) {
 		serveDone: make(chan struct{}),
 	}
 	s.cfgErr = s.cfg.check()
-	s.hs = &http.Server{Handler: http.HandlerFunc(s.serve), ReadHeaderTimeout: 10 * time.Second}
+	s.hs = &http.Server{Handler: http.HandlerFunc(s.serve), ReadHeaderTimeout: 10 * time.Second, ConnState: s.connState}
 	go func() {
 		defer close(s.serveDone)
 		s.hs.Serve(ln) // returns http.ErrServerClosed after Close
@@ -128,8 +129,22 @@ func (s *Server) Close() {
 		close(s.done)
 		<-s.serveDone
 		s.handlers.Wait()
+		// net/http's connection goroutines outlive http.Server.Close, one
+		// of them for up to half a second after a body over the limit.
+		s.conns.Wait()
 		s.client.CloseIdleConnections()
 	})
+}
+
+// connState counts connections from net/http's first report of one to its
+// last; Serve reports every new one before Close can stop it.
+func (s *Server) connState(_ net.Conn, state http.ConnState) {
+	switch state {
+	case http.StateNew:
+		s.conns.Add(1)
+	case http.StateClosed, http.StateHijacked:
+		s.conns.Done()
+	}
 }
 
 // Requests returns what the server has received so far, in [Request.Seq]
