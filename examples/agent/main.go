@@ -52,6 +52,9 @@ const systemPrompt = "You are a careful coding agent working in a workspace dire
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first Ctrl-C cancels the run cleanly; restoring the default
+	// handling then lets a second one kill a run slow to stop.
+	context.AfterFunc(ctx, stop)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv)
 	stop()
 	os.Exit(code)

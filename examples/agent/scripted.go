@@ -187,7 +187,7 @@ func readTurn(task string, results []result) llmstreamtest.Turn {
 	if len(picked) == 0 {
 		return summaryTurn(task, results)
 	}
-	turn := llmstreamtest.Turn{Text: fmt.Sprintf("I see %d files. Reading %s to understand the project.", len(files), strings.Join(picked, ", "))}
+	turn := llmstreamtest.Turn{Text: fmt.Sprintf("I see %s. Reading %s to understand the project.", plural(len(files), "file"), strings.Join(picked, ", "))}
 	for _, p := range picked {
 		turn.ToolCalls = append(turn.ToolCalls, llmstreamtest.Call{Name: "read_file_safe", Arguments: jsonArgs(map[string]string{"path": p})})
 	}
@@ -287,9 +287,9 @@ func summaryTurn(task string, results []result) llmstreamtest.Turn {
 			fmt.Fprintf(&b, "- %s failed: %s\n", r.name, clip(strings.TrimPrefix(r.content, "error: "), 120))
 		}
 	}
-	fmt.Fprintf(&b, "\nThe workspace lists %d files; I read %d of them", listed, read)
+	fmt.Fprintf(&b, "\nThe workspace lists %s; I read %d of them", plural(listed, "file"), read)
 	if failed > 0 {
-		fmt.Fprintf(&b, " and %d tool calls failed", failed)
+		fmt.Fprintf(&b, " and %s failed", plural(failed, "tool call"))
 	}
 	b.WriteString(". I am the offline scripted model, so this is a sketch drawn from the files, not an understanding of them; run me against a real model for that.")
 	return llmstreamtest.Turn{Text: b.String()}

@@ -78,12 +78,16 @@ func TestScriptedTurns(t *testing.T) {
 				{Name: "read_file_safe", Arguments: `{"path":"go.mod"}`},
 			},
 		}},
+		{"one file: singular", []llmstream.Message{sys, user, listCall, {Role: "tool", ToolCallID: "l", Content: "README.md (9 bytes)\n"}}, llmstreamtest.Turn{
+			Text:      "I see 1 file. Reading README.md to understand the project.",
+			ToolCalls: []llmstreamtest.Call{{Name: "read_file_safe", Arguments: `{"path":"README.md"}`}},
+		}},
 		{"an empty listing: summarize at once", []llmstream.Message{sys, user, listCall, {Role: "tool", ToolCallID: "l", Content: "(empty)\n"}}, llmstreamtest.Turn{
 			Text: "Here is what I found.\n\n\nThe workspace lists 0 files; I read 0 of them. I am the offline scripted model, so this is a sketch drawn from the files, not an understanding of them; run me against a real model for that.",
 		}},
 		{"after reading: summarize, failures included", []llmstream.Message{sys, user, listCall, {Role: "tool", ToolCallID: "l", Content: "README.md (9 bytes)\ngo.mod (8 bytes)\n"}, readCall,
 			{Role: "tool", ToolCallID: "r1", Content: "# Demo\n\nA demo.\n"}, {Role: "tool", ToolCallID: "r2", Content: "error: go.mod looks binary"}}, llmstreamtest.Turn{
-			Text: "Here is what I found.\n\n- README.md: 3 lines, titled “Demo”: A demo.\n- read_file_safe failed: go.mod looks binary\n\nThe workspace lists 2 files; I read 1 of them and 1 tool calls failed. I am the offline scripted model, so this is a sketch drawn from the files, not an understanding of them; run me against a real model for that.",
+			Text: "Here is what I found.\n\n- README.md: 3 lines, titled “Demo”: A demo.\n- read_file_safe failed: go.mod looks binary\n\nThe workspace lists 2 files; I read 1 of them and 1 tool call failed. I am the offline scripted model, so this is a sketch drawn from the files, not an understanding of them; run me against a real model for that.",
 		}},
 	}
 	for _, tc := range tests {
