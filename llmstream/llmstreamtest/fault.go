@@ -88,7 +88,7 @@ const (
 // and an After past the last chunk strikes just before [DONE] (for
 // FaultTruncate, see its doc). Keep-alive comments are not counted. The
 // fields are checked when the turn is served; a bad value fails the request
-// with [ErrBadTurn].
+// with [ErrBadTurn]. A Fault is a plain value, copied with its [Turn].
 type Fault struct {
 	// Kind selects the fault; values past FaultTruncate are invalid.
 	Kind FaultKind

@@ -16,7 +16,8 @@ const (
 
 // Option configures a [Server]. Options are values with a String method,
 // so they can be compared and printed; build them with the With functions.
-// A nil Option is ignored.
+// An Option is immutable once built and may be shared by servers running
+// at once. A nil Option is ignored.
 type Option interface {
 	apply(*config)
 	String() string

@@ -10,8 +10,9 @@ import (
 
 // Request is what the server received in one request, with the chat
 // request decoded. A Request handed out by the server shares no memory
-// with the server's record; the receiver owns it. Fields may be added, so
-// compare Requests field by field rather than as whole values.
+// with the server's record; the receiver owns it, and may use it from any
+// goroutine. Fields may be added, so compare Requests field by field rather
+// than as whole values.
 type Request struct {
 	// Seq numbers the requests the server received, from 1, in the order
 	// they arrived (bad requests included).

@@ -472,3 +472,31 @@ func TestNewTestServerReportsScriptFailures(t *testing.T) {
 		})
 	}
 }
+
+// TestEventDelay checks the delay is waited between chunks: the stream of
+// "one two" has four chunks, so three delays.
+func TestEventDelay(t *testing.T) {
+	const delay = 30 * time.Millisecond
+	srv := NewTestServer(t, WithEventDelay(delay), WithTurns(Turn{Text: "one two"}, Turn{Text: "one two"}))
+	start := time.Now()
+	stream(t, srv, chatBody)
+	if d := time.Since(start); d < 3*delay {
+		t.Errorf("stream took %v, want at least %v", d, 3*delay)
+	}
+	// A negative delay means none.
+	quick := NewTestServer(t, WithEventDelay(-time.Hour), WithTurns(Turn{Text: "one two"}))
+	if got := stream(t, quick, chatBody).msg.Content; got != "one two" {
+		t.Errorf("content %q", got)
+	}
+}
+
+// TestOptionsCompose checks an Options list applies its entries in order
+// and skips nil ones.
+func TestOptionsCompose(t *testing.T) {
+	srv := NewTestServer(t, Options{nil, WithFlavor(Ollama), Options{WithFlavor(Gemini), nil}},
+		WithTurns(Turn{ToolCalls: []Call{{Name: "f", Arguments: "{}"}}}))
+	d := stream(t, srv, chatBody)
+	if d.msg.FinishReason != "stop" || d.msg.ToolCalls[0].ID != "" {
+		t.Errorf("got %+v, want Gemini's shape (finish stop, empty id)", d.msg)
+	}
+}

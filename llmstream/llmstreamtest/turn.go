@@ -20,6 +20,10 @@ import (
 // Text, reasoning and refusal are sent in word-sized pieces (a word with
 // the whitespace after it, long words cut at 16 bytes, never inside a UTF-8
 // sequence); the order in the stream is reasoning, text, refusal, tool calls.
+//
+// A Turn is a plain value. The server takes a deep copy of every turn it is
+// given (by [WithTurns] or returned by a responder), so the caller may reuse
+// or change its own afterwards.
 type Turn struct {
 	// Text is the answer text. Must be valid UTF-8.
 	Text string
@@ -46,7 +50,7 @@ type Turn struct {
 	Fault Fault
 }
 
-// Call is one scripted tool call.
+// Call is one scripted tool call, a plain value like [Turn].
 type Call struct {
 	// ID is the call's id. Empty means "call_<request seq>_<index>",
 	// except for [Gemini], which sends it as it is ("id":"").
