@@ -58,8 +58,9 @@
 // No error and no [Event] carries a header, the userinfo of the URL or the
 // value of a query parameter such as key, api-key or token: the *url.Error
 // values of net/http, which print the whole URL, are rewritten with the URL
-// redacted, and a [StatusError]'s text blanks out any credential of the
-// request that the server echoed.
+// redacted, a proxy address that net/http cannot use is printed without its
+// user and password, and a [StatusError]'s text blanks out any credential of
+// the request that the server echoed.
 //
 // # Connections
 //

@@ -126,3 +126,45 @@ func requestSecrets(req *http.Request) []string {
 	}
 	return out
 }
+
+// redactUserinfo blanks the user and password before every '@' in s: the
+// text of an error about an unusable proxy address (HTTPS_PROXY set to
+// "http://user:pass@host:port" with a typo, say) prints that address whole.
+// The span blanked runs back from the '@' to a space, quote, slash or the
+// start; a false positive only hides part of a message.
+func redactUserinfo(s string) string {
+	if !strings.Contains(s, "@") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		at := strings.IndexByte(s, '@')
+		if at < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		start := strings.LastIndexAny(s[:at], " \t\"'`/<>") + 1
+		b.WriteString(s[:start])
+		if start < at {
+			b.WriteString(redacted)
+		}
+		b.WriteByte('@')
+		s = s[at+1:]
+	}
+}
+
+// redactProxy wraps a proxy function so that its errors, which net/http
+// returns inside a *url.Error, print no proxy credentials. The cause stays
+// reachable for errors.Is and errors.As.
+func redactProxy(fn func(*http.Request) (*url.URL, error)) func(*http.Request) (*url.URL, error) {
+	if fn == nil {
+		return nil
+	}
+	return func(r *http.Request) (*url.URL, error) {
+		u, err := fn(r)
+		if err != nil {
+			return nil, &redactedError{msg: "proxy: " + redactUserinfo(err.Error()), err: err}
+		}
+		return u, nil
+	}
+}

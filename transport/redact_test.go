@@ -133,3 +133,38 @@ func TestExcerpt(t *testing.T) {
 		})
 	}
 }
+
+func TestRedactUserinfo(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"none", "dial tcp: connection refused", "dial tcp: connection refused"},
+		{"quoted proxy URL", `invalid proxy address "http://bob:pa55-word@proxy.test:3128 x": bad`, `invalid proxy address "http://REDACTED@proxy.test:3128 x": bad`},
+		{"bare userinfo", `invalid proxy address "bob:pa55-word@proxy.test": bad`, `invalid proxy address "REDACTED@proxy.test": bad`},
+		{"two", "a:b@x c:d@y", "REDACTED@x REDACTED@y"},
+		{"lone at", "@ x", "@ x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := redactUserinfo(tt.in); got != tt.want {
+				t.Errorf("redactUserinfo(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestDoProxyErrorKeepsSecrets: a proxy address that does not parse is
+// printed by net/http's proxy lookup, password included.
+func TestDoProxyErrorKeepsSecrets(t *testing.T) {
+	cause := errors.New(`invalid proxy address "http://bob:pa55-word-1234@proxy.test:3128 x": invalid character " " in host name`)
+	c := New(WithProxy(func(*http.Request) (*url.URL, error) { return nil, cause }))
+	defer c.CloseIdleConnections()
+	req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1:1/", nil)
+	_, err := c.Do(req)
+	if err == nil || strings.Contains(err.Error(), "pa55-word-1234") || !errors.Is(err, cause) {
+		t.Fatalf("err = %v; want the cause in the chain and no password in the text", err)
+	}
+	if !strings.Contains(err.Error(), "invalid proxy address") {
+		t.Errorf("err = %v; the reason was lost", err)
+	}
+}
