@@ -122,3 +122,28 @@ func TestReadMessageKeepAlive(t *testing.T) {
 		t.Errorf("got %+v, %v", got, err)
 	}
 }
+
+// TestReadMessageEverySplit feeds one stream per flavour to the bridge in
+// two reads, split at every offset; every split must give the same message.
+func TestReadMessageEverySplit(t *testing.T) {
+	turn := Turn{Reasoning: "hm", Text: "naïve ✓", ToolCalls: []Call{{ID: "c", Name: "f", Arguments: `{"é":[1,2]}`}}}
+	for f := OpenAI; f < flavorEnd; f++ {
+		t.Run(f.String(), func(t *testing.T) {
+			srv := NewTestServer(t, WithFlavor(f), WithTurns(turn))
+			body := post(t, srv, "/chat/completions", chatBody).body
+			want, err := llmstream.ReadMessage(bytes.NewReader(body))
+			if err != nil || want.Content != turn.Text || len(want.ToolCalls) != 1 {
+				t.Fatalf("whole: %+v, %v", want, err)
+			}
+			for k := range len(body) + 1 {
+				got, err := llmstream.ReadMessage(io.MultiReader(bytes.NewReader(body[:k]), bytes.NewReader(body[k:])))
+				if err != nil {
+					t.Fatalf("split at %d: %v", k, err)
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Fatalf("split at %d (-whole +split):\n%s", k, diff)
+				}
+			}
+		})
+	}
+}
