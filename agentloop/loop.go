@@ -28,8 +28,8 @@ const (
 	// cancelled), so a tool that notices late can return and clean up.
 	// A tool still running then is abandoned: the call fails (with
 	// [ErrToolTimeout] or the run's context error) and the run stops at
-	// once, while the tool's goroutine runs on until Run returns by
-	// itself, its result discarded. It is not configurable: a tool that
+	// once, while the goroutine running the tool goes on until Tool.Run
+	// returns, its result discarded. It is not configurable: a tool that
 	// needs longer to stop should watch its context.
 	ToolGrace = time.Second
 	// DefaultMaxContextBytes is the default Loop.MaxContextBytes: 384 KiB,
