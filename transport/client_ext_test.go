@@ -987,3 +987,63 @@ func TestDoMisuse(t *testing.T) {
 		t.Errorf("nil URL: %v", err)
 	}
 }
+
+// TestDoBufferedBodyBound: a request body without GetBody is buffered for
+// replay up to MaxBufferedRequestBytes; a longer one is sent once, whole,
+// and its exchange is not retried.
+func TestDoBufferedBodyBound(t *testing.T) {
+	tests := []struct {
+		name     string
+		size     int
+		wantHits int
+	}{
+		{"one under", transport.MaxBufferedRequestBytes - 1, 2},
+		{"at the bound", transport.MaxBufferedRequestBytes, 2},
+		{"one over", transport.MaxBufferedRequestBytes + 1, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var hits counter
+			received := make(chan int64, 3)
+			srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+				n, _ := io.Copy(io.Discard, r.Body)
+				received <- n
+				if hits.next() == 1 {
+					w.WriteHeader(http.StatusServiceUnavailable)
+					return
+				}
+				w.WriteHeader(http.StatusNoContent)
+			})
+			c := newClient(t, fastRetry)
+			body := onlyReader{io.LimitReader(zeros{}, int64(tt.size))}
+			resp, err := c.Do(mustRequest(t, context.Background(), http.MethodPost, srv.URL, body))
+			if tt.wantHits == 1 {
+				var se *transport.StatusError
+				if !errors.As(err, &se) || se.StatusCode != http.StatusServiceUnavailable {
+					t.Fatalf("err = %v, want the 503, not retried", err)
+				}
+			} else {
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+			}
+			if hits.get() != tt.wantHits {
+				t.Fatalf("attempts = %d, want %d", hits.get(), tt.wantHits)
+			}
+			for i := range tt.wantHits {
+				if n := <-received; n != int64(tt.size) {
+					t.Errorf("attempt %d sent %d bytes, want %d", i+1, n, tt.size)
+				}
+			}
+		})
+	}
+}
+
+// zeros is an endless reader of zero bytes.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}

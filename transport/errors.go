@@ -53,6 +53,8 @@ type TimeoutError struct {
 	Err   error         // the underlying cause, if any; never holds a secret
 }
 
+// Error names the limit and its length, then the cause for a total or
+// connect timeout, e.g. "transport: connect timeout (10s) expired: ...".
 func (e *TimeoutError) Error() string {
 	var b strings.Builder
 	b.WriteString("transport: ")
@@ -93,6 +95,8 @@ type StalledError struct {
 	AwaitingHeaders bool
 }
 
+// Error states the rule and what arrived, e.g. "transport: stalled: 0
+// bytes in 30s, under the floor of 1 B/s".
 func (e *StalledError) Error() string {
 	if e.AwaitingHeaders {
 		return fmt.Sprintf("transport: stalled: no response headers within %v", e.Window)
@@ -113,6 +117,8 @@ type StreamTooLargeError struct {
 	ContentLength int64
 }
 
+// Error states the cap and, when the server declared it, the length, e.g.
+// "transport: response body exceeds the cap of 104857600 bytes".
 func (e *StreamTooLargeError) Error() string {
 	if e.ContentLength >= 0 {
 		return fmt.Sprintf("transport: response body of %d bytes exceeds the cap of %d bytes",
@@ -132,6 +138,8 @@ type OptionError struct {
 	Reason string // what is wrong with it
 }
 
+// Error names the option and the reason, e.g. "transport: invalid option
+// WithMaxStreamBytes(-1): negative size".
 func (e *OptionError) Error() string {
 	return fmt.Sprintf("transport: invalid option %s: %s", e.Option, e.Reason)
 }
@@ -170,6 +178,10 @@ type StatusError struct {
 	excerpt string
 }
 
+// Error prints the status and a short excerpt of the body (at most 256
+// bytes, one line, credentials of the request blanked out), e.g.
+// `transport: HTTP 401 Unauthorized: {"error":{"message":"bad key"}}`. It
+// never prints a header.
 func (e *StatusError) Error() string {
 	text := e.excerpt
 	if text == "" {

@@ -43,9 +43,11 @@ const (
 	DefaultMaxRetryAfter = 30 * time.Second
 )
 
-// MaxBufferedRequestBytes bounds how much of a request body without GetBody
-// is held in memory so that it can be sent again on a retry. A longer body is
-// sent once, as it streams, and that exchange is not retried.
+// MaxBufferedRequestBytes (32 MiB) bounds, per exchange, how many bytes of a
+// request body without GetBody are held in memory so that it can be sent
+// again on a retry. A body of exactly this size is still buffered; a longer
+// one is sent once, as it streams, and that exchange is not retried (no
+// error: a failure is returned as it happened).
 const MaxBufferedRequestBytes = 32 << 20
 
 // An Option configures a [Client]. Options are values made by the With
