@@ -80,12 +80,17 @@ func TestDefaults(t *testing.T) {
 		t.Errorf("defaults = %+v", cfg)
 	}
 	tr := c.tr
-	if !tr.ForceAttemptHTTP2 || tr.TLSHandshakeTimeout != 10*time.Second || tr.TLSClientConfig != nil {
+	if !tr.ForceAttemptHTTP2 || tr.TLSHandshakeTimeout != 10*time.Second || tr.TLSClientConfig != nil ||
+		tr.DialTLSContext == nil || tr.DialContext == nil || tr.Proxy == nil {
 		t.Errorf("transport = %+v", tr)
 	}
-	// Proxies come from the environment, as with http.DefaultTransport.
-	if reflect.ValueOf(tr.Proxy).Pointer() != reflect.ValueOf(http.ProxyFromEnvironment).Pointer() {
-		t.Error("Proxy is not http.ProxyFromEnvironment")
+	// Proxies come from the environment, as with http.DefaultTransport
+	// (through redactProxy, which keeps passwords out of its errors).
+	if reflect.ValueOf(cfg.proxy).Pointer() != reflect.ValueOf(http.ProxyFromEnvironment).Pointer() {
+		t.Error("the proxy function is not http.ProxyFromEnvironment")
+	}
+	if New(WithProxy(nil)).tr.Proxy != nil {
+		t.Error("WithProxy(nil) left a proxy function")
 	}
 }
 
