@@ -109,7 +109,11 @@ func (p *Parser) feed(b []byte, emit func(Event) error) error {
 
 // handle interprets one line and emits the event it dispatches, if any.
 func (p *Parser) handle(line []byte, aliasable bool, emit func(Event) error) error {
-	ok, err := p.st.line(line, aliasable)
+	bad := validPrefix(line)
+	if bad == len(line) {
+		bad = -1
+	}
+	ok, err := p.st.line(line, bad, aliasable)
 	if err != nil || !ok || emit == nil {
 		return err
 	}

@@ -28,6 +28,11 @@ type Reader struct {
 	start int // the first byte not yet interpreted
 	end   int // the end of the bytes read
 	split splitter
+	// The bytes in [start, vEnd) are known to be well-formed UTF-8. When
+	// bad >= start, an ill-formed sequence starts at bad (and vEnd == bad).
+	// Checking whole reads at once, rather than line by line, keeps the
+	// check on the fast path for long runs of ASCII.
+	vEnd, bad int
 	// skipLF: the last line ended with a CR that was the last byte read,
 	// so an LF that comes first in the next read belongs to that line end.
 	skipLF bool
@@ -39,7 +44,7 @@ type Reader struct {
 // by opts. It does not read from r; the first call to [Reader.Next] does. An
 // invalid option is reported by the first Next.
 func NewReader(r io.Reader, opts ...Option) *Reader {
-	rd := &Reader{src: r, st: newStream(opts), split: newSplitter()}
+	rd := &Reader{src: r, st: newStream(opts), split: newSplitter(), bad: -1}
 	rd.err = rd.st.cfg.err
 	return rd
 }
@@ -67,37 +72,44 @@ func (r *Reader) Next() (Event, error) {
 		return Event{}, r.err
 	}
 	for {
-		for {
-			line, ok := r.line()
-			if !ok {
-				break
-			}
-			ok, err := r.st.line(line, true)
-			if err != nil {
+		line, bad, ok := r.line()
+		if !ok {
+			if err := r.more(); err != nil {
 				r.err = err
 				return Event{}, err
 			}
-			if ok {
-				return r.st.ev, nil
-			}
+			continue
 		}
-		if err := r.st.checkPartial(r.buf[r.start:r.end]); err != nil {
+		ok, err := r.st.line(line, bad, true)
+		if err != nil {
 			r.err = err
 			return Event{}, err
 		}
-		if r.srcErr != nil {
-			r.err = r.srcErr
-			return Event{}, r.err
+		if ok {
+			return r.st.ev, nil
 		}
-		r.fill()
 	}
 }
 
-// line returns the next complete line in the buffer, without its line end.
-func (r *Reader) line() ([]byte, bool) {
+// more is called when the buffer holds no complete line: it applies the
+// size limit to the partial line, reports the end of src, or reads more.
+func (r *Reader) more() error {
+	if err := r.st.checkPartial(r.buf[r.start:r.end]); err != nil {
+		return err
+	}
+	if r.srcErr != nil {
+		return r.srcErr
+	}
+	r.fill()
+	return nil
+}
+
+// line returns the next complete line in the buffer, without its line end,
+// and the index in it of its first ill-formed UTF-8 sequence, or -1.
+func (r *Reader) line() (line []byte, bad int, ok bool) {
 	if r.skipLF {
 		if r.start == r.end {
-			return nil, false
+			return nil, -1, false
 		}
 		r.skipLF = false
 		if r.buf[r.start] == '\n' {
@@ -109,15 +121,40 @@ func (r *Reader) line() ([]byte, bool) {
 	// start are treated as passed.
 	if r.start < r.end && r.buf[r.start] == '\n' {
 		r.start++
-		return r.buf[r.start:r.start], true
+		return r.buf[r.start:r.start], -1, true
 	}
 	end, rest, crLast := r.split.next(r.buf, r.start, r.end)
 	if end < 0 {
-		return nil, false
+		return nil, -1, false
 	}
-	line := r.buf[r.start:end]
+	s := r.start
 	r.start, r.skipLF = rest, crLast
-	return line, true
+	if end > r.vEnd {
+		r.validate(s)
+	}
+	if end <= r.vEnd {
+		return r.buf[s:end], -1, true
+	}
+	// The line holds an ill-formed sequence, at r.bad. Checking resumes
+	// after the line.
+	bad = r.bad - s
+	r.vEnd, r.bad = rest, -1
+	return r.buf[s:end], bad, true
+}
+
+// validate extends the checked region [s, vEnd) over the bytes read so far,
+// up to the first ill-formed sequence, which it records in bad. A sequence
+// cut off by the end of the bytes read is left unchecked: the next read may
+// complete it.
+func (r *Reader) validate(s int) {
+	if r.bad >= s {
+		return
+	}
+	from := max(r.vEnd, s)
+	r.vEnd = from + validPrefix(r.buf[from:r.end])
+	if r.vEnd < r.end && !incomplete(r.buf[r.vEnd:r.end]) {
+		r.bad = r.vEnd
+	}
 }
 
 // fill reads once more from src, making room first when the buffer is full:
@@ -131,9 +168,7 @@ func (r *Reader) fill() {
 		r.st.unalias()
 		if !r.grow() && r.start > 0 {
 			copy(r.buf, r.buf[r.start:r.end])
-			r.split.shift(r.start)
-			r.end -= r.start
-			r.start = 0
+			r.shift(r.start)
 		}
 	}
 	for range maxEmptyReads {
@@ -172,11 +207,20 @@ func (r *Reader) grow() bool {
 	}
 	buf := make([]byte, n)
 	copy(buf, r.buf[r.start:r.end])
-	r.split.shift(r.start)
-	r.end -= r.start
-	r.start = 0
+	r.shift(r.start)
 	r.buf = buf
 	return true
+}
+
+// shift records that the unread bytes moved d bytes to the buffer's start.
+func (r *Reader) shift(d int) {
+	r.split.shift(d)
+	r.start -= d
+	r.end -= d
+	r.vEnd -= d
+	if r.bad >= 0 {
+		r.bad -= d
+	}
 }
 
 const maxInt = int(^uint(0) >> 1)

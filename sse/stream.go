@@ -41,15 +41,21 @@ func newStream(opts []Option) stream {
 	return stream{cfg: newConfig(opts)}
 }
 
-// line interprets one complete line, without its line end. aliasable says
-// that line's bytes stay unchanged until unalias is called, so the data may
-// point into them. It reports a dispatch with true, the event being in s.ev
-// (kept there rather than returned, which is measurably faster). It returns
-// io.EOF when the done sentinel ended the stream; any error ends the stream.
-func (s *stream) line(line []byte, aliasable bool) (bool, error) {
+// line interprets one complete line, without its line end. bad is the
+// index in line of its first ill-formed UTF-8 sequence, or negative when the
+// caller checked that there is none (see validPrefix). aliasable says that
+// line's bytes stay unchanged until unalias is called, so the data may point
+// into them. It reports a dispatch with true, the event being in s.ev (kept
+// there rather than returned, which is measurably faster). It returns io.EOF
+// when the done sentinel ended the stream; any error ends the stream.
+func (s *stream) line(line []byte, bad int, aliasable bool) (bool, error) {
 	if !s.started {
 		s.started = true
-		line = bytes.TrimPrefix(line, []byte(bom))
+		if bytes.HasPrefix(line, []byte(bom)) {
+			// A BOM is well-formed, so bad, if any, lies after it.
+			line = line[len(bom):]
+			bad -= len(bom)
+		}
 	}
 	if n := len(line) + len(s.cur); n > s.cfg.max {
 		return false, &EventSizeError{Size: n, Max: s.cfg.max}
@@ -60,8 +66,8 @@ func (s *stream) line(line []byte, aliasable bool) (bool, error) {
 	if line[0] == ':' {
 		return false, nil
 	}
-	if i := validPrefix(line); i < len(line) {
-		s.scratch = appendDecoded(s.scratch[:0], line, i)
+	if bad >= 0 {
+		s.scratch = appendDecoded(s.scratch[:0], line, bad)
 		line, aliasable = s.scratch, false
 	}
 	name, value := splitField(line)

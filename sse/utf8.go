@@ -172,3 +172,26 @@ func maximalSubpart(b []byte) int {
 	}
 	return n
 }
+
+// incomplete reports whether b, which starts with a sequence validPrefix
+// found ill-formed, is only the start of a sequence that more bytes could
+// complete: its lead byte and every byte after it are allowed there, and
+// there are fewer than the sequence needs.
+func incomplete(b []byte) bool {
+	n := maximalSubpart(b)
+	return n == len(b) && n < seqNeed(b[0])
+}
+
+// seqNeed returns the length of the sequence a lead byte starts, or 0 for a
+// byte that cannot lead one.
+func seqNeed(c byte) int {
+	switch {
+	case c >= 0xC2 && c <= 0xDF:
+		return 2
+	case c >= 0xE0 && c <= 0xEF:
+		return 3
+	case c >= 0xF0 && c <= 0xF4:
+		return 4
+	}
+	return 0
+}
