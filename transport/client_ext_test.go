@@ -544,9 +544,11 @@ func TestDoSlowConsumerIsNotAStall(t *testing.T) {
 }
 
 func TestDoTrickleHitsTotalTimeout(t *testing.T) {
-	const total = 300 * time.Millisecond
+	const total = 900 * time.Millisecond
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
-		// 50 B/s: far above the low-speed floor, but never done.
+		// 50 B/s: far above the low-speed floor, but never done. The
+		// window below is 15 bytes' time wide, so a loaded machine that
+		// delays this loop cannot make the trickle look like a stall.
 		for {
 			select {
 			case <-r.Context().Done():
@@ -557,7 +559,7 @@ func TestDoTrickleHitsTotalTimeout(t *testing.T) {
 			w.(http.Flusher).Flush()
 		}
 	})
-	c := newClient(t, transport.WithTimeout(total), transport.WithLowSpeed(1, 100*time.Millisecond))
+	c := newClient(t, transport.WithTimeout(total), transport.WithLowSpeed(1, 300*time.Millisecond))
 	start := time.Now()
 	resp, err := c.Do(mustRequest(t, context.Background(), http.MethodGet, srv.URL, nil))
 	if err != nil {
