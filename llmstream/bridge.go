@@ -307,7 +307,10 @@ func ReadMessage(r io.Reader, opts ...Option) (Message, error) {
 	return b.Consume(b.newReader(r))
 }
 
+// newReader reads r through an sse.Reader, whose events are always valid
+// UTF-8 (invalid bytes become U+FFFD), so the decoder need not check again.
 func (b *Bridge) newReader(r io.Reader) *sse.Reader {
+	b.ev.validUTF8 = true
 	opts := append(b.cfg.sseOpts[:len(b.cfg.sseOpts):len(b.cfg.sseOpts)], sse.WithUnknownField(b.unknownField))
 	return sse.NewReader(r, opts...)
 }

@@ -56,6 +56,7 @@ type event struct {
 	arena     []byte
 	key       []byte // a decoded key that had escapes
 	prefix    []byte // the previous event's ignored leading members; see walkTop
+	validUTF8 bool   // the data is known to be valid UTF-8 (it came through an sse.Reader)
 	extras    []byte // provider extras of tool calls, apart from arena so each call's stay contiguous
 	finish    span   // raw JSON string in data
 	usage     span   // raw JSON in data
@@ -341,7 +342,7 @@ func (b *Bridge) appendText(k bufKind, i int) (int, error) {
 	start := len(*buf)
 	var end int
 	var err error
-	*buf, end, err = appendString(*buf, b.ev.data, i)
+	*buf, end, err = appendStringUTF8(*buf, b.ev.data, i, b.ev.validUTF8)
 	if err == nil && len(*buf) > start {
 		b.ev.marks = append(b.ev.marks, mark{k, span{start, len(*buf)}})
 	}
@@ -420,7 +421,7 @@ func (b *Bridge) arenaString(i int) (span, int, error) {
 	start := len(e.arena)
 	var end int
 	var err error
-	e.arena, end, err = appendString(e.arena, e.data, i)
+	e.arena, end, err = appendStringUTF8(e.arena, e.data, i, e.validUTF8)
 	return span{start, len(e.arena)}, end, err
 }
 

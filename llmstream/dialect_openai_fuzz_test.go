@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -44,8 +45,11 @@ type piece struct {
 // rejected the event.
 // A previous event prev, if any, is decoded first by the same bridge, so
 // the leading-members shortcut (walkTop) is exercised too.
-func decoderRecord(prev, data []byte) (record, bool) {
+// With validUTF8 the decoder is told the data is valid UTF-8, as it is
+// when it comes through an sse.Reader.
+func decoderRecord(prev, data []byte, validUTF8 bool) (record, bool) {
 	b := NewBridge()
+	b.ev.validUTF8 = validUTF8
 	if len(prev) > 0 {
 		b.decodeChunk(prev)
 	}
@@ -385,7 +389,13 @@ func FuzzChunk(f *testing.F) {
 		f.Add(prev, []byte(s))
 	}
 	f.Fuzz(func(t *testing.T, prev, data []byte) {
-		got, gotOK := decoderRecord(prev, data)
+		got, gotOK := decoderRecord(prev, data, false)
+		if utf8.Valid(prev) && utf8.Valid(data) {
+			trusted, trustedOK := decoderRecord(prev, data, true)
+			if diff := cmp.Diff(got, trusted); diff != "" || trustedOK != gotOK {
+				t.Fatalf("trusting valid UTF-8 changes the result for %q (-checked +trusted):\n%s", data, diff)
+			}
+		}
 		want, wantOK := referenceRecord(data)
 		if gotOK != wantOK {
 			t.Fatalf("decoder accepts=%v, encoding/json accepts=%v for %q (after %q)", gotOK, wantOK, data, prev)

@@ -266,13 +266,20 @@ func hex4(d []byte, i int) (rune, bool) {
 // appendString validates the string starting at the quote d[i], appends its
 // decoded text to dst and returns the offset past its closing quote.
 func appendString(dst, d []byte, i int) ([]byte, int, error) {
+	return appendStringUTF8(dst, d, i, false)
+}
+
+// appendStringUTF8 is appendString for text whose bytes are known to be
+// valid UTF-8 when valid is true (the sse package guarantees it for every
+// event it reads), which skips the check.
+func appendStringUTF8(dst, d []byte, i int, valid bool) ([]byte, int, error) {
 	i++
 	for {
 		// A run up to the next quote, backslash or control byte is copied
 		// whole when it is valid UTF-8, which is nearly always.
 		start := i
 		i = plainRun(d, i, false)
-		if run := d[start:i]; utf8.Valid(run) {
+		if run := d[start:i]; valid || utf8.Valid(run) {
 			dst = append(dst, run...)
 		} else {
 			dst = appendValid(dst, run)
