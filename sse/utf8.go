@@ -22,14 +22,24 @@ const asciiMask = 0x8080808080808080
 
 // validPrefix returns the index of the first byte of the first ill-formed
 // sequence in b, or len(b) when all of b is valid UTF-8. Runs of ASCII are
-// checked 16 bytes at a time, and the fast path resumes after every
-// multi-byte character, unlike utf8.Valid's, which gives it up for the rest
-// of the input at the first one; LLM text mixes the two all the time.
+// checked up to 64 bytes at a time, and the fast path resumes after every
+// multi-byte character (or run of them), unlike utf8.Valid's, which gives it
+// up for the rest of the input at the first one; LLM text mixes the two all
+// the time.
 func validPrefix(b []byte) int {
 	// Reslicing p, rather than indexing b, lets the compiler drop the
 	// bounds checks (the pattern of utf8.Valid).
 	p := b[:len(b):len(b)]
 	for len(p) > 0 {
+		for len(p) >= 64 {
+			if (binary.LittleEndian.Uint64(p)|binary.LittleEndian.Uint64(p[8:])|
+				binary.LittleEndian.Uint64(p[16:])|binary.LittleEndian.Uint64(p[24:])|
+				binary.LittleEndian.Uint64(p[32:])|binary.LittleEndian.Uint64(p[40:])|
+				binary.LittleEndian.Uint64(p[48:])|binary.LittleEndian.Uint64(p[56:]))&asciiMask != 0 {
+				break
+			}
+			p = p[64:]
+		}
 		for len(p) >= 32 {
 			if (binary.LittleEndian.Uint64(p)|binary.LittleEndian.Uint64(p[8:])|
 				binary.LittleEndian.Uint64(p[16:])|binary.LittleEndian.Uint64(p[24:]))&asciiMask != 0 {
@@ -58,11 +68,15 @@ func validPrefix(b []byte) int {
 				break
 			}
 		}
-		size := seqLen(p)
-		if size == 0 {
-			return len(b) - len(p)
+		// Non-ASCII text comes in runs (words, CJK sentences): decode
+		// the whole run before going back to the ASCII steps.
+		for len(p) > 0 && p[0] >= utf8.RuneSelf {
+			size := seqLen(p)
+			if size == 0 {
+				return len(b) - len(p)
+			}
+			p = p[size:]
 		}
-		p = p[size:]
 	}
 	return len(b)
 }

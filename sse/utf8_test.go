@@ -1,6 +1,7 @@
 package sse
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -71,6 +72,27 @@ func TestDecodeMatchesReference(t *testing.T) {
 			for _, c := range edges {
 				check([]byte{byte(a), b, c})
 				check([]byte{'0', '1', '2', '3', '4', '5', '6', '7', '8', byte(a), b, c, 0x80, 'z'})
+			}
+		}
+	}
+}
+
+// TestValidPrefixEveryPosition puts one ill-formed byte, and one 2-, 3- or
+// 4-byte character before it, at every position of a 200-byte ASCII run, so
+// that every step of the fast path (64, 32, 16, 8 bytes, single bytes) meets
+// it at every offset.
+func TestValidPrefixEveryPosition(t *testing.T) {
+	for _, char := range []string{"", "é", "€", "🎉"} {
+		for pos := 0; pos+len(char) < 200; pos++ {
+			in := []byte(strings.Repeat("a", 200))
+			copy(in[pos:], char)
+			in[pos+len(char)] = 0xFF
+			if got, want := validPrefix(in), pos+len(char); got != want {
+				t.Fatalf("%q at %d then 0xFF: validPrefix = %d, want %d", char, pos, got, want)
+			}
+			in[pos+len(char)] = 'a'
+			if got := validPrefix(in); got != len(in) {
+				t.Fatalf("%q at %d: validPrefix = %d, want %d", char, pos, got, len(in))
 			}
 		}
 	}
