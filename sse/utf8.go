@@ -22,63 +22,117 @@ const asciiMask = 0x8080808080808080
 
 // validPrefix returns the index of the first byte of the first ill-formed
 // sequence in b, or len(b) when all of b is valid UTF-8. Runs of ASCII are
-// checked up to 64 bytes at a time, and the fast path resumes after every
-// multi-byte character (or run of them), unlike utf8.Valid's, which gives it
-// up for the rest of the input at the first one; LLM text mixes the two all
-// the time.
+// checked 16 bytes at a time, and the fast path resumes after every
+// multi-byte character, unlike utf8.Valid's, which gives it up for the rest
+// of the input at the first one; LLM text mixes the two all the time.
 func validPrefix(b []byte) int {
 	// Reslicing p, rather than indexing b, lets the compiler drop the
 	// bounds checks (the pattern of utf8.Valid).
 	p := b[:len(b):len(b)]
-	for len(p) > 0 {
-		for len(p) >= 64 {
-			if (binary.LittleEndian.Uint64(p)|binary.LittleEndian.Uint64(p[8:])|
-				binary.LittleEndian.Uint64(p[16:])|binary.LittleEndian.Uint64(p[24:])|
-				binary.LittleEndian.Uint64(p[32:])|binary.LittleEndian.Uint64(p[40:])|
-				binary.LittleEndian.Uint64(p[48:])|binary.LittleEndian.Uint64(p[56:]))&asciiMask != 0 {
-				break
-			}
+	for len(p) >= 64 {
+		w0 := binary.LittleEndian.Uint64(p)
+		w1 := binary.LittleEndian.Uint64(p[8:])
+		w2 := binary.LittleEndian.Uint64(p[16:])
+		w3 := binary.LittleEndian.Uint64(p[24:])
+		w4 := binary.LittleEndian.Uint64(p[32:])
+		w5 := binary.LittleEndian.Uint64(p[40:])
+		w6 := binary.LittleEndian.Uint64(p[48:])
+		w7 := binary.LittleEndian.Uint64(p[56:])
+		if (w0|w1|w2|w3|w4|w5|w6|w7)&asciiMask == 0 {
 			p = p[64:]
+			continue
 		}
-		for len(p) >= 32 {
-			if (binary.LittleEndian.Uint64(p)|binary.LittleEndian.Uint64(p[8:])|
-				binary.LittleEndian.Uint64(p[16:])|binary.LittleEndian.Uint64(p[24:]))&asciiMask != 0 {
-				break
+		// One bit per byte of the block, set for non-ASCII bytes: the
+		// multiply gathers each word's eight high bits into its top byte.
+		// Walking the set bits checks every sequence that starts in the
+		// block with a branch per sequence that goes the same way for all
+		// valid text, instead of per-word and per-length branches that
+		// mispredict where text mixes scripts.
+		m := gather(w0) | gather(w1)<<8 | gather(w2)<<16 | gather(w3)<<24 |
+			gather(w4)<<32 | gather(w5)<<40 | gather(w6)<<48 | gather(w7)<<56
+		end := 64
+		for m != 0 {
+			i := bits.TrailingZeros64(m)
+			var size int
+			if len(p)-i >= 4 {
+				size = seqLen4(p[i:])
+			} else {
+				size = seqLen(p[i:])
 			}
-			p = p[32:]
-		}
-		for len(p) >= 16 {
-			if (binary.LittleEndian.Uint64(p)|binary.LittleEndian.Uint64(p[8:]))&asciiMask != 0 {
-				break
+			if size == 0 {
+				return len(b) - len(p) + i
 			}
-			p = p[16:]
+			end = i + size
+			// Drop the bits of this sequence and of the bytes before it;
+			// a shift of 64 or more yields 0, so the mask empties.
+			m &^= 1<<uint(end) - 1
 		}
-		if len(p) >= 8 {
-			x := binary.LittleEndian.Uint64(p) & asciiMask
-			if x == 0 {
+		p = p[max(end, 64):]
+	}
+	for len(p) > 0 {
+		if p[0] < utf8.RuneSelf {
+			if len(p) >= 8 && binary.LittleEndian.Uint64(p)&asciiMask == 0 {
 				p = p[8:]
-				continue
-			}
-			p = p[bits.TrailingZeros64(x)>>3:]
-		} else {
-			for len(p) > 0 && p[0] < utf8.RuneSelf {
+			} else {
 				p = p[1:]
 			}
-			if len(p) == 0 {
-				break
-			}
+			continue
 		}
-		// Non-ASCII text comes in runs (words, CJK sentences): decode
-		// the whole run before going back to the ASCII steps.
-		for len(p) > 0 && p[0] >= utf8.RuneSelf {
-			size := seqLen(p)
-			if size == 0 {
-				return len(b) - len(p)
-			}
-			p = p[size:]
+		size := seqLen(p)
+		if size == 0 {
+			return len(b) - len(p)
 		}
+		p = p[size:]
 	}
 	return len(b)
+}
+
+// gather maps the high bits of w's bytes to one bit per byte (the high bit
+// of byte i to bit i).
+func gather(w uint64) uint64 {
+	return (w & asciiMask >> 7) * 0x0102040810204080 >> 56
+}
+
+// leadClass says what may follow a lead byte: the sequence length (0 for a
+// byte that cannot lead one), the range of the second byte, and which bits
+// of the third and fourth bytes to check (they must be continuation bytes).
+type leadClass struct {
+	size   uint8
+	lo, hi uint8
+	cmask  uint32
+}
+
+// leads is a read-only table of the classes, by lead byte (Unicode Table
+// 3-7), built once; only non-ASCII bytes are looked up.
+var leads = func() (t [256]leadClass) {
+	for c := range t {
+		switch {
+		case c >= 0xC2 && c <= 0xDF:
+			t[c] = leadClass{size: 2, lo: 0x80, hi: 0xBF}
+		case c >= 0xE0 && c <= 0xEF:
+			t[c] = leadClass{size: 3, lo: 0x80, hi: 0xBF, cmask: 0x00C00000}
+		case c >= 0xF0 && c <= 0xF4:
+			t[c] = leadClass{size: 4, lo: 0x80, hi: 0xBF, cmask: 0xC0C00000}
+		default:
+			t[c] = leadClass{lo: 1, hi: 0} // an empty range: nothing passes
+		}
+	}
+	t[0xE0].lo, t[0xED].hi, t[0xF0].lo, t[0xF4].hi = 0xA0, 0x9F, 0x90, 0x8F
+	return t
+}()
+
+// seqLen4 is seqLen for len(b) >= 4, with no branch on the sequence's
+// length (in text that mixes 2- and 3-byte characters such a branch
+// mispredicts): the checks are arithmetic, and the one branch goes the same
+// way for all valid text.
+func seqLen4(b []byte) int {
+	v := binary.LittleEndian.Uint32(b)
+	lc := &leads[byte(v)]
+	b1 := int(byte(v >> 8))
+	if (b1-int(lc.lo))|(int(lc.hi)-b1) < 0 || v&lc.cmask != lc.cmask&0x80808080 {
+		return 0
+	}
+	return int(lc.size)
 }
 
 // seqLen returns the length of the well-formed multi-byte sequence at the

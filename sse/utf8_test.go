@@ -1,6 +1,7 @@
 package sse
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -94,6 +95,52 @@ func TestValidPrefixEveryPosition(t *testing.T) {
 			if got := validPrefix(in); got != len(in) {
 				t.Fatalf("%q at %d: validPrefix = %d, want %d", char, pos, got, len(in))
 			}
+		}
+	}
+}
+
+func TestGather(t *testing.T) {
+	for pattern := range 256 {
+		var w uint64
+		for i := range 8 {
+			b := uint64(0x3A + i) // low bits that must not matter
+			if pattern>>i&1 == 1 {
+				b |= 0x80
+			}
+			w |= b << (8 * i)
+		}
+		if got := gather(w); got != uint64(pattern) {
+			t.Fatalf("gather(%#x) = %08b, want %08b", w, got, pattern)
+		}
+	}
+}
+
+// TestValidPrefixRandom compares validPrefix with a byte-at-a-time
+// reference on random mixes of ASCII, well-formed characters of every
+// length and stray bytes, long enough to cross many 64-byte blocks.
+func TestValidPrefixRandom(t *testing.T) {
+	pieces := []string{"a", "bc", " ", "\n", "é", "€", "🎉", "\u07FF", "\uFFFD", "\U0010FFFF", "\u0800"}
+	stray := []string{"\x80", "\xC0", "\xE2\x82", "\xED\xA0\x80", "\xF4\x90", "\xFF"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for n := range 3000 {
+		var in []byte
+		for len(in) < 40+rng.IntN(400) {
+			in = append(in, pieces[rng.IntN(len(pieces))]...)
+		}
+		if n%2 == 0 {
+			at := rng.IntN(len(in))
+			in = append(in[:at:at], append([]byte(stray[rng.IntN(len(stray))]), in[at:]...)...)
+		}
+		want := 0
+		for want < len(in) {
+			r, size := utf8.DecodeRune(in[want:])
+			if r == utf8.RuneError && size == 1 {
+				break
+			}
+			want += size
+		}
+		if got := validPrefix(in); got != want {
+			t.Fatalf("validPrefix(%q) = %d, want %d", in, got, want)
 		}
 	}
 }
