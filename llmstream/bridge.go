@@ -3,6 +3,7 @@ package llmstream
 import (
 	"fmt"
 	"io"
+	"unsafe"
 
 	"github.com/airlock-go/airlock/sse"
 	"github.com/airlock-go/airlock/toolcall"
@@ -141,9 +142,9 @@ func (b *Bridge) Message() (Message, error) {
 	}
 	m := Message{
 		Role:         b.role,
-		Content:      string(b.content),
-		Reasoning:    string(b.reasoning),
-		Refusal:      string(b.refusal),
+		Content:      ownString(b.content),
+		Reasoning:    ownString(b.reasoning),
+		Refusal:      ownString(b.refusal),
 		FinishReason: b.finish,
 		Usage:        b.usage,
 	}
@@ -166,6 +167,16 @@ func (b *Bridge) Message() (Message, error) {
 	}
 	b.msg = &m
 	return m, b.err
+}
+
+// ownString hands the bytes to a string without copying them, as
+// strings.Builder does. It is safe because a Bridge never writes to its text
+// buffers again once Message has run (Handle applies nothing after it).
+func ownString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 func (b *Bridge) fail(err error) error {

@@ -3,6 +3,7 @@ package llmstream
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 )
 
 // This file decodes one OpenAI chat.completion.chunk into the bridge's
@@ -207,6 +208,13 @@ func (b *Bridge) walkObject(i, depth int, fn memberFunc) (int, error) {
 	if i < len(d) && d[i] == '}' {
 		return i + 1, nil
 	}
+	return b.walkMembers(i, depth, fn)
+}
+
+// walkMembers walks an object's members from the key at d[i] to the
+// object's end, for the members at depth.
+func (b *Bridge) walkMembers(i, depth int, fn memberFunc) (int, error) {
+	d := b.ev.data
 	for {
 		key, at, err := b.readKey(i)
 		if err != nil {
@@ -288,6 +296,13 @@ func (b *Bridge) groqMember(key []byte, i, depth int) (int, error) {
 	return skipValue(b.ev.data, i, depth)
 }
 
+// choiceHead and choiceTail are how nearly every chunk's choice begins and
+// ends: index 0, then the delta; no logprobs and no finish reason.
+const (
+	choiceHead = `{"index":0,"delta":{`
+	choiceTail = `,"logprobs":null,"finish_reason":null}`
+)
+
 func (b *Bridge) choice(pos, i, depth int) (int, error) {
 	d := b.ev.data
 	if d[i] != '{' {
@@ -296,7 +311,27 @@ func (b *Bridge) choice(pos, i, depth int) (int, error) {
 	e := &b.ev
 	snap := b.snapshot()
 	e.choicePos, e.choiceIndex, e.choiceHasIndex, e.reasoningSeen = pos, pos, false, false
-	end, err := b.walkObject(i, depth, (*Bridge).choiceMember)
+	var end int
+	var err error
+	if len(d)-i > len(choiceHead) && string(d[i:i+len(choiceHead)]) == choiceHead {
+		// Nearly every chunk's choice starts this way: read the index and
+		// the delta's opening straight off, then carry on as usual.
+		e.choiceIndex, e.choiceHasIndex = 0, true
+		end, err = b.walkObject(i+len(choiceHead)-1, depth+1, (*Bridge).deltaMember)
+		if err == nil {
+			if len(d)-end >= len(choiceTail) && string(d[end:end+len(choiceTail)]) == choiceTail {
+				end += len(choiceTail)
+			} else if end, err = nextMember(d, end, '}'); err == nil {
+				if end < 0 {
+					end = -end - 1
+				} else {
+					end, err = b.walkMembers(end, depth+1, (*Bridge).choiceMember)
+				}
+			}
+		}
+	} else {
+		end, err = b.walkObject(i, depth, (*Bridge).choiceMember)
+	}
 	if err != nil {
 		return end, err
 	}
@@ -335,10 +370,18 @@ func (b *Bridge) choiceMember(key []byte, i, depth int) (int, error) {
 	return skipValue(d, i, depth)
 }
 
+// minTextRoom is the free space a text buffer keeps ahead of a delta.
+const minTextRoom = 512
+
 // appendText decodes the string at d[i] into the buffer of kind k and
 // records a mark for the callback.
 func (b *Bridge) appendText(k bufKind, i int) (int, error) {
 	buf := b.buffer(k)
+	if cap(*buf)-len(*buf) < minTextRoom {
+		// Double the buffer ourselves: append grows large slices by only
+		// 1.25x, which copies a long answer many more times.
+		*buf = slices.Grow(*buf, max(len(*buf), 2*minTextRoom))
+	}
 	start := len(*buf)
 	var end int
 	var err error

@@ -375,6 +375,13 @@ func FuzzChunk(f *testing.F) {
 		`{"choices":[{"delta":{"content":"\ud83d\ude00\ud83d\u0041"}}]}`,
 		` {"usage":{"prompt_tokens":1e2}} `,
 		`{"choices":[{"index":0,"delta":{"reasoning":"","reasoning_content":"r"}}]}`,
+		`{"choices":[{"index":0,"delta":{"content":"a"},"index":1}]}`,
+		`{"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}]}`,
+		`{"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null,"x":1}]}`,
+		`{"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}`,
+		`{"choices":[{"index":0,"delta":{}}]}`,
+		`{"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}`,
+		`{"choices":[{"index":0,"delta":{"content":"a"}},{"index":0,"delta":{"content":"b"}}]}`,
 	} {
 		f.Add([]byte(nil), []byte(s))
 	}
