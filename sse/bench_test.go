@@ -34,12 +34,37 @@ func chatStream(n int, lineEnd string) []byte {
 	return b.Bytes()
 }
 
-// bigEventStream builds n events whose single data line holds size bytes.
+// bigEventStream builds n events whose single data line holds size bytes
+// of ASCII.
 func bigEventStream(n, size int) []byte {
 	var b bytes.Buffer
 	line := strings.Repeat("x", size)
 	for range n {
 		b.WriteString("data: " + line + "\n\n")
+	}
+	return b.Bytes()
+}
+
+// mixedEventStream builds n events whose single data line holds size bytes
+// of text mixing scripts, a non-ASCII character every few words, the way
+// multilingual model output does.
+func mixedEventStream(n, size int) []byte {
+	words := []string{"stream", "Zürich", "中文", "line", "∞", "Kraków", "event", "🎉", "naïve", "writer", "данные", "a==b"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	var line []byte
+	for len(line) < size {
+		line = append(line, words[rng.IntN(len(words))]...)
+		line = append(line, ' ')
+	}
+	line = line[:size]
+	for len(line) > 0 && line[len(line)-1] >= 0x80 {
+		line[len(line)-1] = 'x' // do not end on a cut character
+	}
+	var b bytes.Buffer
+	for range n {
+		b.WriteString("data: ")
+		b.Write(line)
+		b.WriteString("\n\n")
 	}
 	return b.Bytes()
 }
@@ -94,12 +119,14 @@ func BenchmarkReader(b *testing.B) {
 	chat := chatStream(2000, "\n")
 	crlf := chatStream(2000, "\r\n")
 	big := bigEventStream(16, 64<<10)
+	mixed := mixedEventStream(16, 64<<10)
 	b.Run("chat", func(b *testing.B) { benchmarkReader(b, chat, wholeReader) })
 	b.Run("chat-crlf", func(b *testing.B) { benchmarkReader(b, crlf, wholeReader) })
 	b.Run("chat-1460B-reads", func(b *testing.B) {
 		benchmarkReader(b, chat, func(d []byte) io.Reader { return &chunkedReader{d, 1460} })
 	})
 	b.Run("64KiB-events", func(b *testing.B) { benchmarkReader(b, big, wholeReader) })
+	b.Run("64KiB-events-mixed-scripts", func(b *testing.B) { benchmarkReader(b, mixed, wholeReader) })
 }
 
 // BenchmarkReaderLinear parses one 8 MiB event read whole and in 1460-byte
