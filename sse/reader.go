@@ -16,7 +16,9 @@ const maxEmptyReads = 100
 // Reader reads events from an io.Reader: a pull parser. It reads only as
 // much as it needs to return the next event, into one buffer that grows with
 // the longest line, so in steady state Next does not allocate (a new event
-// type or ID string excepted).
+// type or ID string excepted). Memory is bounded by the size limit (see
+// [WithMaxEventSize]): the read buffer never grows past the limit plus 4 KiB,
+// and the data of a multi-line event past the limit.
 //
 // A Reader is not safe for concurrent use: call its methods from one
 // goroutine at a time. It starts no goroutines and does not close the
@@ -51,7 +53,7 @@ func NewReader(r io.Reader, opts ...Option) *Reader {
 
 // Next returns the next event of the stream.
 //
-// The event's Data aliases the Reader's buffer: it is valid until the next
+// The event's Data aliases the Reader's buffers: it is valid until the next
 // call to Next, which may overwrite it. Use [Event.Clone] to keep it. Type
 // and ID are ordinary strings.
 //
