@@ -263,6 +263,9 @@ func hex4(d []byte, i int) (rune, bool) {
 	return r, true
 }
 
+// unescape maps the letter of a one-letter escape to its byte.
+var unescape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
 // appendString validates the string starting at the quote d[i], appends its
 // decoded text to dst and returns the offset past its closing quote.
 func appendString(dst, d []byte, i int) ([]byte, int, error) {
@@ -295,23 +298,8 @@ func appendStringUTF8(dst, d []byte, i int, valid bool) ([]byte, int, error) {
 				return dst, i, errSyntax
 			}
 			switch e := d[i+1]; e {
-			case '"', '\\', '/':
-				dst = append(dst, e)
-				i += 2
-			case 'b':
-				dst = append(dst, '\b')
-				i += 2
-			case 'f':
-				dst = append(dst, '\f')
-				i += 2
-			case 'n':
-				dst = append(dst, '\n')
-				i += 2
-			case 'r':
-				dst = append(dst, '\r')
-				i += 2
-			case 't':
-				dst = append(dst, '\t')
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				dst = append(dst, unescape[e])
 				i += 2
 			case 'u':
 				r, ok := hex4(d, i+2)
