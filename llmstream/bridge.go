@@ -46,7 +46,7 @@ type Bridge struct {
 	asm *toolcall.Assembler
 
 	content, reasoning, refusal []byte
-	role, finish                string
+	finish                      string
 	usage                       *Usage
 	done                        bool
 	err                         error
@@ -92,7 +92,7 @@ func (b *Bridge) Handle(ev sse.Event) error {
 
 // Consume reads src to its end, handling each event, and returns
 // [Bridge.Message]. A source error other than io.EOF stops the stream
-// with that error (wrapped, so errors.Is still finds its cause).
+// and is returned as it is.
 func (b *Bridge) Consume(src EventSource) (Message, error) {
 	return b.consume(src, nil)
 }
@@ -121,8 +121,9 @@ func (b *Bridge) consume(src EventSource, after func()) (Message, error) {
 
 // Message ends the stream and returns the materialized message.
 //
-// With a nil error the message is complete: role "assistant" (or the role
-// the stream named), the text, the reasoning, the refusal, the finish
+// With a nil error the message is complete: role "assistant" (whatever
+// role the stream names, so a server cannot turn it into a system
+// prompt), the text, the reasoning, the refusal, the finish
 // reason, the usage, and the tool calls in index order, each with arguments
 // validated as JSON. A stream that carries tool calls is a tool-call turn
 // whatever its finish reason says.
@@ -141,15 +142,12 @@ func (b *Bridge) Message() (Message, error) {
 		return *b.msg, b.err
 	}
 	m := Message{
-		Role:         b.role,
+		Role:         "assistant",
 		Content:      ownString(b.content),
 		Reasoning:    ownString(b.reasoning),
 		Refusal:      ownString(b.refusal),
 		FinishReason: b.finish,
 		Usage:        b.usage,
-	}
-	if m.Role == "" {
-		m.Role = "assistant"
 	}
 	if b.err == nil && !b.done && b.finish == "" {
 		b.err = ErrTruncated
@@ -161,7 +159,7 @@ func (b *Bridge) Message() (Message, error) {
 		} else if len(calls) > 0 {
 			m.ToolCalls = make([]ToolCall, len(calls))
 			for i, c := range calls {
-				m.ToolCalls[i] = ToolCall{ID: c.ID, Type: "function", Function: FunctionCall{Name: c.Name, Arguments: c.Arguments}, Extra: c.Extra}
+				m.ToolCalls[i] = ToolCall{ID: c.ID, Type: c.Type, Function: FunctionCall{Name: c.Name, Arguments: c.Arguments}, Extra: c.Extra}
 			}
 		}
 	}
@@ -215,11 +213,6 @@ func (b *Bridge) apply() error {
 			return err
 		}
 	}
-	if e.role.ok() {
-		if r := d[e.role.start+1 : e.role.end-1]; string(r) != b.role {
-			b.role = decodedString(d, e.role)
-		}
-	}
 	if e.finish.ok() {
 		b.progressed = true
 		if f := d[e.finish.start+1 : e.finish.end-1]; string(f) != b.finish {
@@ -239,6 +232,12 @@ func (b *Bridge) apply() error {
 	if e.apiErr.ok() {
 		return b.fail(apiErrorFrom(d[e.apiErr.start:e.apiErr.end], 0))
 	}
+	return b.checkFinish()
+}
+
+// checkFinish fails the stream whose finish reason says the provider failed
+// (OpenRouter reports errors this way).
+func (b *Bridge) checkFinish() error {
 	if b.finish == "error" {
 		return b.fail(&APIError{Type: "finish_reason", Message: `the provider ended the response with finish_reason "error"`})
 	}
@@ -275,6 +274,12 @@ func (b *Bridge) addCall(c *pendingCall) error {
 	if c.extra.ok() {
 		f.Extra = b.ev.extras[c.extra.start:c.extra.end]
 	}
+	return b.addFragment(f)
+}
+
+// addFragment hands one fragment to the assembler and reports the call's
+// progress to the callback.
+func (b *Bridge) addFragment(f toolcall.Fragment) error {
 	if err := b.asm.Add(f); err != nil {
 		return err
 	}
@@ -322,6 +327,18 @@ func ReadMessage(r io.Reader, opts ...Option) (Message, error) {
 // UTF-8 (invalid bytes become U+FFFD), so the decoder need not check again.
 func (b *Bridge) newReader(r io.Reader) *sse.Reader {
 	b.ev.validUTF8 = true
-	opts := append(b.cfg.sseOpts[:len(b.cfg.sseOpts):len(b.cfg.sseOpts)], sse.WithUnknownField(b.unknownField))
+	opts := make([]sse.Option, 0, len(b.cfg.sseOpts)+2)
+	opts = append(opts, sse.WithMaxEventSize(DefaultMaxEventSize))
+	opts = append(opts, b.cfg.sseOpts...)
+	opts = append(opts, sse.WithUnknownField(b.unknownField))
 	return sse.NewReader(r, opts...)
 }
+
+// DefaultMaxEventSize is the SSE event size limit, in bytes, that
+// [ReadMessage] and [Client] read with unless [WithSSEOptions] sets
+// another. It is above the sse package's own 256 KiB default because
+// Gemini, Ollama and vLLM send a tool call whole in one event, and a call
+// may carry up to toolcall.DefaultMaxArgumentBytes (1 MiB) of arguments,
+// which JSON escaping can grow. Past it the stream fails with
+// sse.ErrEventTooLarge.
+const DefaultMaxEventSize = 4 << 20

@@ -64,7 +64,7 @@ func endpoint(base string) (string, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "", fmt.Errorf("llmstream: base URL %q is not an http or https URL", redactURL(base))
 	}
-	p := strings.TrimRight(u.Path, "/")
+	p := strings.TrimRight(u.EscapedPath(), "/")
 	switch {
 	case strings.HasSuffix(p, "/chat/completions"):
 	case p == "":
@@ -72,7 +72,11 @@ func endpoint(base string) (string, error) {
 	default:
 		p += "/chat/completions"
 	}
-	u.Path, u.RawPath = p, ""
+	// Work on the escaped form so an escaped slash in a path stays one.
+	if u.Path, err = url.PathUnescape(p); err != nil {
+		return "", fmt.Errorf("llmstream: base URL %q has a bad path", redactURL(base))
+	}
+	u.RawPath = p
 	return u.String(), nil
 }
 
@@ -207,6 +211,12 @@ func (c *Client) stream(ctx context.Context, r *Request, onDelta func(Delta) err
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	var idle *time.Timer
+	if d := c.cfg.idleTimeout; d > 0 {
+		// Started before the request: waiting for the headers counts too.
+		idle = time.AfterFunc(d, func() { cancel(ErrIdleTimeout) })
+		defer idle.Stop()
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
 	if err != nil {
 		return Message{}, err
@@ -234,36 +244,36 @@ func (c *Client) stream(ctx context.Context, r *Request, onDelta func(Delta) err
 	b.asm = toolcall.NewAssembler(cfg.toolOpts...)
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
 		// The server ignored "stream": true and sent one whole completion.
-		return b.whole(resp.Body)
+		msg, err := b.whole(resp.Body)
+		if err != nil {
+			return msg, c.mapError(ctx, err)
+		}
+		return msg, nil
 	}
-	src := b.newReader(resp.Body)
-	var msg Message
-	if c.cfg.idleTimeout > 0 {
-		msg, err = b.consumeIdle(src, c.cfg.idleTimeout, cancel)
-	} else {
-		msg, err = b.Consume(src)
+	var after func()
+	if idle != nil {
+		after = func() {
+			if b.progressed {
+				idle.Reset(c.cfg.idleTimeout)
+			}
+		}
 	}
+	msg, err := b.consume(b.newReader(resp.Body), after)
 	if err != nil {
 		return msg, c.mapError(ctx, err)
 	}
 	return msg, nil
 }
 
-// consumeIdle is Consume with a timer that cancels the request when no
-// event carrying content arrives within d.
-func (b *Bridge) consumeIdle(src EventSource, d time.Duration, cancel context.CancelCauseFunc) (Message, error) {
-	t := time.AfterFunc(d, func() { cancel(ErrIdleTimeout) })
-	defer t.Stop()
-	return b.consume(src, func() {
-		if b.progressed {
-			t.Reset(d)
-		}
-	})
-}
-
-// mapError puts the idle timeout in front of the cancellation it caused and
-// turns an HTTP error body into an APIError.
+// mapError puts the idle timeout in front of the cancellation it caused,
+// turns an HTTP error body into an APIError, and keeps secrets out of the
+// error: a URL's query and user info (net/http prints the whole URL), and
+// the API key should a server echo it back.
 func (c *Client) mapError(ctx context.Context, err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		ue.URL = redactURL(ue.URL)
+	}
 	if cause := context.Cause(ctx); errors.Is(cause, ErrIdleTimeout) && !errors.Is(err, ErrIdleTimeout) {
 		return fmt.Errorf("%w (%w)", cause, err)
 	}
@@ -271,7 +281,13 @@ func (c *Client) mapError(ctx context.Context, err error) error {
 	if errors.As(err, &se) {
 		if e, ok := parseProviderError(se.Body, se.StatusCode); ok {
 			e.Err = err
-			return e
+			err = e
+		}
+	}
+	var api *APIError
+	if errors.As(err, &api) && c.cfg.apiKey != "" {
+		for _, f := range []*string{&api.Message, &api.Type, &api.Code, &api.Param} {
+			*f = strings.ReplaceAll(*f, c.cfg.apiKey, "REDACTED")
 		}
 	}
 	return err

@@ -38,8 +38,9 @@ func (k DeltaKind) String() string {
 // Delta is one piece of a streaming response, as it arrives. Deltas are for
 // display; the materialized [Message] is the result.
 //
-// A Delta is owned by the receiver: its strings stay valid after the
-// callback returns.
+// A Delta's strings belong to the receiver and stay valid after the
+// callback returns. Call.Partial is the exception: it is the assembler's
+// own memory, valid as long as the message, and must never be written to.
 type Delta struct {
 	// Kind says what the delta carries.
 	Kind DeltaKind

@@ -24,6 +24,9 @@ var noSpan = span{-1, -1}
 
 func (s span) ok() bool { return s.start >= 0 }
 
+// empty reports an absent or zero-length span.
+func (s span) empty() bool { return s.start >= s.end }
+
 // bufKind names the buffer a pending delta's span points into.
 type bufKind uint8
 
@@ -63,7 +66,6 @@ type event struct {
 	usage     span   // raw JSON in data
 	groqUsage span
 	apiErr    span
-	role      span // raw JSON string in data
 
 	choicePos      int
 	choiceIndex    int
@@ -74,19 +76,19 @@ type event struct {
 // snapshot is what a choice other than index 0 must roll back to.
 type snapshot struct {
 	content, reasoning, refusal, marks, calls, arena, extras int
-	finish, role                                             span
+	finish                                                   span
 }
 
 func (b *Bridge) snapshot() snapshot {
 	e := &b.ev
-	return snapshot{len(b.content), len(b.reasoning), len(b.refusal), len(e.marks), len(e.calls), len(e.arena), len(e.extras), e.finish, e.role}
+	return snapshot{len(b.content), len(b.reasoning), len(b.refusal), len(e.marks), len(e.calls), len(e.arena), len(e.extras), e.finish}
 }
 
 func (b *Bridge) restore(s snapshot) {
 	e := &b.ev
 	b.content, b.reasoning, b.refusal = b.content[:s.content], b.reasoning[:s.reasoning], b.refusal[:s.refusal]
 	e.marks, e.calls, e.arena, e.extras = e.marks[:s.marks], e.calls[:s.calls], e.arena[:s.arena], e.extras[:s.extras]
-	e.finish, e.role = s.finish, s.role
+	e.finish = s.finish
 }
 
 // decodeChunk walks the event data. On error the caller rolls back.
@@ -94,7 +96,7 @@ func (b *Bridge) decodeChunk(d []byte) (int, error) {
 	e := &b.ev
 	e.data = d
 	e.marks, e.calls, e.arena, e.extras = e.marks[:0], e.calls[:0], e.arena[:0], e.extras[:0]
-	e.finish, e.usage, e.groqUsage, e.apiErr, e.role = noSpan, noSpan, noSpan, noSpan, noSpan
+	e.finish, e.usage, e.groqUsage, e.apiErr = noSpan, noSpan, noSpan, noSpan
 	i := skipWS(d, 0)
 	if i >= len(d) || d[i] != '{' {
 		if end, err := skipValue(d, i, 0); err != nil {
@@ -377,10 +379,11 @@ const minTextRoom = 512
 // records a mark for the callback.
 func (b *Bridge) appendText(k bufKind, i int) (int, error) {
 	buf := b.buffer(k)
-	if cap(*buf)-len(*buf) < minTextRoom {
-		// Double the buffer ourselves: append grows large slices by only
-		// 1.25x, which copies a long answer many more times.
-		*buf = slices.Grow(*buf, max(len(*buf), 2*minTextRoom))
+	if room := max(len(b.ev.data)-i, minTextRoom); cap(*buf)-len(*buf) < room {
+		// The rest of the event bounds the decoded text. Double the buffer
+		// ourselves: append grows large slices by only 1.25x, which copies
+		// a long answer many more times.
+		*buf = slices.Grow(*buf, max(len(*buf), room))
 	}
 	start := len(*buf)
 	var end int
@@ -428,14 +431,6 @@ func (b *Bridge) deltaMember(key []byte, i, depth int) (int, error) {
 	case "refusal":
 		if d[i] == '"' {
 			return b.appendText(inRefusal, i)
-		}
-	case "role":
-		if d[i] == '"' {
-			end, err := skipString(d, i)
-			if err == nil && end-i > 2 {
-				e.role = span{i, end}
-			}
-			return end, err
 		}
 	case "tool_calls":
 		if d[i] == '[' {
@@ -492,9 +487,15 @@ func (b *Bridge) toolCall(_, i, depth int) (int, error) {
 	if err != nil {
 		return end, err
 	}
-	if c := &e.calls[n]; c.extra.ok() {
+	c := &e.calls[n]
+	if c.extra.ok() {
 		e.extras = append(e.extras, '}')
 		c.extra.end = len(e.extras)
+	} else if c.id.empty() && c.name.empty() && c.args.empty() {
+		// A fragment with nothing in it (an index alone) is no progress:
+		// it neither reaches the assembler nor keeps the idle timer alive.
+		e.calls = e.calls[:n]
+		return end, nil
 	}
 	e.marks = append(e.marks, mark{inCall, span{n, n}})
 	return end, nil

@@ -21,7 +21,6 @@ import (
 // record is what one event contributes, in arrival order.
 type record struct {
 	Pieces []piece
-	Role   string
 	Finish string
 	Usage  any
 	Groq   any
@@ -85,9 +84,6 @@ func decoderRecord(prev, data []byte, validUTF8 bool) (record, bool) {
 			name := map[bufKind]string{inContent: "content", inReasoning: "reasoning", inRefusal: "refusal"}[mk.kind]
 			r.Pieces = append(r.Pieces, piece{Kind: name, Text: string((*b.buffer(mk.kind))[mk.span.start:mk.span.end])})
 		}
-	}
-	if e.role.ok() {
-		r.Role = decodedString(data, e.role)
 	}
 	if e.finish.ok() {
 		r.Finish = decodedString(data, e.finish)
@@ -301,10 +297,6 @@ func (r *record) delta(m member, reasoningSeen *bool) {
 		if v.kind == '"' {
 			r.text("refusal", v.str)
 		}
-	case "role":
-		if v.kind == '"' && v.str != "" {
-			r.Role = v.str
-		}
 	case "tool_calls":
 		for _, c := range v.elems {
 			if c.kind == '{' {
@@ -350,6 +342,10 @@ func (r *record) call(c node) {
 	}
 	if len(extra.members) > 0 {
 		p.Extra = meaning(extra.encode())
+	}
+	blank := func(s *string) bool { return s == nil || *s == "" }
+	if p.Extra == nil && p.ArgsVal == nil && blank(p.ID) && blank(p.Name) && blank(p.Args) {
+		return // carries nothing: the decoder drops it
 	}
 	r.Pieces = append(r.Pieces, p)
 }

@@ -43,7 +43,9 @@
 //
 // The chunk shape is decoded by a purpose-built single-pass scanner that
 // validates the whole event as it goes and appends text straight into the
-// message: no allocation per event in steady state. It is fuzzed against
+// message: no allocation per event in steady state (with a [WithOnDelta]
+// callback, one string per delivered delta; each tool-call fragment's
+// strings cost one or two). It is fuzzed against
 // encoding/json (FuzzChunk) so speed never costs correctness.
 //
 // # Errors

@@ -71,7 +71,9 @@ type APIError struct {
 	// StatusCode is the HTTP status, or 0 for an error sent inside a stream
 	// that had begun with 200.
 	StatusCode int
-	// Message is the provider's message, exactly as sent.
+	// Message is the provider's message, exactly as sent — except that a
+	// [Client] replaces its own API key, should the server echo it, with
+	// "REDACTED".
 	Message string
 	// Type is the provider's error type ("invalid_request_error", ...).
 	Type string
@@ -85,7 +87,8 @@ type APIError struct {
 	Err error
 }
 
-// Error prints the status (if any), type, code and message.
+// Error prints the status (if any), type, code and message, with control
+// characters shown as spaces.
 func (e *APIError) Error() string {
 	b := []byte("llmstream: provider error")
 	if e.StatusCode != 0 {
@@ -100,6 +103,13 @@ func (e *APIError) Error() string {
 	if e.Message != "" {
 		b = append(b, ": "...)
 		b = append(b, e.Message...)
+	}
+	// The text came from the server: control characters (a newline that
+	// forges a log line, terminal escapes) print as spaces.
+	for i, c := range b {
+		if c < 0x20 || c == 0x7f {
+			b[i] = ' '
+		}
 	}
 	return string(b)
 }

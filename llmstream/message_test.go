@@ -126,3 +126,10 @@ func TestEndpoint(t *testing.T) {
 		}
 	}
 }
+
+func TestEndpointKeepsEscapedSlash(t *testing.T) {
+	got, err := endpoint("http://h/a%2Fb/v1")
+	if want := "http://h/a%2Fb/v1/chat/completions"; err != nil || got != want {
+		t.Errorf("endpoint = %q, %v; want %q", got, err, want)
+	}
+}

@@ -149,7 +149,8 @@ type httpClientOption struct{ d Doer }
 // WithHTTPClient sets what sends the requests: a [*transport.Client]
 // configured with its own options, an *http.Client, or any [Doer]. Default:
 // transport.New() with its defaults (60 s total timeout, stall detection,
-// 100 MiB cap, TLS verified).
+// 100 MiB cap, TLS verified). An *http.Client brings none of those limits:
+// the stream is then bounded only by its own Timeout and the context.
 func WithHTTPClient(d Doer) Option { return httpClientOption{d} }
 
 func (o httpClientOption) apply(c *config) { c.httpClient = o.d }

@@ -10,7 +10,7 @@ import (
 // in an HTTP error body or inside a stream:
 //
 //	{"error":{"message":"...","type":"...","param":null,"code":"..."}}  OpenAI, llama.cpp (integer code)
-//	{"error":"message"}                                                   some proxies
+//	{"error":"message"}, or "message" alone as an error member's value    some proxies
 //	{"object":"error","message":"...","type":"...","code":400}            vLLM
 //	[{"error":{"code":400,"message":"...","status":"INVALID_ARGUMENT"}}]   Gemini
 //	{"message":"...","type":"...","code":...}                             an error object alone
@@ -18,6 +18,13 @@ import (
 // ok is false when raw is none of these.
 func parseProviderError(raw []byte, status int) (*APIError, bool) {
 	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] == '"' {
+		var msg string
+		if json.Unmarshal(raw, &msg) != nil {
+			return nil, false
+		}
+		return &APIError{StatusCode: status, Message: msg}, true
+	}
 	if len(raw) > 0 && raw[0] == '[' {
 		var list []json.RawMessage
 		if json.Unmarshal(raw, &list) != nil || len(list) == 0 {

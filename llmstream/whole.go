@@ -5,14 +5,22 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/airlock-go/airlock/sse"
 	"github.com/airlock-go/airlock/toolcall"
 )
 
+// maxWholeBytes bounds a whole JSON completion, in bytes.
+const maxWholeBytes = 64 << 20
+
 // whole reads a non-streaming chat completion, which some servers send
-// when they ignore "stream": true, into the same materialized message. Its
-// tool calls go through the assembler, so they are validated the same way.
+// when they ignore "stream": true, into the same materialized message,
+// with the same deltas delivered (all at once) and the same validation of
+// its tool calls by the assembler.
 func (b *Bridge) whole(r io.Reader) (Message, error) {
-	data, err := io.ReadAll(r)
+	data, err := io.ReadAll(io.LimitReader(r, maxWholeBytes+1))
+	if err == nil && len(data) > maxWholeBytes {
+		err = fmt.Errorf("llmstream: a whole JSON completion of more than %d bytes: %w", maxWholeBytes, sse.ErrEventTooLarge)
+	}
 	if err != nil {
 		b.fail(err)
 		return b.Message()
@@ -31,38 +39,58 @@ func (b *Bridge) whole(r io.Reader) (Message, error) {
 		return b.Message()
 	}
 	if len(resp.Error) > 0 && string(resp.Error) != "null" {
-		b.fail(apiErrorFrom(data, 0))
+		b.fail(apiErrorFrom(resp.Error, 0))
 		return b.Message()
 	}
 	b.usage = resp.Usage
 	for _, ch := range resp.Choices {
-		if ch.Index != 0 {
-			continue
-		}
-		var m Message
-		var thinking struct {
-			ReasoningContent string `json:"reasoning_content"`
-			Reasoning        string `json:"reasoning"`
-		}
-		if err := json.Unmarshal(ch.Message, &m); err != nil {
-			b.fail(&EventError{Data: data, Err: fmt.Errorf("a JSON completion's message: %w", err)})
+		if ch.Index == 0 {
+			b.wholeChoice(data, ch.Message)
+			b.finish = ch.FinishReason
 			break
 		}
-		json.Unmarshal(ch.Message, &thinking) // same bytes, already decoded once
-		b.role, b.finish = m.Role, ch.FinishReason
-		b.content = append(b.content, m.Content...)
-		b.reasoning = append(b.reasoning, thinking.ReasoningContent...)
-		if len(b.reasoning) == 0 {
-			b.reasoning = append(b.reasoning, thinking.Reasoning...)
-		}
-		b.refusal = append(b.refusal, m.Refusal...)
-		for i, c := range m.ToolCalls {
-			if err := b.asm.Add(toolcall.Fragment{Index: i, ID: c.ID, Type: c.Type, Name: c.Function.Name, Arguments: c.Function.Arguments, Extra: c.Extra}); err != nil {
-				b.fail(err)
-				break
-			}
-		}
+	}
+	if b.err == nil {
+		b.checkFinish()
 	}
 	b.done = true
 	return b.Message()
+}
+
+// wholeChoice applies the message of choice 0.
+func (b *Bridge) wholeChoice(data, raw json.RawMessage) {
+	var m Message
+	var thinking struct {
+		ReasoningContent string `json:"reasoning_content"`
+		Reasoning        string `json:"reasoning"`
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		b.fail(&EventError{Data: data, Err: fmt.Errorf("a JSON completion's message: %w", err)})
+		return
+	}
+	json.Unmarshal(raw, &thinking) // the same bytes decoded once already
+	reasoning := thinking.ReasoningContent
+	if reasoning == "" {
+		reasoning = thinking.Reasoning
+	}
+	for _, t := range []struct {
+		kind DeltaKind
+		buf  *[]byte
+		text string
+	}{{DeltaReasoning, &b.reasoning, reasoning}, {DeltaText, &b.content, m.Content}, {DeltaRefusal, &b.refusal, m.Refusal}} {
+		if t.text == "" {
+			continue
+		}
+		*t.buf = append(*t.buf, t.text...)
+		if b.cfg.onDelta != nil && b.deliver(Delta{Kind: t.kind, Text: t.text}) != nil {
+			return
+		}
+	}
+	for i, c := range m.ToolCalls {
+		f := toolcall.Fragment{Index: i, ID: c.ID, Type: c.Type, Name: c.Function.Name, Arguments: c.Function.Arguments, Extra: c.Extra}
+		if err := b.addFragment(f); err != nil {
+			b.fail(err)
+			return
+		}
+	}
 }
