@@ -3,7 +3,7 @@ module github.com/airlock-go/airlock
 go 1.24
 
 require (
-	github.com/goccy/go-json v0.12.0 // indirect
-	github.com/google/go-cmp v0.7.0 // indirect
-	go.uber.org/goleak v1.3.0 // indirect
+	github.com/goccy/go-json v0.12.0
+	github.com/google/go-cmp v0.7.0
+	go.uber.org/goleak v1.3.0
 )
