@@ -56,6 +56,7 @@ func (o Options) apply(c *config) {
 	}
 }
 
+// String lists the options.
 func (o Options) String() string { return fmt.Sprint([]Option(o)) }
 
 type onDeltaOption func(Delta) error

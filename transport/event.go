@@ -21,6 +21,7 @@ const (
 	EventEnd                           // the exchange is over
 )
 
+// String returns the kind's name ("attempt", "retry", "response", "end").
 func (k EventKind) String() string {
 	switch k {
 	case EventAttempt:
