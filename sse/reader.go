@@ -90,6 +90,21 @@ func (r *Reader) Next() (Event, error) {
 		if ok {
 			return r.st.ev, nil
 		}
+		// Nearly every event is one data line and a blank line: dispatch
+		// at once rather than going round for the blank line. A line end
+		// was just passed and the data is within the limit, so this is
+		// what st.line would do with it.
+		if r.start < r.end && r.buf[r.start] == '\n' {
+			r.start++
+			ok, err := r.st.dispatch()
+			if err != nil {
+				r.err = err
+				return Event{}, err
+			}
+			if ok {
+				return r.st.ev, nil
+			}
+		}
 	}
 }
 
