@@ -244,7 +244,7 @@ func (c *Client) stream(ctx context.Context, r *Request, onDelta func(Delta) err
 	b.asm = toolcall.NewAssembler(cfg.toolOpts...)
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
 		// The server ignored "stream": true and sent one whole completion.
-		msg, err := b.whole(resp.Body)
+		msg, err := b.whole(resp.Body, maxWholeBytes)
 		if err != nil {
 			return msg, c.mapError(ctx, err)
 		}

@@ -67,10 +67,8 @@ type event struct {
 	groqUsage span
 	apiErr    span
 
-	choicePos      int
-	choiceIndex    int
-	choiceHasIndex bool
-	reasoningSeen  bool
+	choiceIndex   int
+	reasoningSeen bool
 }
 
 // snapshot is what a choice other than index 0 must roll back to.
@@ -312,13 +310,13 @@ func (b *Bridge) choice(pos, i, depth int) (int, error) {
 	}
 	e := &b.ev
 	snap := b.snapshot()
-	e.choicePos, e.choiceIndex, e.choiceHasIndex, e.reasoningSeen = pos, pos, false, false
+	e.choiceIndex, e.reasoningSeen = pos, false
 	var end int
 	var err error
 	if len(d)-i > len(choiceHead) && string(d[i:i+len(choiceHead)]) == choiceHead {
 		// Nearly every chunk's choice starts this way: read the index and
 		// the delta's opening straight off, then carry on as usual.
-		e.choiceIndex, e.choiceHasIndex = 0, true
+		e.choiceIndex = 0
 		end, err = b.walkObject(i+len(choiceHead)-1, depth+1, (*Bridge).deltaMember)
 		if err == nil {
 			if len(d)-end >= len(choiceTail) && string(d[end:end+len(choiceTail)]) == choiceTail {
@@ -353,7 +351,7 @@ func (b *Bridge) choiceMember(key []byte, i, depth int) (int, error) {
 			return end, err
 		}
 		if n, ok := parseIndex(d[i:end]); ok {
-			e.choiceIndex, e.choiceHasIndex = n, true
+			e.choiceIndex = n
 		}
 		return end, nil
 	case "delta":

@@ -115,7 +115,6 @@ type node struct {
 	str     string
 	members []member
 	elems   []node
-	raw     []byte // the value re-encoded, for meaning()
 }
 
 type member struct {

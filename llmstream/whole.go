@@ -16,10 +16,12 @@ const maxWholeBytes = 64 << 20
 // when they ignore "stream": true, into the same materialized message,
 // with the same deltas delivered (all at once) and the same validation of
 // its tool calls by the assembler.
-func (b *Bridge) whole(r io.Reader) (Message, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxWholeBytes+1))
-	if err == nil && len(data) > maxWholeBytes {
-		err = fmt.Errorf("llmstream: a whole JSON completion of more than %d bytes: %w", maxWholeBytes, sse.ErrEventTooLarge)
+// Bodies over max bytes (maxWholeBytes in production) fail with
+// sse.ErrEventTooLarge.
+func (b *Bridge) whole(r io.Reader, max int) (Message, error) {
+	data, err := io.ReadAll(io.LimitReader(r, int64(max)+1))
+	if err == nil && len(data) > max {
+		err = fmt.Errorf("llmstream: a whole JSON completion of more than %d bytes: %w", max, sse.ErrEventTooLarge)
 	}
 	if err != nil {
 		b.fail(err)
