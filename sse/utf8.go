@@ -21,11 +21,21 @@ const replacement = "\uFFFD"
 const asciiMask = 0x8080808080808080
 
 // validPrefix returns the index of the first byte of the first ill-formed
-// sequence in b, or len(b) when all of b is valid UTF-8. Runs of ASCII are
-// checked 64 bytes at a time, and the fast path resumes after every
-// multi-byte character, unlike utf8.Valid's, which gives it up for the rest
-// of the input at the first one; LLM text mixes the two all the time.
+// sequence in b, or len(b) when all of b is valid UTF-8. Where the CPU
+// allows, vector instructions check most of b (see utf8_amd64.go) and
+// scalarPrefix finishes: the last partial block, or the block where the
+// vector check found something wrong, since it only says whether a block is
+// good, not where the first bad sequence starts.
 func validPrefix(b []byte) int {
+	k := vectorPrefix(b)
+	return k + scalarPrefix(b[k:])
+}
+
+// scalarPrefix is validPrefix in plain Go. Runs of ASCII are checked 64
+// bytes at a time, and the fast path resumes after every multi-byte
+// character, unlike utf8.Valid's, which gives it up for the rest of the
+// input at the first one; LLM text mixes the two all the time.
+func scalarPrefix(b []byte) int {
 	// Reslicing p, rather than indexing b, lets the compiler drop the
 	// bounds checks (the pattern of utf8.Valid).
 	p := b[:len(b):len(b)]

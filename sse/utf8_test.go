@@ -144,3 +144,37 @@ func TestValidPrefixRandom(t *testing.T) {
 		}
 	}
 }
+
+// FuzzValidPrefix compares validPrefix, which takes the vector check where
+// the CPU has one, with scalarPrefix and with a reference built on
+// utf8.DecodeRune. The input is placed after pad ASCII bytes and repeated,
+// so that it meets the vector check's block edges at every offset.
+func FuzzValidPrefix(f *testing.F) {
+	f.Add(uint8(0), []byte("plain ASCII text that is long enough for one vector block or two"))
+	f.Add(uint8(31), []byte("é€🎉\U0010FFFF\u07FF\u0800"))
+	f.Add(uint8(30), []byte("\xE2\x82"))
+	f.Add(uint8(61), []byte("\xF4\x90\x80\x80"))
+	f.Add(uint8(3), []byte("\xED\xA0\x80\xE0\x9F\xBF\xF0\x8F\xBF\xBF\xC1\xBF"))
+	f.Fuzz(func(t *testing.T, pad uint8, data []byte) {
+		in := []byte(strings.Repeat("p", int(pad%64)))
+		for range 4 {
+			in = append(in, data...)
+		}
+		for _, b := range [][]byte{data, in} {
+			want := 0
+			for want < len(b) {
+				r, size := utf8.DecodeRune(b[want:])
+				if r == utf8.RuneError && size == 1 {
+					break
+				}
+				want += size
+			}
+			if got := validPrefix(b); got != want {
+				t.Fatalf("validPrefix(%q) = %d, want %d", b, got, want)
+			}
+			if got := scalarPrefix(b); got != want {
+				t.Fatalf("scalarPrefix(%q) = %d, want %d", b, got, want)
+			}
+		}
+	})
+}

@@ -1,0 +1,155 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// Offsets into utf8Vectors (utf8_amd64.go).
+#define V_FIRST 0
+#define V_FIRSTLOW 16
+#define V_SECOND 32
+#define V_LOWNIBBLES 48
+#define V_THIRD 80
+#define V_FOURTH 112
+#define V_HIGH 144
+#define V_UNCUT 176
+
+// CHECK(in, prev, fail) checks the 32 bytes in `in`, the block before
+// being in `prev`, and jumps to fail if any is ill-formed. It uses Y4-Y9
+// and the constants in Y10-Y15 and (DX). Step by step:
+//   - Y4 is prev's high lane and in's low lane, so that VPALIGNR, which
+//     works within 128-bit lanes, can give the bytes one, two and three
+//     back (Y5, Y6, Y7);
+//   - Y8 is the three table lookups ANDed: the kinds of bad pair that the
+//     byte one back and each byte make;
+//   - Y6 becomes 0x80 where the byte two back is >= 0xE0 or the byte three
+//     back is >= 0xF0 (saturating subtraction leaves >= 0x80 exactly
+//     there): where a continuation byte must come;
+//   - XORing it flips the continuation-after-continuation bit, so that
+//     pair is bad unless one must come, and a byte that must be a
+//     continuation but is not is bad too.
+#define CHECK(in, prev, fail) \
+	VPERM2I128 $0x21, in, prev, Y4 \
+	VPALIGNR   $15, Y4, in, Y5     \
+	VPALIGNR   $14, Y4, in, Y6     \
+	VPALIGNR   $13, Y4, in, Y7     \
+	VPSRLW     $4, Y5, Y8          \
+	VPAND      Y13, Y8, Y8         \
+	VPSHUFB    Y8, Y10, Y8         \
+	VPAND      Y13, Y5, Y9         \
+	VPSHUFB    Y9, Y11, Y9         \
+	VPAND      Y9, Y8, Y8          \
+	VPSRLW     $4, in, Y9          \
+	VPAND      Y13, Y9, Y9         \
+	VPSHUFB    Y9, Y12, Y9         \
+	VPAND      Y9, Y8, Y8          \
+	VPSUBUSB   Y14, Y6, Y6         \
+	VPSUBUSB   Y15, Y7, Y7         \
+	VPOR       Y7, Y6, Y6          \
+	VPAND      V_HIGH(DX), Y6, Y6  \
+	VPXOR      Y6, Y8, Y8          \
+	VPTEST     Y8, Y8              \
+	JNZ        fail
+
+// func validBlocksAVX2(p *byte, n int, v *utf8Vectors) int
+TEXT ·validBlocksAVX2(SB), NOSPLIT, $0-32
+	MOVQ p+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ v+16(FP), DX
+	MOVQ SI, DI // the start, for the result
+
+	VBROADCASTI128 V_FIRST(DX), Y10
+	VBROADCASTI128 V_FIRSTLOW(DX), Y11
+	VBROADCASTI128 V_SECOND(DX), Y12
+	VMOVDQU        V_LOWNIBBLES(DX), Y13
+	VMOVDQU        V_THIRD(DX), Y14
+	VMOVDQU        V_FOURTH(DX), Y15
+	VPXOR          Y0, Y0, Y0 // the block before: none, so ASCII
+	VPXOR          Y1, Y1, Y1 // nonzero where the block before ends in a cut sequence
+
+loop64:
+	CMPQ      CX, $64
+	JB        tail32
+	VMOVDQU   0(SI), Y2
+	VMOVDQU   32(SI), Y3
+	VPOR      Y2, Y3, Y4
+	VPMOVMSKB Y4, AX
+	TESTL     AX, AX
+	JNZ       mixed64
+
+	// 64 bytes of ASCII: right unless the block before ended in a cut sequence.
+	VPTEST  Y1, Y1
+	JNZ     fail0
+	VMOVDQU Y3, Y0
+	ADDQ    $64, SI
+	SUBQ    $64, CX
+	JMP     loop64
+
+mixed64:
+	CHECK(Y2, Y0, fail0)
+	CHECK(Y3, Y2, fail32)
+	VPSUBUSB V_UNCUT(DX), Y3, Y1
+	VMOVDQU  Y3, Y0
+	ADDQ     $64, SI
+	SUBQ     $64, CX
+	JMP      loop64
+
+tail32:
+	CMPQ      CX, $32
+	JB        done
+	VMOVDQU   0(SI), Y2
+	VPMOVMSKB Y2, AX
+	TESTL     AX, AX
+	JNZ       mixed32
+	VPTEST    Y1, Y1
+	JNZ       fail0
+	ADDQ      $32, SI
+	JMP       done
+
+mixed32:
+	CHECK(Y2, Y0, fail0)
+	ADDQ $32, SI
+	JMP  done
+
+fail32:
+	ADDQ $32, SI
+
+fail0:
+done:
+	SUBQ       DI, SI
+	MOVQ       SI, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func hasAVX2() bool
+TEXT ·hasAVX2(SB), NOSPLIT, $0-1
+	MOVL $0, AX
+	CPUID
+	CMPL AX, $7
+	JB   no // no leaf 7 to ask
+
+	// Leaf 1: ECX bit 27 OSXSAVE (XGETBV works), bit 28 AVX.
+	MOVL $1, AX
+	MOVL $0, CX
+	CPUID
+	ANDL $(1<<27 | 1<<28), CX
+	CMPL CX, $(1<<27 | 1<<28)
+	JNE  no
+
+	// XCR0 bits 1 and 2: the OS saves the XMM and YMM registers.
+	MOVL   $0, CX
+	XGETBV
+	ANDL   $6, AX
+	CMPL   AX, $6
+	JNE    no
+
+	// Leaf 7: EBX bit 5 AVX2.
+	MOVL $7, AX
+	MOVL $0, CX
+	CPUID
+	BTL  $5, BX
+	JCC  no
+	MOVB $1, ret+0(FP)
+	RET
+
+no:
+	MOVB $0, ret+0(FP)
+	RET
