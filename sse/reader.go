@@ -69,7 +69,7 @@ func NewReader(r io.Reader, opts ...Option) *Reader {
 // bytes and no error 100 times in a row; [ErrBadReadCount] when r reports an
 // impossible count. The first error or io.EOF sticks: every later call
 // returns it again and reads nothing.
-func (r *Reader) Next() (Event, error) {
+func (r *Reader) Next() (ev Event, err error) {
 	if r.err != nil {
 		return Event{}, r.err
 	}
@@ -88,7 +88,8 @@ func (r *Reader) Next() (Event, error) {
 			return Event{}, err
 		}
 		if ok {
-			return r.st.ev, nil
+			r.st.event(&ev)
+			return ev, nil
 		}
 		// Nearly every event is one data line and a blank line: dispatch
 		// at once rather than going round for the blank line. A line end
@@ -102,7 +103,8 @@ func (r *Reader) Next() (Event, error) {
 				return Event{}, err
 			}
 			if ok {
-				return r.st.ev, nil
+				r.st.event(&ev)
+				return ev, nil
 			}
 		}
 	}

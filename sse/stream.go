@@ -147,6 +147,16 @@ func (s *stream) dispatch() (bool, error) {
 	return true, nil
 }
 
+// event copies the event the last dispatch produced into *ev. Field by
+// field, on purpose: dispatch has just stored the fields one word at a
+// time, and a whole-struct copy reads them back in 16-byte loads that
+// straddle those stores, which the CPU cannot forward from its store
+// buffer. Reader.Next fills its named result this way and saved about 4%
+// on the chat corpus.
+func (s *stream) event(ev *Event) {
+	ev.Type, ev.Data, ev.ID = s.ev.Type, s.ev.Data, s.ev.ID
+}
+
 // checkPartial applies the size limit to the incomplete line at the end of
 // the input seen so far, so that a line without an end cannot grow the
 // buffers without bound. Counting it the same way line does keeps the
