@@ -12,9 +12,10 @@
 #define V_HIGH 144
 #define V_UNCUT 176
 
-// CHECK(in, prev, fail) checks the 32 bytes in `in`, the block before
-// being in `prev`, and jumps to fail if any is ill-formed. It uses Y4-Y9
-// and the constants in Y10-Y15 and (DX). Step by step:
+// CHECK(in, prev, out) checks the 32 bytes in `in`, the block before being
+// in `prev`, and leaves in `out` a nonzero byte for each byte that is part
+// of an ill-formed sequence. It uses Y4-Y9 and the constants in Y10-Y15
+// and (DX). Step by step:
 //   - Y4 is prev's high lane and in's low lane, so that VPALIGNR, which
 //     works within 128-bit lanes, can give the bytes one, two and three
 //     back (Y5, Y6, Y7);
@@ -26,7 +27,7 @@
 //   - XORing it flips the continuation-after-continuation bit, so that
 //     pair is bad unless one must come, and a byte that must be a
 //     continuation but is not is bad too.
-#define CHECK(in, prev, fail) \
+#define CHECK(in, prev, out) \
 	VPERM2I128 $0x21, in, prev, Y4 \
 	VPALIGNR   $15, Y4, in, Y5     \
 	VPALIGNR   $14, Y4, in, Y6     \
@@ -45,9 +46,7 @@
 	VPSUBUSB   Y15, Y7, Y7         \
 	VPOR       Y7, Y6, Y6          \
 	VPAND      V_HIGH(DX), Y6, Y6  \
-	VPXOR      Y6, Y8, Y8          \
-	VPTEST     Y8, Y8              \
-	JNZ        fail
+	VPXOR      Y6, Y8, out
 
 // func validBlocksAVX2(p *byte, n int, v *utf8Vectors) int
 TEXT ·validBlocksAVX2(SB), NOSPLIT, $0-32
@@ -62,57 +61,64 @@ TEXT ·validBlocksAVX2(SB), NOSPLIT, $0-32
 	VMOVDQU        V_LOWNIBBLES(DX), Y13
 	VMOVDQU        V_THIRD(DX), Y14
 	VMOVDQU        V_FOURTH(DX), Y15
-	VPXOR          Y0, Y0, Y0 // the block before: none, so ASCII
-	VPXOR          Y1, Y1, Y1 // nonzero where the block before ends in a cut sequence
+	VPXOR          Y0, Y0, Y0 // the block before: none, which checks as ASCII does
 
-loop64:
+	// Runs of ASCII cost one test per 64 bytes. The block before needs no
+	// keeping here: for the check, any ASCII block is as good as zeros.
+ascii:
 	CMPQ      CX, $64
-	JB        tail32
+	JB        tail
 	VMOVDQU   0(SI), Y2
 	VMOVDQU   32(SI), Y3
 	VPOR      Y2, Y3, Y4
 	VPMOVMSKB Y4, AX
 	TESTL     AX, AX
-	JNZ       mixed64
+	JNZ       mixed
+	ADDQ      $64, SI
+	SUBQ      $64, CX
+	JMP       ascii
 
-	// 64 bytes of ASCII: right unless the block before ended in a cut sequence.
-	VPTEST  Y1, Y1
-	JNZ     fail0
-	VMOVDQU Y3, Y0
-	ADDQ    $64, SI
-	SUBQ    $64, CX
-	JMP     loop64
+	// 64 bytes with some non-ASCII in Y2 and Y3, the block before in Y0.
+	// One test for both halves: on failure the scalar code looks again
+	// from the first.
+mixed:
+	CHECK(Y2, Y0, Y1)
+	CHECK(Y3, Y2, Y8)
+	VPOR      Y1, Y8, Y8
+	VPTEST    Y8, Y8
+	JNZ       done
+	VMOVDQU   Y3, Y0
+	ADDQ      $64, SI
+	SUBQ      $64, CX
 
-mixed64:
-	CHECK(Y2, Y0, fail0)
-	CHECK(Y3, Y2, fail32)
-	VPSUBUSB V_UNCUT(DX), Y3, Y1
-	VMOVDQU  Y3, Y0
-	ADDQ     $64, SI
-	SUBQ     $64, CX
-	JMP      loop64
-
-tail32:
-	CMPQ      CX, $32
-	JB        done
+	// After mixed bytes, 64 bytes of ASCII are right unless the block
+	// before ends in a cut sequence.
+	CMPQ      CX, $64
+	JB        tail
 	VMOVDQU   0(SI), Y2
-	VPMOVMSKB Y2, AX
+	VMOVDQU   32(SI), Y3
+	VPOR      Y2, Y3, Y4
+	VPMOVMSKB Y4, AX
 	TESTL     AX, AX
-	JNZ       mixed32
+	JNZ       mixed
+	VPSUBUSB  V_UNCUT(DX), Y0, Y1
 	VPTEST    Y1, Y1
-	JNZ       fail0
-	ADDQ      $32, SI
-	JMP       done
+	JNZ       done
+	VPXOR     Y0, Y0, Y0
+	ADDQ      $64, SI
+	SUBQ      $64, CX
+	JMP       ascii
 
-mixed32:
-	CHECK(Y2, Y0, fail0)
-	ADDQ $32, SI
-	JMP  done
+	// Fewer than 64 bytes left: one more block of 32 if there is one.
+tail:
+	CMPQ    CX, $32
+	JB      done
+	VMOVDQU 0(SI), Y2
+	CHECK(Y2, Y0, Y8)
+	VPTEST  Y8, Y8
+	JNZ     done
+	ADDQ    $32, SI
 
-fail32:
-	ADDQ $32, SI
-
-fail0:
 done:
 	SUBQ       DI, SI
 	MOVQ       SI, ret+24(FP)
