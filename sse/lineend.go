@@ -7,65 +7,46 @@ import "bytes"
 // in the next read is then skipped, so CRLF split across reads is still one
 // line end.
 
-// finder finds the next occurrence of one byte in a growing window without
-// ever searching a byte twice, which keeps line splitting linear however
-// small the reads. Indexes are into the caller's buffer.
-type finder struct {
-	c    byte
-	next int // index of the occurrence found last; negative when none
-	upto int // every byte in [next+1, upto) or, with no occurrence, before upto, was searched
-}
-
-func newFinder(c byte) finder { return finder{c: c, next: -1} }
-
-// find returns the index of the first c in b[s:e], or a negative number.
-// Between calls s and e may only grow, unless shift says the buffer moved.
-// The two cases that need no search are kept small enough to be inlined:
-// an occurrence found earlier and not yet passed, and (for CR in an LF-only
-// stream) a window already searched to its end.
-func (f *finder) find(b []byte, s, e int) int {
-	if f.next >= s {
-		return f.next
-	}
-	if f.upto >= e {
-		return -1
-	}
-	return f.search(b, s, e)
-}
-
-func (f *finder) search(b []byte, s, e int) int {
-	from := max(f.upto, s)
-	if from >= e {
-		f.next = -1
-		return -1
-	}
-	i := bytes.IndexByte(b[from:e], f.c)
-	if i < 0 {
-		f.next, f.upto = -1, e
-		return -1
-	}
-	f.next = from + i
-	f.upto = f.next + 1
-	return f.next
-}
-
-// shift records that the buffer's contents moved d bytes towards its start.
-func (f *finder) shift(d int) {
-	if f.next >= 0 {
-		f.next -= d
-	}
-	f.upto -= d
-}
-
-// reset forgets all positions, for a new buffer.
-func (f *finder) reset() { f.next, f.upto = -1, 0 }
-
-// splitter finds line ends.
+// splitter finds line ends in a growing window without ever searching a
+// byte twice, which keeps line splitting linear however small the reads.
+// Indexes are into the caller's buffer.
 type splitter struct {
-	lf, cr finder
+	found int // index of the line end found last; negative when none
+	upto int // every byte in [found+1, upto) or, with no line end, before upto, was searched
 }
 
-func newSplitter() splitter { return splitter{lf: newFinder('\n'), cr: newFinder('\r')} }
+func newSplitter() splitter { return splitter{found: -1} }
+
+// find returns the index of the first CR or LF in b[s:e], or a negative
+// number. Between calls s and e may only grow, unless shift says the buffer
+// moved. The two cases that need no search are kept small enough to be
+// inlined: a line end found earlier and not yet passed, and a window
+// already searched to its end.
+func (l *splitter) find(b []byte, s, e int) int {
+	if l.found >= s {
+		return l.found
+	}
+	if l.upto >= e {
+		return -1
+	}
+	return l.search(b, s, e)
+}
+
+func (l *splitter) search(b []byte, s, e int) int {
+	from := max(l.upto, s)
+	if from >= e {
+		l.found = -1
+		return -1
+	}
+	i := indexLineEnd(b[from:e])
+	if i < 0 {
+		l.found, l.upto = -1, e
+		return -1
+	}
+	l.found = from + i
+	l.upto = l.found + 1
+	return l.found
+}
 
 // next finds the first line in b[s:e]. It returns the end of the line's text
 // (the index of its CR or LF) and the index where the next line starts; end is
@@ -73,31 +54,43 @@ func newSplitter() splitter { return splitter{lf: newFinder('\n'), cr: newFinder
 // the last byte of the window, so an LF at the start of the next bytes must be
 // skipped.
 func (l *splitter) next(b []byte, s, e int) (end, rest int, crLast bool) {
-	lf := l.lf.find(b, s, e)
-	if cr := l.cr.find(b, s, e); cr >= 0 && (lf < 0 || cr < lf) {
-		switch {
-		case cr+1 == e:
-			return cr, e, true
-		case b[cr+1] == '\n':
-			return cr, cr + 2, false
-		default:
-			return cr, cr + 1, false
-		}
-	}
-	if lf < 0 {
+	i := l.find(b, s, e)
+	switch {
+	case i < 0:
 		return -1, s, false
+	case b[i] == '\n':
+		return i, i + 1, false
+	case i+1 == e:
+		return i, e, true
+	case b[i+1] == '\n':
+		return i, i + 2, false
 	}
-	return lf, lf + 1, false
+	return i, i + 1, false
 }
 
+// shift records that the buffer's contents moved d bytes towards its start.
 func (l *splitter) shift(d int) {
-	l.lf.shift(d)
-	l.cr.shift(d)
+	if l.found >= 0 {
+		l.found -= d
+	}
+	l.upto -= d
 }
 
-func (l *splitter) reset() {
-	l.lf.reset()
-	l.cr.reset()
+// reset forgets all positions, for a new buffer.
+func (l *splitter) reset() { l.found, l.upto = -1, 0 }
+
+// scalarLineEnd is indexLineEnd in plain Go: the search for CR stops at
+// the first LF, so each byte is looked at at most twice.
+func scalarLineEnd(b []byte) int {
+	lf := bytes.IndexByte(b, '\n')
+	w := b
+	if lf >= 0 {
+		w = b[:lf]
+	}
+	if cr := bytes.IndexByte(w, '\r'); cr >= 0 {
+		return cr
+	}
+	return lf
 }
 
 // bomPrefixLen returns how many leading bytes of b are a BOM or the start of

@@ -1,6 +1,9 @@
 package sse
 
-import "testing"
+import (
+	"bytes"
+	"testing"
+)
 
 func TestSplitter(t *testing.T) {
 	for _, tt := range []struct {
@@ -29,6 +32,57 @@ func TestSplitter(t *testing.T) {
 	}
 }
 
+// TestIndexLineEnd puts a CR or LF, and then a second one, at every
+// position of inputs of every length up to 130, so that the vector search's
+// blocks and its overlapping last block meet them everywhere; the result is
+// compared with a byte-at-a-time search.
+func TestIndexLineEnd(t *testing.T) {
+	naive := func(b []byte) int {
+		for i, c := range b {
+			if c == '\n' || c == '\r' {
+				return i
+			}
+		}
+		return -1
+	}
+	check := func(b []byte) {
+		t.Helper()
+		want := naive(b)
+		if got := indexLineEnd(b); got != want {
+			t.Fatalf("indexLineEnd(%q) = %d, want %d", b, got, want)
+		}
+		if got := scalarLineEnd(b); got != want {
+			t.Fatalf("scalarLineEnd(%q) = %d, want %d", b, got, want)
+		}
+	}
+	buf := make([]byte, 130)
+	for n := 0; n <= len(buf); n++ {
+		for i := range buf {
+			buf[i] = byte('a' + i%26)
+		}
+		check(buf[:n])
+		for p := range n {
+			for _, c := range []byte{'\n', '\r'} {
+				buf[p] = c
+				check(buf[:n])
+				for q := p + 1; q < n; q++ {
+					buf[q] = '\n' + '\r' - c
+					check(buf[:n])
+					buf[q] = 'x'
+				}
+				buf[p] = 'y'
+			}
+		}
+	}
+	// Bytes that differ from CR or LF in one bit, and non-ASCII bytes.
+	for _, c := range []byte{0x0B, 0x08, 0x0C, 0x0F, 0x8A, 0x8D, 0xFF, 0x00} {
+		for n := range 70 {
+			b := bytes.Repeat([]byte{c}, n)
+			check(b)
+		}
+	}
+}
+
 // TestFinderSearchesEachByteOnce: a window that grows one byte at a time is
 // searched once per byte, not once per call over the whole window.
 func TestFinderSearchesEachByteOnce(t *testing.T) {
@@ -37,7 +91,7 @@ func TestFinderSearchesEachByteOnce(t *testing.T) {
 		b[i] = 'x'
 	}
 	b[999] = '\n'
-	f := newFinder('\n')
+	f := newSplitter()
 	for e := 1; e < len(b); e++ {
 		if got := f.find(b, 0, e); got >= 0 {
 			t.Fatalf("find(0, %d) = %d, want none", e, got)

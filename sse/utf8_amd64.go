@@ -51,13 +51,6 @@ func sequenceStart(b []byte, n int) int {
 //go:noescape
 func validBlocksAVX2(p *byte, n int, v *utf8Vectors) int
 
-// hasAVX2 reports whether the CPU and the operating system support AVX2.
-// In utf8_amd64.s.
-func hasAVX2() bool
-
-// useAVX2 selects the vector check; tests turn it off to check both paths.
-var useAVX2 = hasAVX2()
-
 // utf8Vectors holds the constants validBlocksAVX2 loads. The offsets are
 // fixed: the assembly uses them (TestVectorsLayout keeps them honest).
 type utf8Vectors struct {

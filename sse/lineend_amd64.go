@@ -1,0 +1,18 @@
+//go:build !purego
+
+package sse
+
+// indexLineEnd returns the index of the first CR or LF in b, or -1. On
+// AVX2 it looks for both in one pass, 32 bytes at a time: in an LF-only
+// stream that halves the work of two bytes.IndexByte searches.
+func indexLineEnd(b []byte) int {
+	if !useAVX2 || len(b) < 32 {
+		return scalarLineEnd(b)
+	}
+	return lineEndAVX2(&b[0], len(b))
+}
+
+// lineEndAVX2 is indexLineEnd for n >= 32. In lineend_amd64.s.
+//
+//go:noescape
+func lineEndAVX2(p *byte, n int) int

@@ -1,0 +1,59 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// func lineEndAVX2(p *byte, n int) int
+TEXT ·lineEndAVX2(SB), NOSPLIT, $0-24
+	MOVQ p+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ SI, DI                // the start, for the result
+	LEAQ -32(SI)(CX*1), R8     // the start of the last whole block
+	MOVL $0x0A0A0A0A, AX
+	MOVD AX, X1
+	VPBROADCASTD X1, Y1        // LF in every byte
+	MOVL $0x0D0D0D0D, AX
+	MOVD AX, X2
+	VPBROADCASTD X2, Y2        // CR in every byte
+
+loop:
+	CMPQ      SI, R8
+	JA        last
+	VMOVDQU   (SI), Y0
+	VPCMPEQB  Y0, Y1, Y3
+	VPCMPEQB  Y0, Y2, Y4
+	VPOR      Y3, Y4, Y3
+	VPMOVMSKB Y3, AX
+	TESTL     AX, AX
+	JNZ       found
+	ADDQ      $32, SI
+	JMP       loop
+
+	// Fewer than 32 bytes left, all after R8: search the last 32 bytes
+	// again and drop the bits of those before SI, already searched.
+last:
+	LEAQ      (DI)(CX*1), R9
+	CMPQ      SI, R9
+	JAE       none
+	VMOVDQU   (R8), Y0
+	VPCMPEQB  Y0, Y1, Y3
+	VPCMPEQB  Y0, Y2, Y4
+	VPOR      Y3, Y4, Y3
+	VPMOVMSKB Y3, AX
+	MOVQ      SI, CX
+	SUBQ      R8, CX
+	SHRL      CX, AX
+	TESTL     AX, AX
+	JZ        none
+
+found:
+	BSFL       AX, AX
+	SUBQ       DI, SI
+	ADDQ       SI, AX
+	MOVQ       AX, ret+16(FP)
+	VZEROUPPER
+	RET
+
+none:
+	MOVQ       $-1, ret+16(FP)
+	VZEROUPPER
+	RET
