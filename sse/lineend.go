@@ -12,7 +12,7 @@ import "bytes"
 // Indexes are into the caller's buffer.
 type splitter struct {
 	found int // index of the line end found last; negative when none
-	upto int // every byte in [found+1, upto) or, with no line end, before upto, was searched
+	upto  int // every byte in [found+1, upto) or, with no line end, before upto, was searched
 }
 
 func newSplitter() splitter { return splitter{found: -1} }
