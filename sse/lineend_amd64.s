@@ -15,6 +15,35 @@ TEXT ·lineEndAVX2(SB), NOSPLIT, $0-24
 	MOVD AX, X2
 	VPBROADCASTD X2, Y2        // CR in every byte
 
+	// 64 bytes at a time while they last: one test for both halves.
+	LEAQ -64(SI)(CX*1), R10
+loop64:
+	CMPQ      SI, R10
+	JA        loop
+	VMOVDQU   (SI), Y0
+	VMOVDQU   32(SI), Y5
+	VPCMPEQB  Y0, Y1, Y3
+	VPCMPEQB  Y0, Y2, Y4
+	VPCMPEQB  Y5, Y1, Y6
+	VPCMPEQB  Y5, Y2, Y7
+	VPOR      Y3, Y4, Y3
+	VPOR      Y6, Y7, Y6
+	VPOR      Y3, Y6, Y8
+	VPMOVMSKB Y8, AX
+	TESTL     AX, AX
+	JNZ       found64
+	ADDQ      $64, SI
+	JMP       loop64
+
+found64:
+	VPMOVMSKB Y3, AX
+	TESTL     AX, AX
+	JNZ       found
+	VPMOVMSKB Y6, AX
+	ADDQ      $32, SI
+	JMP       found
+
+	// Then 32 at a time.
 loop:
 	CMPQ      SI, R8
 	JA        last
