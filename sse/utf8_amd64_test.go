@@ -9,7 +9,7 @@ import (
 )
 
 // requireAVX2 skips a test of the vector check on a CPU without AVX2.
-func requireAVX2(t *testing.T) {
+func requireAVX2(t testing.TB) {
 	t.Helper()
 	if !useAVX2 {
 		t.Skip("no AVX2 on this CPU")
@@ -163,4 +163,40 @@ func repeatTo(s string, n int) string {
 		b = append(b, s...)
 	}
 	return string(b[:n])
+}
+
+// BenchmarkValidPrefix checks the UTF-8 of a chat stream (mostly ASCII,
+// raw UTF-8 in the content) and of 64 KiB events that mix scripts, with the
+// vector check and in plain Go.
+func BenchmarkValidPrefix(b *testing.B) {
+	inputs := []struct {
+		name string
+		data []byte
+	}{
+		{"chat", chatStream(2000, "\n")},
+		{"mixed-scripts", mixedEventStream(4, 64<<10)},
+	}
+	for _, in := range inputs {
+		for _, vector := range []bool{true, false} {
+			name := in.name + "/scalar"
+			if vector {
+				name = in.name + "/avx2"
+			}
+			b.Run(name, func(b *testing.B) {
+				if vector {
+					requireAVX2(b)
+				}
+				saved := useAVX2
+				useAVX2 = vector
+				defer func() { useAVX2 = saved }()
+				b.SetBytes(int64(len(in.data)))
+				b.ReportAllocs()
+				for b.Loop() {
+					if validPrefix(in.data) != len(in.data) {
+						b.Fatal("the input is well-formed")
+					}
+				}
+			})
+		}
+	}
 }
