@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -47,6 +48,11 @@ func FuzzReader(f *testing.F) {
 	for i, tt := range limitTests {
 		f.Add([]byte(tt.in), uint64(i)<<1|1, uint16(tt.limit-1))
 	}
+	// Lines long enough for the vector code (64-byte blocks): mixed
+	// scripts, CRLF, a bad byte and a cut sequence at block edges.
+	f.Add(chatStream(3, "\n"), uint64(1), uint16(300))
+	f.Add(chatStream(3, "\r\n"), uint64(2), uint16(200))
+	f.Add([]byte("data: "+strings.Repeat("é", 28)+"x\xFF"+strings.Repeat("a", 70)+"\xE2\x82\n\n"), uint64(3), uint16(100))
 	f.Fuzz(func(t *testing.T, in []byte, seed uint64, limit uint16) {
 		sentinel := DefaultDoneSentinel
 		if seed&1 == 1 {
