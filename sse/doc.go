@@ -58,7 +58,8 @@
 // buffer and is valid only until the parser moves on (see [Event.Clone]).
 //
 // On amd64 CPUs with AVX2 the search for line ends and the UTF-8 check run
-// as vector code, 64 bytes at a time; elsewhere, or when built with the
-// purego tag (go build -tags purego), the same work is done in plain Go.
-// The results are the same: the tests and fuzz targets compare the two.
+// as vector code, 64 bytes at a time (short inputs and the last few bytes
+// of each read in plain Go); on other CPUs, or when built with the purego
+// tag (go build -tags purego), all of it is plain Go. The results are the
+// same: the tests and fuzz targets compare the two.
 package sse

@@ -83,9 +83,9 @@ func TestIndexLineEnd(t *testing.T) {
 	}
 }
 
-// TestFinderSearchesEachByteOnce: a window that grows one byte at a time is
+// TestSplitterSearchesEachByteOnce: a window that grows one byte at a time is
 // searched once per byte, not once per call over the whole window.
-func TestFinderSearchesEachByteOnce(t *testing.T) {
+func TestSplitterSearchesEachByteOnce(t *testing.T) {
 	b := make([]byte, 1000)
 	for i := range b {
 		b[i] = 'x'

@@ -15,9 +15,10 @@ package sse
 // The rest are checked 32 bytes at a time in about 20 instructions where the
 // scalar code takes a branch per character.
 
-// vectorPrefix returns a k such that b[:k] is valid UTF-8 and b[k] starts a
-// sequence: the part of b the vector check vouched for, or 0 where the CPU
-// lacks AVX2 or b is too short to be worth it.
+// vectorPrefix returns a k such that b[:k] is valid UTF-8 and ends where a
+// sequence does: the part of b the vector check vouched for, where the
+// scalar check takes over. It is 0 where the CPU lacks AVX2 or b is too
+// short to be worth it.
 func vectorPrefix(b []byte) int {
 	if !useAVX2 || len(b) < 64 {
 		return 0
@@ -42,11 +43,12 @@ func sequenceStart(b []byte, n int) int {
 	return k
 }
 
-// validBlocksAVX2 checks p[:n] 32 bytes at a time and returns how many bytes
-// it passed, a multiple of 32: up to the block where it found an ill-formed
-// sequence, or the last whole block. A sequence cut by the end of the last
-// block is not reported: the bytes after it are not looked at. In
-// utf8_amd64.s.
+// validBlocksAVX2 checks p[:n] in 32-byte blocks and returns how many bytes
+// it passed, a multiple of 32. With no ill-formed sequence that is every
+// whole block. Otherwise it stops before the bad one: at the start of the
+// 64 bytes whose check failed, or before an ASCII block that a cut sequence
+// runs into. A sequence cut by the end of the last block is not reported:
+// the bytes after it are not looked at. In utf8_amd64.s.
 //
 //go:noescape
 func validBlocksAVX2(p *byte, n int, v *utf8Vectors) int
