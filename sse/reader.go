@@ -95,8 +95,8 @@ func (r *Reader) Next() (ev Event, err error) {
 		// at once rather than going round for the blank line. A line end
 		// was just passed and the data is within the limit, so this is
 		// what st.line would do with it.
-		if r.start < r.end && r.buf[r.start] == '\n' {
-			r.start++
+		if n := r.blankAt(); n > 0 {
+			r.start += n
 			ok, err := r.st.dispatch()
 			if err != nil {
 				r.err = err
@@ -136,10 +136,10 @@ func (r *Reader) line() (line []byte, bad int, ok bool) {
 		}
 	}
 	// A blank line right after a line end, the end of nearly every event,
-	// needs no search. The finders stay right: their results before the new
-	// start are treated as passed.
-	if r.start < r.end && r.buf[r.start] == '\n' {
-		r.start++
+	// needs no search. The splitter stays right: a line end it found before
+	// the new start counts as passed.
+	if n := r.blankAt(); n > 0 {
+		r.start += n
 		return r.buf[r.start:r.start], -1, true
 	}
 	end, rest, crLast := r.split.next(r.buf, r.start, r.end)
@@ -159,6 +159,30 @@ func (r *Reader) line() (line []byte, bad int, ok bool) {
 	bad = r.bad - s
 	r.vEnd, r.bad = rest, -1
 	return r.buf[s:end], bad, true
+}
+
+// blankAt returns the length of the line end at r.start when the line
+// there is blank: 1 for LF, or for a CR with something other than LF after
+// it; 2 for CRLF. It returns 0 when the line is not blank, or is a CR that
+// is the last byte read (an LF may follow in the next read; line handles
+// that).
+func (r *Reader) blankAt() int {
+	if r.start >= r.end {
+		return 0
+	}
+	switch r.buf[r.start] {
+	case '\n':
+		return 1
+	case '\r':
+		if r.start+1 == r.end {
+			return 0
+		}
+		if r.buf[r.start+1] == '\n' {
+			return 2
+		}
+		return 1
+	}
+	return 0
 }
 
 // validate extends the checked region [s, vEnd) over the bytes read so far,
