@@ -144,48 +144,29 @@ func seqLen4(b []byte) int {
 }
 
 // seqLen returns the length of the well-formed multi-byte sequence at the
-// start of b, whose first byte is not ASCII, or 0 if it is ill-formed. The
-// second byte's range depends on the first (Unicode Table 3-7).
+// start of b, whose first byte is not ASCII, or 0 if it is ill-formed.
 func seqLen(b []byte) int {
-	c := b[0]
-	switch {
-	case c < 0xC2:
-		return 0
-	case c < 0xE0:
-		if len(b) < 2 || b[1]&0xC0 != 0x80 {
-			return 0
-		}
-		return 2
-	case c < 0xF0:
-		if len(b) < 3 || b[2]&0xC0 != 0x80 {
-			return 0
-		}
-		lo, hi := byte(0x80), byte(0xBF)
-		if c == 0xE0 {
-			lo = 0xA0
-		} else if c == 0xED {
-			hi = 0x9F
-		}
-		if b[1] < lo || b[1] > hi {
-			return 0
-		}
-		return 3
-	case c < 0xF5:
-		if len(b) < 4 || b[2]&0xC0 != 0x80 || b[3]&0xC0 != 0x80 {
-			return 0
-		}
-		lo, hi := byte(0x80), byte(0xBF)
-		if c == 0xF0 {
-			lo = 0x90
-		} else if c == 0xF4 {
-			hi = 0x8F
-		}
-		if b[1] < lo || b[1] > hi {
-			return 0
-		}
-		return 4
+	if n, size := seqPrefix(b); n == size {
+		return size
 	}
 	return 0
+}
+
+// seqPrefix returns how many bytes at the start of b are the lead byte b[0]
+// and the continuation bytes allowed after it (Unicode Table 3-7, as leads
+// has it: the second byte's range depends on the first), at most the
+// sequence's length; and that length, size, 0 for a byte that cannot lead
+// a sequence. n is at least 1, and n == size exactly when b starts with a
+// well-formed sequence.
+func seqPrefix(b []byte) (n, size int) {
+	lc := &leads[b[0]]
+	lo, hi := lc.lo, lc.hi
+	n, size = 1, int(lc.size)
+	for n < size && n < len(b) && b[n] >= lo && b[n] <= hi {
+		n++
+		lo, hi = 0x80, 0xBF
+	}
+	return n, size
 }
 
 // appendDecoded appends b to dst with every maximal subpart of an ill-formed
@@ -218,34 +199,7 @@ func appendDecoded(dst, b []byte, from int) []byte {
 // lower and upper boundaries narrow the second byte after E0, ED, F0 and F4).
 // It is at least 1. b must start with an ill-formed sequence.
 func maximalSubpart(b []byte) int {
-	c := b[0]
-	lo, hi := byte(0x80), byte(0xBF)
-	var need int
-	switch {
-	case c >= 0xC2 && c <= 0xDF:
-		need = 1
-	case c >= 0xE0 && c <= 0xEF:
-		need = 2
-		if c == 0xE0 {
-			lo = 0xA0
-		} else if c == 0xED {
-			hi = 0x9F
-		}
-	case c >= 0xF0 && c <= 0xF4:
-		need = 3
-		if c == 0xF0 {
-			lo = 0x90
-		} else if c == 0xF4 {
-			hi = 0x8F
-		}
-	default:
-		return 1
-	}
-	n := 1
-	for n <= need && n < len(b) && b[n] >= lo && b[n] <= hi {
-		n++
-		lo, hi = 0x80, 0xBF
-	}
+	n, _ := seqPrefix(b)
 	return n
 }
 
@@ -254,20 +208,6 @@ func maximalSubpart(b []byte) int {
 // complete: its lead byte and every byte after it are allowed there, and
 // there are fewer than the sequence needs.
 func incomplete(b []byte) bool {
-	n := maximalSubpart(b)
-	return n == len(b) && n < seqNeed(b[0])
-}
-
-// seqNeed returns the length of the sequence a lead byte starts, or 0 for a
-// byte that cannot lead one.
-func seqNeed(c byte) int {
-	switch {
-	case c >= 0xC2 && c <= 0xDF:
-		return 2
-	case c >= 0xE0 && c <= 0xEF:
-		return 3
-	case c >= 0xF0 && c <= 0xF4:
-		return 4
-	}
-	return 0
+	n, size := seqPrefix(b)
+	return n == len(b) && n < size
 }

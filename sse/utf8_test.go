@@ -178,3 +178,25 @@ func FuzzValidPrefix(f *testing.F) {
 		}
 	})
 }
+
+// TestIncomplete: a non-ASCII start of input is incomplete exactly when
+// utf8.FullRune says more bytes could still make it a whole character, for
+// every input of one or two bytes and every three-byte input of range edges.
+func TestIncomplete(t *testing.T) {
+	check := func(b []byte) {
+		t.Helper()
+		if got, want := incomplete(b), !utf8.FullRune(b); got != want {
+			t.Fatalf("incomplete(%q) = %v, want %v", b, got, want)
+		}
+	}
+	edges := []byte{0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0}
+	for a := 0x80; a < 256; a++ {
+		check([]byte{byte(a)})
+		for b := range 256 {
+			check([]byte{byte(a), byte(b)})
+			for _, c := range edges {
+				check([]byte{byte(a), byte(b), c})
+			}
+		}
+	}
+}
