@@ -28,7 +28,7 @@ type Assembler struct {
 	cfg config
 
 	calls  []call  // in the order they were started; slots are reused after Reset
-	routes []route // provider index → position in calls, for indexed fragments
+	routes []route // provider index → position in calls, for indexed fragments; up to linearLimit calls
 	order  []int   // scratch for Finalize: positions in ascending index order
 
 	// Past linearLimit calls, these mirror routes and the calls' indexes.
@@ -267,18 +267,20 @@ func (a *Assembler) start(at int, f *Fragment) int {
 	return pos
 }
 
-// setRoute sends provider index p to the call at pos from now on.
+// setRoute sends provider index p to the call at pos from now on. Past
+// linearLimit calls only the map is kept: lookup no longer reads the slice,
+// and scanning it here would make starting n calls cost O(n²).
 func (a *Assembler) setRoute(p, pos int) {
-	i := slices.IndexFunc(a.routes, func(r route) bool { return r.from == p })
-	if i >= 0 {
+	a.hitFrom, a.hitPos = p, pos
+	if len(a.calls) > linearLimit {
+		a.routeMap[p] = pos
+		return
+	}
+	if i := slices.IndexFunc(a.routes, func(r route) bool { return r.from == p }); i >= 0 {
 		a.routes[i].pos = pos
 	} else {
 		a.routes = append(a.routes, route{from: p, pos: pos})
 	}
-	if len(a.calls) > linearLimit {
-		a.routeMap[p] = pos
-	}
-	a.hitFrom, a.hitPos = p, pos
 }
 
 // Finalize returns the calls assembled so far, in ascending index order,
