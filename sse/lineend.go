@@ -9,43 +9,28 @@ import "bytes"
 
 // splitter finds line ends in a growing window without ever searching a
 // byte twice, which keeps line splitting linear however small the reads.
-// Indexes are into the caller's buffer.
+// Indexes are into the caller's buffer. The zero value is ready to use.
 type splitter struct {
-	found int // index of the line end found last; negative when none
-	upto  int // every byte in [found+1, upto) or, with no line end, before upto, was searched
+	// No line end lies in [line start, upto): those bytes were searched.
+	// Only the part at or after the current line's start counts, so the
+	// splitter needs no telling when the caller passes a line.
+	upto int
 }
-
-func newSplitter() splitter { return splitter{found: -1} }
 
 // find returns the index of the first CR or LF in b[s:e], or a negative
 // number. Between calls s and e may only grow, unless shift says the buffer
-// moved. The two cases that need no search are kept small enough to be
-// inlined: a line end found earlier and not yet passed, and a window
-// already searched to its end.
+// moved.
 func (l *splitter) find(b []byte, s, e int) int {
-	if l.found >= s {
-		return l.found
-	}
-	if l.upto >= e {
-		return -1
-	}
-	return l.search(b, s, e)
-}
-
-func (l *splitter) search(b []byte, s, e int) int {
 	from := max(l.upto, s)
 	if from >= e {
-		l.found = -1
 		return -1
 	}
 	i := indexLineEnd(b[from:e])
 	if i < 0 {
-		l.found, l.upto = -1, e
+		l.upto = e
 		return -1
 	}
-	l.found = from + i
-	l.upto = l.found + 1
-	return l.found
+	return from + i
 }
 
 // next finds the first line in b[s:e]. It returns the end of the line's text
@@ -69,15 +54,10 @@ func (l *splitter) next(b []byte, s, e int) (end, rest int, crLast bool) {
 }
 
 // shift records that the buffer's contents moved d bytes towards its start.
-func (l *splitter) shift(d int) {
-	if l.found >= 0 {
-		l.found -= d
-	}
-	l.upto -= d
-}
+func (l *splitter) shift(d int) { l.upto -= d }
 
 // reset forgets all positions, for a new buffer.
-func (l *splitter) reset() { l.found, l.upto = -1, 0 }
+func (l *splitter) reset() { l.upto = 0 }
 
 // scalarLineEnd is indexLineEnd in plain Go: the search for CR stops at
 // the first LF, so each byte is looked at at most twice.

@@ -26,7 +26,7 @@ type Parser struct {
 // NewParser returns a Parser configured by opts. An invalid option is
 // reported by the first [Parser.Feed].
 func NewParser(opts ...Option) *Parser {
-	p := &Parser{st: newStream(opts), split: newSplitter()}
+	p := &Parser{st: newStream(opts)}
 	p.err = p.st.cfg.err
 	return p
 }

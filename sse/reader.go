@@ -46,7 +46,7 @@ type Reader struct {
 // by opts. It does not read from r; the first call to [Reader.Next] does. An
 // invalid option is reported by the first Next.
 func NewReader(r io.Reader, opts ...Option) *Reader {
-	rd := &Reader{src: r, st: newStream(opts), split: newSplitter(), bad: -1}
+	rd := &Reader{src: r, st: newStream(opts), bad: -1}
 	rd.err = rd.st.cfg.err
 	return rd
 }
@@ -136,8 +136,7 @@ func (r *Reader) line() (line []byte, bad int, ok bool) {
 		}
 	}
 	// A blank line right after a line end, the end of nearly every event,
-	// needs no search. The splitter stays right: a line end it found before
-	// the new start counts as passed.
+	// needs no search.
 	if n := r.blankAt(); n > 0 {
 		r.start += n
 		return r.buf[r.start:r.start], -1, true
