@@ -43,7 +43,7 @@ found64:
 	ADDQ      $32, SI
 	JMP       found
 
-	// Then 32 at a time.
+	// Then one block of 32, if 32 to 63 bytes are left.
 loop:
 	CMPQ      SI, R8
 	JA        last
