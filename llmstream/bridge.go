@@ -3,6 +3,7 @@ package llmstream
 import (
 	"fmt"
 	"io"
+	"strings"
 	"unsafe"
 
 	"github.com/airlock-go/airlock/sse"
@@ -269,7 +270,12 @@ func (b *Bridge) addCall(c *pendingCall) error {
 		f.Name = string(a[c.name.start:c.name.end])
 	}
 	if c.args.ok() {
-		f.Arguments = string(a[c.args.start:c.args.end])
+		// Not copied, since nearly every fragment carries arguments: Add
+		// copies them into its call (as it copies Extra) and keeps nothing
+		// of f, and addFragment copies them for the callback.
+		if args := a[c.args.start:c.args.end]; len(args) > 0 {
+			f.Arguments = unsafe.String(unsafe.SliceData(args), len(args))
+		}
 	}
 	if c.extra.ok() {
 		f.Extra = b.ev.extras[c.extra.start:c.extra.end]
@@ -290,7 +296,7 @@ func (b *Bridge) addFragment(f toolcall.Fragment) error {
 	if !ok {
 		return nil
 	}
-	return b.deliver(Delta{Kind: DeltaToolCall, Text: f.Arguments, Call: p})
+	return b.deliver(Delta{Kind: DeltaToolCall, Text: strings.Clone(f.Arguments), Call: p})
 }
 
 func (b *Bridge) deliver(d Delta) error {

@@ -322,3 +322,38 @@ func TestSourceErrorIsKept(t *testing.T) {
 type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// Once warmed up, an argument fragment costs no allocation when no callback
+// wants it: the assembler copies the arguments out of the event buffer.
+func TestToolCallFragmentDoesNotAllocate(t *testing.T) {
+	b := NewBridge()
+	if err := b.Handle(sse.Event{Data: []byte(toolFrag(0, "call_a", "edit", `{"text":"`))}); err != nil {
+		t.Fatal(err)
+	}
+	frag := sse.Event{Data: []byte(toolFrag(0, "", "", "abc"))}
+	allocs := testing.AllocsPerRun(1000, func() {
+		if err := b.Handle(frag); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per fragment, want 0", allocs)
+	}
+}
+
+// A tool-call delta's Text stays the receiver's after later events reuse the
+// decoder's buffers.
+func TestToolCallDeltaTextIsKept(t *testing.T) {
+	var texts []string
+	body := stream(toolFrag(0, "call_a", "edit", `{"t":"`), toolFrag(0, "", "", "abc"), toolFrag(0, "", "", "xyz"), toolFrag(0, "", "", `"}`), finish("tool_calls"), done)
+	_, err := ReadMessage(strings.NewReader(body), WithOnDelta(func(d Delta) error {
+		texts = append(texts, d.Text)
+		return nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{`{"t":"`, "abc", "xyz", `"}`}, texts); diff != "" {
+		t.Errorf("delta texts (-want +got):\n%s", diff)
+	}
+}
