@@ -306,6 +306,10 @@ func (a *Assembler) Finalize() ([]Call, error) {
 		slices.SortFunc(a.order, byIndex)
 	}
 
+	// madeUpID formats "call_<index>" into num, not with strconv.Itoa,
+	// which allocates for an index of 100 or more.
+	var num [32]byte
+	madeUpID := func(index int) []byte { return strconv.AppendInt(append(num[:0], "call_"...), int64(index), 10) }
 	size, extraSize := 0, 0
 	for _, pos := range a.order {
 		c := &a.calls[pos]
@@ -320,7 +324,7 @@ func (a *Assembler) Finalize() ([]Call, error) {
 			size += len(c.args)
 		}
 		if c.id == "" {
-			size += len("call_") + len(strconv.Itoa(c.index))
+			size += len(madeUpID(c.index))
 		}
 		extraSize += len(c.extra)
 	}
@@ -339,8 +343,7 @@ func (a *Assembler) Finalize() ([]Call, error) {
 			text.Write(c.args)
 		}
 		if c.id == "" {
-			text.WriteString("call_")
-			text.WriteString(strconv.Itoa(c.index))
+			text.Write(madeUpID(c.index))
 		}
 	}
 	all := text.String()
@@ -354,7 +357,7 @@ func (a *Assembler) Finalize() ([]Call, error) {
 			off += len(c.args)
 		}
 		if c.id == "" {
-			n := len("call_") + len(strconv.Itoa(c.index))
+			n := len(madeUpID(c.index))
 			out[i].ID = all[off : off+n]
 			off += n
 		}

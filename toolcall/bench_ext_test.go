@@ -2,6 +2,7 @@ package toolcall_test
 
 import (
 	"encoding/json"
+	"strconv"
 	"testing"
 
 	"github.com/airlock-go/airlock/toolcall"
@@ -134,5 +135,43 @@ func TestAddDoesNotAllocate(t *testing.T) {
 	})
 	if allocs > 2 {
 		t.Errorf("Finalize: %v allocations, want at most 2", allocs)
+	}
+}
+
+// TestFinalizeMadeUpIDsDoNotAllocate holds Finalize to its two allocations
+// when it makes up ids ("call_<index>"), for any index: formatting an index
+// of 100 or more with strconv.Itoa allocated once per call, three times.
+func TestFinalizeMadeUpIDsDoNotAllocate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures allocations")
+	}
+	tests := []struct {
+		name  string
+		first int // index of the first of three id-less calls
+	}{
+		{"small indexes", 0},
+		{"indexes from 99", 99},
+		{"indexes from 100", 100},
+		{"indexes near MaxIndex", toolcall.MaxIndex - 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := toolcall.NewAssembler()
+			for i := range 3 {
+				addAll(t, a, []toolcall.Fragment{{Index: tt.first + i, Name: "f", Arguments: "{}"}})
+			}
+			allocs := testing.AllocsPerRun(20, func() {
+				if _, err := a.Finalize(); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if allocs > 2 {
+				t.Errorf("Finalize: %v allocations, want at most 2", allocs)
+			}
+			calls := mustFinalize(t, a)
+			if want := "call_" + strconv.Itoa(tt.first+2); calls[2].ID != want || calls[2].Arguments != "{}" {
+				t.Errorf("last call = %+v, want ID %q and Arguments {}", calls[2], want)
+			}
+		})
 	}
 }
