@@ -3,6 +3,7 @@ package llmstream
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -70,5 +71,16 @@ func TestWholeCompletionSize(t *testing.T) {
 				t.Errorf("content of %d bytes", len(m.Content))
 			}
 		})
+	}
+}
+
+// A whole call in one event (Gemini, Ollama, vLLM) may carry up to
+// toolcall's 1 MiB of arguments: the bridge's SSE limit must let it through.
+func TestWholeLargeCallInOneEvent(t *testing.T) {
+	args := `{"text":"` + strings.Repeat("x", 1<<20-11) + `"}`
+	body := `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"id":"c","type":"function","function":{"name":"write","arguments":` + fmt.Sprintf("%q", args) + `}}]},"finish_reason":"stop"}]}` + "\n\n"
+	m, err := ReadMessage(strings.NewReader(body))
+	if err != nil || len(m.ToolCalls) != 1 || len(m.ToolCalls[0].Function.Arguments) != 1<<20 {
+		t.Fatalf("err = %v, %d calls", err, len(m.ToolCalls))
 	}
 }
