@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -137,27 +136,29 @@ func (w *workspace) openRegular(p string) (*os.File, os.FileInfo, error) {
 }
 
 // readText reads a regular file of at most maxFileBytes that is UTF-8 text.
-func (w *workspace) readText(p string) (string, error) {
+// It returns the bytes read even when it refuses them as binary, so that
+// search can count them against its budget.
+func (w *workspace) readText(p string) ([]byte, error) {
 	f, fi, err := w.openRegular(p)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	defer f.Close()
 	if fi.Size() > int64(w.maxFileBytes) {
-		return "", refuse("%s is %d bytes, over the limit of %d; use search to find the part you need", p, fi.Size(), w.maxFileBytes)
+		return nil, refuse("%s is %d bytes, over the limit of %d; use search to find the part you need", p, fi.Size(), w.maxFileBytes)
 	}
 	// The file may grow after Stat; never read past the limit.
 	data, err := io.ReadAll(io.LimitReader(f, int64(w.maxFileBytes)+1))
 	if err != nil {
-		return "", refuse("%s: %v", p, err)
+		return nil, refuse("%s: %v", p, err)
 	}
 	if len(data) > w.maxFileBytes {
-		return "", refuse("%s is over the limit of %d bytes; use search to find the part you need", p, w.maxFileBytes)
+		return nil, refuse("%s is over the limit of %d bytes; use search to find the part you need", p, w.maxFileBytes)
 	}
 	if isBinary(data) {
-		return "", refuse("%s looks binary (NUL bytes or invalid UTF-8); refused", p)
+		return data, refuse("%s looks binary (NUL bytes or invalid UTF-8); refused", p)
 	}
-	return string(data), nil
+	return data, nil
 }
 
 // isBinary reports whether data is not UTF-8 text.
@@ -176,7 +177,11 @@ func (w *workspace) readFile(_ context.Context, args json.RawMessage) (string, e
 	if err != nil {
 		return "", err
 	}
-	return w.readText(p)
+	data, err := w.readText(p)
+	if err != nil {
+		return "", err
+	}
+	return string(data), nil
 }
 
 // skipDir reports whether a walk should not enter the directory name.
@@ -185,8 +190,9 @@ func skipDir(name string) bool {
 }
 
 // walk visits the entries under dir (slash form) in lexical order, at
-// most maxWalkDepth levels deep, skipping the directories skipDir names;
-// visit returns false to stop.
+// most maxWalkDepth levels below dir (the directories at that level are
+// visited but not entered), skipping the directories skipDir names; visit
+// returns false to stop.
 func (w *workspace) walk(ctx context.Context, dir string, visit func(p string, d fs.DirEntry) bool) error {
 	fi, err := w.root.Stat(filepath.FromSlash(dir))
 	if err != nil {
@@ -195,7 +201,12 @@ func (w *workspace) walk(ctx context.Context, dir string, visit func(p string, d
 	if !fi.IsDir() {
 		return refuse("%s is not a directory", dir)
 	}
+	// An entry one level below dir has as many slashes as dir plus one,
+	// except below "." whose entries have none.
 	depth0 := strings.Count(dir, "/")
+	if dir == "." {
+		depth0 = -1
+	}
 	err = fs.WalkDir(w.root.FS(), dir, func(p string, d fs.DirEntry, err error) error {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return ctxErr
@@ -207,24 +218,19 @@ func (w *workspace) walk(ctx context.Context, dir string, visit func(p string, d
 		if p == dir {
 			return nil
 		}
-		if d.IsDir() {
-			if skipDir(d.Name()) {
-				return fs.SkipDir
-			}
-			if strings.Count(p, "/")-depth0 >= maxWalkDepth {
-				return fs.SkipDir
-			}
+		if d.IsDir() && skipDir(d.Name()) {
+			return fs.SkipDir
 		}
 		if !visit(p, d) {
 			return fs.SkipAll
+		}
+		if d.IsDir() && strings.Count(p, "/")-depth0 >= maxWalkDepth {
+			return fs.SkipDir
 		}
 		return nil
 	})
 	return err
 }
-
-// display shows a walked path relative to the workspace.
-func display(p string) string { return strings.TrimPrefix(p, "./") }
 
 func (w *workspace) listFiles(ctx context.Context, args json.RawMessage) (string, error) {
 	in := struct {
@@ -251,17 +257,17 @@ func (w *workspace) listFiles(ctx context.Context, args json.RawMessage) (string
 		n++
 		switch {
 		case d.IsDir():
-			fmt.Fprintf(&b, "%s/\n", display(p))
+			fmt.Fprintf(&b, "%s/\n", p)
 		case d.Type()&fs.ModeSymlink != 0:
-			fmt.Fprintf(&b, "%s (symlink)\n", display(p))
+			fmt.Fprintf(&b, "%s (symlink)\n", p)
 		case d.Type().IsRegular():
 			size := int64(-1)
 			if fi, err := d.Info(); err == nil {
 				size = fi.Size()
 			}
-			fmt.Fprintf(&b, "%s (%d bytes)\n", display(p), size)
+			fmt.Fprintf(&b, "%s (%d bytes)\n", p, size)
 		default:
-			fmt.Fprintf(&b, "%s (%v)\n", display(p), d.Type())
+			fmt.Fprintf(&b, "%s (%v)\n", p, d.Type())
 		}
 		return true
 	})
@@ -300,6 +306,7 @@ func (w *workspace) search(ctx context.Context, args json.RawMessage) (string, e
 	if err != nil {
 		return "", err
 	}
+	pattern := []byte(in.Pattern)
 	var b strings.Builder
 	hits, files, read := 0, 0, 0
 	stop := ""
@@ -313,15 +320,16 @@ func (w *workspace) search(ctx context.Context, args json.RawMessage) (string, e
 		}
 		files++
 		text, err := w.readText(p)
-		if err != nil {
+		// A binary file was read too: it counts against the budget.
+		read += len(text)
+		if err != nil || !bytes.Contains(text, pattern) {
 			// Binary and oversized files are not searched.
 			return true
 		}
-		read += len(text)
-		sc := bufio.NewScanner(strings.NewReader(text))
-		sc.Buffer(nil, w.maxFileBytes+1)
-		for line := 1; sc.Scan(); line++ {
-			if !strings.Contains(sc.Text(), in.Pattern) {
+		line := 0
+		for l := range bytes.Lines(text) {
+			line++
+			if !bytes.Contains(l, pattern) {
 				continue
 			}
 			if hits == in.MaxResults {
@@ -329,7 +337,7 @@ func (w *workspace) search(ctx context.Context, args json.RawMessage) (string, e
 				return false
 			}
 			hits++
-			fmt.Fprintf(&b, "%s:%d: %s\n", display(p), line, clip(strings.TrimSpace(sc.Text()), maxHitLineBytes))
+			fmt.Fprintf(&b, "%s:%d: %s\n", p, line, clip(string(bytes.TrimSpace(l)), maxHitLineBytes))
 		}
 		return true
 	})
@@ -374,6 +382,10 @@ func (w *workspace) writeFile(_ context.Context, args json.RawMessage) (string, 
 	}
 	if len(in.Content) > w.maxFileBytes {
 		return "", refuse("content is %d bytes, over the limit of %d", len(in.Content), w.maxFileBytes)
+	}
+	// The tools handle text only; read_file_safe would refuse this file.
+	if isBinary([]byte(in.Content)) {
+		return "", refuse("content has NUL bytes; only text files are written")
 	}
 	name := filepath.FromSlash(p)
 	if fi, err := w.root.Lstat(name); err == nil && !fi.Mode().IsRegular() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,9 +26,20 @@ func newWorkspace(t *testing.T, files map[string]string, maxFileBytes int, allow
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("top secret\n"), 0o600); err != nil {
+	writeFiles(t, outside, map[string]string{"secret.txt": "top secret\n"})
+	writeFiles(t, dir, files)
+	ws, err := openWorkspace(dir, maxFileBytes, allowWrite)
+	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { ws.Close() })
+	return ws, dir, outside
+}
+
+// writeFiles writes files (slash path → content) under dir, making the
+// directories they need.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
 	for p, content := range files {
 		full := filepath.Join(dir, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
@@ -37,12 +49,35 @@ func newWorkspace(t *testing.T, files map[string]string, maxFileBytes int, allow
 			t.Fatal(err)
 		}
 	}
-	ws, err := openWorkspace(dir, maxFileBytes, allowWrite)
-	if err != nil {
-		t.Fatal(err)
+}
+
+// symlinks makes each link (name in dir → target).
+func symlinks(t *testing.T, dir string, links map[string]string) {
+	t.Helper()
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
 	}
-	t.Cleanup(func() { ws.Close() })
-	return ws, dir, outside
+}
+
+// toolCase is one call of a tool: on success it returns want exactly, on
+// failure a recoverable error containing wantErr.
+type toolCase struct {
+	name    string
+	args    string
+	want    string
+	wantErr string
+}
+
+func runToolCases(t *testing.T, run func(context.Context, json.RawMessage) (string, error), tests []toolCase) {
+	t.Helper()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := callTool(t, run, tc.args)
+			checkToolResult(t, got, err, tc.want, tc.wantErr)
+		})
+	}
 }
 
 func callTool(t *testing.T, run func(context.Context, json.RawMessage) (string, error), args string) (string, error) {
@@ -61,22 +96,13 @@ func TestReadFileSafe(t *testing.T) {
 		"bin/latin1":  "caf\xe9",
 		"unicode.txt": "héllo wörld\n",
 	}, 64, false)
-	for _, l := range []struct{ name, target string }{
-		{"link_out", filepath.Join(outside, "secret.txt")},
-		{"link_out_rel", "../outside/secret.txt"},
-		{"link_dir_out", outside},
-		{"link_in", "README.md"},
-	} {
-		if err := os.Symlink(l.target, filepath.Join(dir, l.name)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tests := []struct {
-		name    string
-		args    string
-		want    string
-		wantErr string
-	}{
+	symlinks(t, dir, map[string]string{
+		"link_out":     filepath.Join(outside, "secret.txt"),
+		"link_out_rel": "../outside/secret.txt",
+		"link_dir_out": outside,
+		"link_in":      "README.md",
+	})
+	runToolCases(t, ws.readFile, []toolCase{
 		{"a file", `{"path":"README.md"}`, "# hi\n", ""},
 		{"a file in a subdirectory", `{"path":"sub/a.go"}`, "package sub\n", ""},
 		{"dot segments that stay inside", `{"path":"sub/../README.md"}`, "# hi\n", ""},
@@ -98,13 +124,7 @@ func TestReadFileSafe(t *testing.T) {
 		{"missing file", `{"path":"nope.txt"}`, "", "no such file or directory"},
 		{"empty path", `{"path":""}`, "", "path is empty"},
 		{"unknown argument", `{"path":"README.md","mode":"rw"}`, "", `bad arguments: json: unknown field "mode"`},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := callTool(t, ws.readFile, tc.args)
-			checkToolResult(t, got, err, tc.want, tc.wantErr)
-		})
-	}
+	})
 }
 
 // checkToolResult: success gives want exactly; a failure is recoverable
@@ -134,15 +154,8 @@ func TestListFiles(t *testing.T) {
 		"node_modules/m":  "x",
 		"b/.hidden/h.txt": "x",
 	}, 1<<10, false)
-	if err := os.Symlink(outside, filepath.Join(dir, "out")); err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name    string
-		args    string
-		want    string
-		wantErr string
-	}{
+	symlinks(t, dir, map[string]string{"out": outside})
+	runToolCases(t, ws.listFiles, []toolCase{
 		{"everything, hidden and vendored skipped, symlinks not followed", `{}`, "a.txt (3 bytes)\nb/\nb/c.go (10 bytes)\nout (symlink)\n", ""},
 		{"a subdirectory", `{"path":"b"}`, "b/c.go (10 bytes)\n", ""},
 		{"bounded at one below the count", `{"max_entries":3}`, "a.txt (3 bytes)\nb/\nb/c.go (10 bytes)\n(stopped at 3 entries; list a subdirectory to see more)\n", ""},
@@ -153,13 +166,7 @@ func TestListFiles(t *testing.T) {
 		{"escape", `{"path":".."}`, "", "..: refused: the path leaves the workspace"},
 		{"symlinked directory outside", `{"path":"out"}`, "", "path escapes from parent"},
 		{"a file", `{"path":"a.txt"}`, "", "a.txt is not a directory"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := callTool(t, ws.listFiles, tc.args)
-			checkToolResult(t, got, err, tc.want, tc.wantErr)
-		})
-	}
+	})
 }
 
 func TestSearch(t *testing.T) {
@@ -170,18 +177,8 @@ func TestSearch(t *testing.T) {
 		"bin.dat":   "TODO\x00",
 		".git/HEAD": "TODO hidden",
 	}, 1<<10, false)
-	if err := os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(dir, "s.txt")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(outside, filepath.Join(dir, "outdir")); err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name    string
-		args    string
-		want    string
-		wantErr string
-	}{
+	symlinks(t, dir, map[string]string{"s.txt": filepath.Join(outside, "secret.txt"), "outdir": outside})
+	runToolCases(t, ws.search, []toolCase{
 		{"matches in text files only", `{"pattern":"TODO"}`, "a.go:2: // TODO one\na.go:4: // TODO two\nb/b.md:2: TODO three\n", ""},
 		{"bounded results", `{"pattern":"TODO","max_results":2}`, "a.go:2: // TODO one\na.go:4: // TODO two\n(stopped at 2 results)\n", ""},
 		{"in a subdirectory", `{"pattern":"TODO","path":"b"}`, "b/b.md:2: TODO three\n", ""},
@@ -192,13 +189,7 @@ func TestSearch(t *testing.T) {
 		{"pattern above the limit", `{"pattern":"` + strings.Repeat("x", 201) + `"}`, "", "pattern is 201 bytes, over the limit of 200"},
 		{"max_results above the cap", `{"pattern":"a","max_results":201}`, "", "max_results 201 is outside 1..200"},
 		{"escape", `{"pattern":"a","path":"../outside"}`, "", "refused: the path leaves the workspace"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := callTool(t, ws.search, tc.args)
-			checkToolResult(t, got, err, tc.want, tc.wantErr)
-		})
-	}
+	})
 }
 
 func TestWriteFile(t *testing.T) {
@@ -211,12 +202,7 @@ func TestWriteFile(t *testing.T) {
 		}
 	})
 	ws, dir, outside := newWorkspace(t, map[string]string{"old.txt": "old"}, 8, true)
-	if err := os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(dir, "link")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(outside, filepath.Join(dir, "linkdir")); err != nil {
-		t.Fatal(err)
-	}
+	symlinks(t, dir, map[string]string{"link": filepath.Join(outside, "secret.txt"), "linkdir": outside})
 	tests := []struct {
 		name     string
 		args     string
@@ -232,6 +218,7 @@ func TestWriteFile(t *testing.T) {
 		{"through a symlink", `{"path":"link","content":"x"}`, "", "link exists and is not a regular file; refused", "", ""},
 		{"through a symlinked directory outside", `{"path":"linkdir/new.txt","content":"x"}`, "", "path escapes from parent", "", ""},
 		{"missing directory", `{"path":"d/x.txt","content":"x"}`, "", "no such file or directory", "", ""},
+		{"binary content", `{"path":"old.txt","content":"a\u0000b"}`, "", "content has NUL bytes; only text files are written", "old.txt", "12345678"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -250,5 +237,71 @@ func TestWriteFile(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(outside, "new.txt")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a file was created outside: %v", err)
+	}
+}
+
+// The walk goes maxWalkDepth (8) levels below its start whatever the start:
+// level 7 and 8 are listed and searched, a directory at level 8 is listed
+// but not entered, nothing at level 9 is seen.
+func TestWalkDepth(t *testing.T) {
+	ws, _, _ := newWorkspace(t, map[string]string{
+		"1/2/3/4/5/6/7/x.txt":   "TODO\n",
+		"1/2/3/4/5/6/7/8/y.txt": "TODO\n",
+	}, 64, false)
+	dirs := "1/\n1/2/\n1/2/3/\n1/2/3/4/\n1/2/3/4/5/\n1/2/3/4/5/6/\n1/2/3/4/5/6/7/\n1/2/3/4/5/6/7/8/\n"
+	t.Run("list_files", func(t *testing.T) {
+		runToolCases(t, ws.listFiles, []toolCase{
+			{"from the workspace: level 9 unseen", `{}`, dirs + "1/2/3/4/5/6/7/x.txt (5 bytes)\n", ""},
+			{"from a subdirectory: the same depth below it", `{"path":"1"}`, strings.TrimPrefix(dirs, "1/\n") + "1/2/3/4/5/6/7/8/y.txt (5 bytes)\n1/2/3/4/5/6/7/x.txt (5 bytes)\n", ""},
+		})
+	})
+	t.Run("search", func(t *testing.T) {
+		runToolCases(t, ws.search, []toolCase{
+			{"from the workspace: level 9 unseen", `{"pattern":"TODO"}`, "1/2/3/4/5/6/7/x.txt:1: TODO\n", ""},
+			{"from a subdirectory: the same depth below it", `{"pattern":"TODO","path":"1"}`, "1/2/3/4/5/6/7/8/y.txt:1: TODO\n1/2/3/4/5/6/7/x.txt:1: TODO\n", ""},
+		})
+	})
+}
+
+// Binary files search reads and skips still count against maxSearchBytes,
+// so a tree of binaries cannot make one search read without bound.
+func TestSearchBudgetCountsBinaryFiles(t *testing.T) {
+	const fileBytes = 1 << 20
+	ws, dir, _ := newWorkspace(t, map[string]string{"z.txt": "TODO\n"}, fileBytes, false)
+	for i := range maxSearchBytes/fileBytes + 1 {
+		// Sparse files of NULs: 1 MiB each to read, nothing on disk.
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("bin%03d", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = f.Truncate(fileBytes)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := callTool(t, ws.search, `{"pattern":"TODO"}`)
+	want := fmt.Sprintf("no line contains \"TODO\"\n(stopped after %d files, %d bytes; search a subdirectory)\n", maxSearchBytes/fileBytes, maxSearchBytes)
+	checkToolResult(t, got, err, want, "")
+}
+
+// search must not allocate per line scanned: its cost in allocations does
+// not grow with the length of the files it reads.
+func TestSearchAllocsIndependentOfLines(t *testing.T) {
+	allocs := func(lines int) float64 {
+		// Lines over 32 bytes: shorter ones convert to strings on the stack.
+		text := strings.Repeat("nothing here, only a line of more than 32 bytes\n", lines) + "TODO\n"
+		ws, _, _ := newWorkspace(t, map[string]string{"a.txt": text}, 1<<20, false)
+		return testing.AllocsPerRun(5, func() {
+			if _, err := ws.search(t.Context(), json.RawMessage(`{"pattern":"TODO"}`)); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	short, long := allocs(10), allocs(5000)
+	if long-short > 50 {
+		t.Errorf("search allocates %.0f times over a 10-line file and %.0f over a 5000-line one; want about the same", short, long)
 	}
 }
