@@ -10,6 +10,27 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// checkRefusal checks what Add returned against a table row: nil when want
+// is nil; otherwise an error that matches want with errors.Is, is an E for
+// errors.As, and prints text. It reports whether Add refused the fragment.
+func checkRefusal[E error](t *testing.T, err, want error, text string) bool {
+	t.Helper()
+	if !errors.Is(err, want) {
+		t.Fatalf("Add = %v, want %v", err, want)
+	}
+	if err == nil {
+		return false
+	}
+	var e E
+	if !errors.As(err, &e) {
+		t.Fatalf("error %T is not a %T", err, e)
+	}
+	if got := err.Error(); got != text {
+		t.Errorf("message = %q, want %q", got, text)
+	}
+	return true
+}
+
 func TestMaxArgumentBytes(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -44,18 +65,8 @@ func TestMaxArgumentBytes(t *testing.T) {
 			// Whitespace keeps the arguments valid whatever the sizes.
 			addAll(t, a, []toolcall.Fragment{{Index: 0, ID: "x", Name: "f", Arguments: strings.Repeat(" ", tt.first)}})
 			err := a.Add(toolcall.Fragment{Index: 0, ID: "late", Arguments: "1" + strings.Repeat(" ", tt.size-1)})
-			if !errors.Is(err, tt.wantErr) || (err == nil) != (tt.wantErr == nil) {
-				t.Fatalf("Add = %v, want %v", err, tt.wantErr)
-			}
-			if err == nil {
+			if !checkRefusal[*toolcall.LimitError](t, err, tt.wantErr, tt.errText) {
 				return
-			}
-			var le *toolcall.LimitError
-			if !errors.As(err, &le) {
-				t.Fatalf("error %T is not a *LimitError", err)
-			}
-			if got := err.Error(); got != tt.errText {
-				t.Errorf("message = %q, want %q", got, tt.errText)
 			}
 			// Nothing of the refused fragment was applied: its id is not
 			// taken, its bytes are not there, and the call still accepts
@@ -115,18 +126,8 @@ func TestMaxCalls(t *testing.T) {
 				addAll(t, a, []toolcall.Fragment{{Index: i, Name: "f", Arguments: "{"}})
 			}
 			err := a.Add(toolcall.Fragment{Index: tt.calls, Name: "g", Arguments: "{}"})
-			if !errors.Is(err, tt.wantErr) || (err == nil) != (tt.wantErr == nil) {
-				t.Fatalf("Add = %v, want %v", err, tt.wantErr)
-			}
-			if err == nil {
+			if !checkRefusal[*toolcall.LimitError](t, err, tt.wantErr, tt.errText) {
 				return
-			}
-			var le *toolcall.LimitError
-			if !errors.As(err, &le) {
-				t.Fatalf("error %T is not a *LimitError", err)
-			}
-			if got := err.Error(); got != tt.errText {
-				t.Errorf("message = %q, want %q", got, tt.errText)
 			}
 			// The calls already held keep accepting fragments.
 			for i := range tt.calls {
@@ -188,29 +189,29 @@ func TestFragmentErrors(t *testing.T) {
 			"toolcall: invalid extra: fragment for index -1: extra is not a JSON object"},
 		{"extra: whitespace only", toolcall.Fragment{Extra: json.RawMessage(` `)}, toolcall.ErrInvalidExtra,
 			"toolcall: invalid extra: fragment for index 0: extra is not a JSON object"},
+		{"extra: nested one below MaxNestingDepth", toolcall.Fragment{Extra: nestedObject(toolcall.MaxNestingDepth - 1)}, nil, ""},
+		{"extra: nested at MaxNestingDepth", toolcall.Fragment{Extra: nestedObject(toolcall.MaxNestingDepth)}, nil, ""},
+		{"extra: nested one above MaxNestingDepth", toolcall.Fragment{Extra: nestedObject(toolcall.MaxNestingDepth + 1)}, toolcall.ErrInvalidExtra,
+			"toolcall: invalid extra: fragment for index 0: extra is not a JSON object"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a := toolcall.NewAssembler()
 			err := a.Add(tt.frag)
-			if !errors.Is(err, tt.wantErr) || (err == nil) != (tt.wantErr == nil) {
-				t.Fatalf("Add = %v, want %v", err, tt.wantErr)
-			}
-			if err == nil {
+			if !checkRefusal[*toolcall.FragmentError](t, err, tt.wantErr, tt.errText) {
 				return
-			}
-			var fe *toolcall.FragmentError
-			if !errors.As(err, &fe) {
-				t.Fatalf("error %T is not a *FragmentError", err)
-			}
-			if got := err.Error(); got != tt.errText {
-				t.Errorf("message = %q, want %q", got, tt.errText)
 			}
 			if calls, _ := a.Finalize(); calls != nil {
 				t.Errorf("a refused fragment started a call: %+v", calls)
 			}
 		})
 	}
+}
+
+// nestedObject returns a JSON object nested depth (≥ 1) levels deep: an
+// object holding arrays around a 0.
+func nestedObject(depth int) json.RawMessage {
+	return json.RawMessage(`{"a":` + strings.Repeat("[", depth-1) + "0" + strings.Repeat("]", depth-1) + `}`)
 }
 
 func TestArgumentsError(t *testing.T) {
@@ -259,6 +260,24 @@ func TestArgumentsError(t *testing.T) {
 			frags: []toolcall.Fragment{{Index: 0, Arguments: cut}},
 			want:  &toolcall.ArgumentsError{Index: 0, Offset: 106, Reason: "unexpected end of JSON input", Tail: strings.Repeat("b", 63), Err: toolcall.ErrInvalidArguments},
 			text:  `toolcall: invalid arguments: call 0: unexpected end of JSON input at byte 106; tail "` + strings.Repeat("b", 63) + `"`,
+		},
+		{
+			name:  "the tail one below TailBytes is whole",
+			frags: []toolcall.Fragment{{Index: 0, Arguments: `"` + long[:toolcall.TailBytes-2]}},
+			want:  &toolcall.ArgumentsError{Index: 0, Offset: 63, Reason: "unexpected end of JSON input", Tail: `"` + long[:62], Err: toolcall.ErrInvalidArguments},
+			text:  `toolcall: invalid arguments: call 0: unexpected end of JSON input at byte 63; tail "\"` + long[:62] + `"`,
+		},
+		{
+			name:  "the tail at TailBytes is whole",
+			frags: []toolcall.Fragment{{Index: 0, Arguments: `"` + long[:toolcall.TailBytes-1]}},
+			want:  &toolcall.ArgumentsError{Index: 0, Offset: 64, Reason: "unexpected end of JSON input", Tail: `"` + long[:63], Err: toolcall.ErrInvalidArguments},
+			text:  `toolcall: invalid arguments: call 0: unexpected end of JSON input at byte 64; tail "\"` + long[:63] + `"`,
+		},
+		{
+			name:  "the tail one above TailBytes loses the first byte",
+			frags: []toolcall.Fragment{{Index: 0, Arguments: `"` + long[:toolcall.TailBytes]}},
+			want:  &toolcall.ArgumentsError{Index: 0, Offset: 65, Reason: "unexpected end of JSON input", Tail: long[:64], Err: toolcall.ErrInvalidArguments},
+			text:  `toolcall: invalid arguments: call 0: unexpected end of JSON input at byte 65; tail "` + long[:64] + `"`,
 		},
 		{
 			name:  "too deep",
