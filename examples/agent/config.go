@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"flag"
 	"fmt"
@@ -28,7 +27,7 @@ const (
 	defaultOfflineDelay = 12 * time.Millisecond
 	// defaultPrompt is the task when -e is not given.
 	defaultPrompt = "Explore this project and tell me what it is."
-	// maxConfigBytes bounds the config file we read.
+	// maxConfigBytes bounds the config file: a larger one is refused.
 	maxConfigBytes = 1 << 20
 )
 
@@ -291,11 +290,12 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		return config{}, err
 	}
 	// The OpenAI variables fill in only what no other source gave.
+	// They are trimmed as every other source is.
 	if c.APIKey == "" {
-		c.APIKey = getenv("OPENAI_API_KEY")
+		c.APIKey = strings.TrimSpace(getenv("OPENAI_API_KEY"))
 	}
 	if c.BaseURL == "" {
-		if v := getenv("OPENAI_BASE_URL"); v != "" {
+		if v := strings.TrimSpace(getenv("OPENAI_BASE_URL")); v != "" {
 			if reason := byKey["base_url"].check(v); reason != "" {
 				return config{}, &settingError{Key: "base_url", Source: "OPENAI_BASE_URL", Reason: reason}
 			}
@@ -310,18 +310,29 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 
 // readConfigFile reads `key = value` lines; blank lines and lines starting
 // with # are skipped. An unknown key, a line without '=', or a key given
-// twice is refused with its line number.
+// twice is refused with its line number; a file over maxConfigBytes is
+// refused whole.
 func readConfigFile(path string, byKey map[string]setting) (*layer, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, &settingError{Source: "--config", Reason: err.Error()}
 	}
 	defer f.Close()
+	// One byte past the limit tells a file over it from one at it: a cut
+	// file would apply its head and silently drop (or cut) the rest.
+	data, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
+	if err != nil {
+		return nil, &settingError{Source: path, Reason: err.Error()}
+	}
+	if len(data) > maxConfigBytes {
+		return nil, &settingError{Source: path, Reason: fmt.Sprintf("over the limit of %d bytes", maxConfigBytes)}
+	}
 	l := &layer{}
 	seen := map[string]int{}
-	sc := bufio.NewScanner(io.LimitReader(f, maxConfigBytes))
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
+	n := 0
+	for line := range strings.Lines(string(data)) {
+		n++
+		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
@@ -340,9 +351,6 @@ func readConfigFile(path string, byKey map[string]setting) (*layer, error) {
 		}
 		seen[key] = n
 		l.add(key, value, where)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, &settingError{Source: path, Reason: err.Error()}
 	}
 	return l, nil
 }

@@ -58,6 +58,9 @@ func TestConfigPrecedence(t *testing.T) {
 		{"real mode by --model; OpenAI variables fill in", []string{"--model", "gpt-x"}, map[string]string{"OPENAI_API_KEY": "k2", "OPENAI_BASE_URL": "https://example.test/v1"}, func(c *config) {
 			c.BaseURL, c.APIKey, c.Model, c.Real = "https://example.test/v1", "k2", "gpt-x", true
 		}},
+		{"OpenAI variables trimmed like the others", []string{"--model", "gpt-x"}, map[string]string{"OPENAI_API_KEY": " k2\n", "OPENAI_BASE_URL": " https://example.test/v1 "}, func(c *config) {
+			c.BaseURL, c.APIKey, c.Model, c.Real = "https://example.test/v1", "k2", "gpt-x", true
+		}},
 		{"OpenAI variables alone stay offline", nil, map[string]string{"OPENAI_API_KEY": "k2"}, func(c *config) { c.APIKey = "k2" }},
 		{"AIRLOCK key beats OPENAI key", []string{"--base-url", "http://h/v1"}, map[string]string{"OPENAI_API_KEY": "k2", "AIRLOCK_API_KEY": "k1"}, func(c *config) {
 			c.BaseURL, c.APIKey, c.Real = "http://h/v1", "k1", true
@@ -154,5 +157,44 @@ func TestConfigFileMissing(t *testing.T) {
 	var se *settingError
 	if !errors.As(err, &se) || !errors.Is(err, errUsage) || se.Source != "--config" {
 		t.Errorf("error %v, want a *settingError from --config", err)
+	}
+}
+
+// The config file is read whole up to maxConfigBytes; a longer one is
+// refused, never cut (a cut could apply "max_turns = 1" for "= 12").
+func TestConfigFileLimit(t *testing.T) {
+	const tail = "max_turns = 12\n"
+	// file is one comment line, then tail, size bytes in all.
+	file := func(size int) string {
+		return "#" + strings.Repeat("x", size-len(tail)-2) + "\n" + tail
+	}
+	for _, tc := range []struct {
+		name      string
+		size      int
+		wantTurns int
+		wantErr   string
+	}{
+		{"one below the limit", maxConfigBytes - 1, 12, ""},
+		{"at the limit", maxConfigBytes, 12, ""},
+		{"one above the limit", maxConfigBytes + 1, 0, "over the limit of 1048576 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := file(tc.size)
+			if len(text) != tc.size {
+				t.Fatalf("test file is %d bytes, want %d", len(text), tc.size)
+			}
+			path := writeConfig(t, text)
+			got, err := parseConfig([]string{"--config", path}, envOf(nil), &bytes.Buffer{})
+			if tc.wantErr == "" {
+				if err != nil || got.MaxTurns != tc.wantTurns {
+					t.Errorf("max_turns %d, error %v; want %d, nil", got.MaxTurns, err, tc.wantTurns)
+				}
+				return
+			}
+			var se *settingError
+			if !errors.As(err, &se) || !errors.Is(err, errUsage) || se.Reason != tc.wantErr {
+				t.Errorf("error %v, want a *settingError saying %q", err, tc.wantErr)
+			}
+		})
 	}
 }
