@@ -7,8 +7,9 @@
 //	go run ./examples/ssecat -max 1048576 -done '' < recorded.sse
 //
 // In the data (and type and ID), a backslash prints as \\, an LF joining
-// data lines as \n, and any other control character as \xNN, so every event
-// stays on one line and nothing reaches the terminal raw. With -unknown,
+// data lines as \n, and any other control character (C0, DEL, C1) as \xNN
+// for each byte of its UTF-8 encoding, so every event stays on one line and
+// nothing reaches the terminal raw. With -unknown,
 // fields the standard ignores (such as llama.cpp's "error:") are printed too,
 // as "field", the name and the value. It exits with status 1 and a message on
 // standard error if the stream fails (for example, an event over -max bytes).
@@ -68,7 +69,8 @@ func run(in io.Reader, out io.Writer, maxSize int, done string, unknown bool) er
 func escape(b []byte) []byte {
 	const hex = "0123456789abcdef"
 	out := make([]byte, 0, len(b))
-	for _, c := range b {
+	for i := 0; i < len(b); i++ {
+		c := b[i]
 		switch {
 		case c == '\\':
 			out = append(out, '\\', '\\')
@@ -76,6 +78,11 @@ func escape(b []byte) []byte {
 			out = append(out, '\\', 'n')
 		case c < 0x20 || c == 0x7F:
 			out = append(out, '\\', 'x', hex[c>>4], hex[c&0xF])
+		case c == 0xC2 && i+1 < len(b) && b[i+1] >= 0x80 && b[i+1] <= 0x9F:
+			// U+0080..U+009F, the C1 controls (U+009B is a CSI to some
+			// terminals): both bytes of the encoding are escaped.
+			i++
+			out = append(out, '\\', 'x', 'c', '2', '\\', 'x', hex[b[i]>>4], hex[b[i]&0xF])
 		default:
 			out = append(out, c)
 		}

@@ -31,6 +31,8 @@ func TestRun(t *testing.T) {
 			want: "message\t-\t[DONE]\n"},
 		{name: "control characters escaped", in: "event: a\tb\ndata: \x1b[31m\\x\x00\n\n", max: 100, done: "[DONE]",
 			want: "a\\x09b\t-\t\\x1b[31m\\\\x\\x00\n"},
+		{name: "C1 control characters escaped, other non-ASCII kept", in: "data: \u009b31m\u0085é\u00a0\n\n", max: 100, done: "[DONE]",
+			want: "message\t-\t\\xc2\\x9b31m\\xc2\\x85é\u00a0\n"},
 		{name: "unknown fields printed on request", in: "error: {\"code\":1}\n\ndata: a\n\n", max: 100, done: "[DONE]", unknown: true,
 			want: "field\terror\t{\"code\":1}\nmessage\t-\ta\n"},
 		{name: "unknown fields hidden by default", in: "error: {\"code\":1}\n\ndata: a\n\n", max: 100, done: "[DONE]",
