@@ -60,9 +60,11 @@ type Bridge struct {
 // NewBridge returns a Bridge for one stream. Of the options it uses
 // [WithOnDelta] and [WithToolCallOptions]; the others are ignored.
 func NewBridge(opts ...Option) *Bridge {
-	b := &Bridge{cfg: newConfig(opts)}
-	b.asm = toolcall.NewAssembler(b.cfg.toolOpts...)
-	return b
+	return newBridge(newConfig(opts))
+}
+
+func newBridge(cfg config) *Bridge {
+	return &Bridge{cfg: cfg, asm: toolcall.NewAssembler(cfg.toolOpts...)}
 }
 
 // Handle applies one event. It returns the error that stopped the stream,
@@ -311,9 +313,6 @@ func (b *Bridge) deliver(d Delta) error {
 func (b *Bridge) unknownField(name string, value []byte) error {
 	if name != "error" {
 		return nil
-	}
-	if _, err := skipValue(value, skipWS(value, 0), 0); err != nil {
-		return b.fail(&APIError{Message: string(value)})
 	}
 	return b.fail(apiErrorFrom(value, 0))
 }

@@ -374,3 +374,24 @@ func TestProviderErrorAsPlainString(t *testing.T) {
 		}
 	}
 }
+
+// An "error:" line that is no known error shape, JSON or not, is an
+// APIError whose message is the line's value as sent.
+func TestErrorLineOfNoKnownShape(t *testing.T) {
+	for _, tc := range []struct {
+		name, value string
+	}{
+		{"plain text", "upstream exploded"},
+		{"cut JSON", `{"message":"cut`},
+		{"JSON then more", `{"message":"x"} tail`},
+		{"JSON without a message", `{"detail":"x"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadMessage(strings.NewReader(stream(content("a")) + "error: " + tc.value + "\n\n" + stream(done)))
+			var api *APIError
+			if !errors.As(err, &api) || api.Message != tc.value || api.StatusCode != 0 || api.Type != "" {
+				t.Fatalf("err = %v (%#v), want an APIError with message %q", err, api, tc.value)
+			}
+		})
+	}
+}

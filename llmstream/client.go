@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/airlock-go/airlock/toolcall"
 	"github.com/airlock-go/airlock/transport"
 )
 
@@ -240,8 +239,7 @@ func (c *Client) stream(ctx context.Context, r *Request, onDelta func(Delta) err
 
 	cfg := c.cfg
 	cfg.onDelta = onDelta
-	b := &Bridge{cfg: cfg}
-	b.asm = toolcall.NewAssembler(cfg.toolOpts...)
+	b := newBridge(cfg)
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
 		// The server ignored "stream": true and sent one whole completion.
 		msg, err := b.whole(resp.Body, maxWholeBytes)

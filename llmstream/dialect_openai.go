@@ -597,8 +597,8 @@ func (b *Bridge) functionMember(key []byte, i, depth int) (int, error) {
 	return skipValue(d, i, depth)
 }
 
-// apiErrorFrom decodes a provider error object (see provider_error.go) from
-// validated JSON.
+// apiErrorFrom decodes a provider error (see provider_error.go); raw of no
+// known shape, JSON or not, is the message as it is.
 func apiErrorFrom(raw []byte, status int) *APIError {
 	if e, ok := parseProviderError(raw, status); ok {
 		return e
