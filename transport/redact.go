@@ -44,21 +44,36 @@ func redactURL(raw string) string {
 
 // redactQuery rewrites a raw query in place of order and encoding, replacing
 // only secret values, so the result still shows which parameters were sent.
+// Parameters are split at ';' as well as '&': url.ParseQuery refuses a ';'
+// (dropping the pair), but some servers take it as a separator, so
+// "a=1;key=..." must not pass as one harmless parameter "a".
 func redactQuery(q string) string {
-	if q == "" {
-		return q
-	}
-	parts := strings.Split(q, "&")
-	for i, p := range parts {
-		name, _, hasValue := strings.Cut(p, "=")
-		if n, err := url.QueryUnescape(name); err == nil {
-			name = n
+	var b strings.Builder
+	for q != "" {
+		param, sep, rest := q, "", ""
+		if i := strings.IndexAny(q, querySeparators); i >= 0 {
+			param, sep, rest = q[:i], q[i:i+1], q[i+1:]
 		}
-		if hasValue && isSecretParam(name) {
-			parts[i] = p[:strings.IndexByte(p, '=')+1] + redacted
+		if rawName, _, hasValue := strings.Cut(param, "="); hasValue && isSecretParam(unescape(rawName)) {
+			param = rawName + "=" + redacted
 		}
+		b.WriteString(param)
+		b.WriteString(sep)
+		q = rest
 	}
-	return strings.Join(parts, "&")
+	return b.String()
+}
+
+// querySeparators are the bytes that may end a query parameter.
+const querySeparators = "&;"
+
+// unescape returns s with its query escapes decoded, or s itself when they
+// do not decode.
+func unescape(s string) string {
+	if u, err := url.QueryUnescape(s); err == nil {
+		return u
+	}
+	return s
 }
 
 // redactError removes from err the secrets that Go's HTTP client prints: a
@@ -111,11 +126,11 @@ func requestSecrets(req *http.Request) []string {
 		}
 	}
 	if req.URL != nil {
-		for name, vs := range req.URL.Query() {
-			if isSecretParam(name) {
-				for _, v := range vs {
-					add(v)
-				}
+		// Split as redactQuery splits; URL.Query would drop a pair
+		// joined by ';'.
+		for _, param := range strings.FieldsFunc(req.URL.RawQuery, func(r rune) bool { return strings.ContainsRune(querySeparators, r) }) {
+			if rawName, rawValue, hasValue := strings.Cut(param, "="); hasValue && isSecretParam(unescape(rawName)) {
+				add(unescape(rawValue))
 			}
 		}
 		if req.URL.User != nil {

@@ -25,6 +25,9 @@ func TestRedactURL(t *testing.T) {
 		{"repeated", "https://x.test/?key=a&key=b", "https://x.test/?key=REDACTED&key=REDACTED"},
 		{"name without value", "https://x.test/?key&stream", "https://x.test/?key&stream"},
 		{"empty value", "https://x.test/?key=", "https://x.test/?key=REDACTED"},
+		{"semicolon separates too", "https://x.test/?model=gpt;api_key=abc&n=1", "https://x.test/?model=gpt;api_key=REDACTED&n=1"},
+		{"semicolon in a plain value", "https://x.test/?q=a;b&key=c", "https://x.test/?q=a;b&key=REDACTED"},
+		{"trailing separator kept", "https://x.test/?key=a&", "https://x.test/?key=REDACTED&"},
 		{"fragment dropped", "https://x.test/p#token=abc", "https://x.test/p"},
 		{"unparsable replaced whole", "http://[::1%zz/?key=abc", "REDACTED"},
 	}
@@ -55,7 +58,7 @@ func FuzzRedactURL(f *testing.F) {
 		q := u.Query()
 		q.Add("api-key", secret)
 		q.Add("token", secret)
-		u.RawQuery = q.Encode() + "&key=" + secret
+		u.RawQuery = q.Encode() + "&key=" + secret + ";sig=" + secret
 		raw := u.String()
 		got := redactURL(raw)
 		if strings.Contains(got, secret) {
@@ -97,12 +100,12 @@ func TestRedactError(t *testing.T) {
 }
 
 func TestRequestSecrets(t *testing.T) {
-	req, _ := http.NewRequest(http.MethodGet, "https://u:password1234@x.test/?key=querykey123&model=gpt-4o-mini&short=1", nil)
+	req, _ := http.NewRequest(http.MethodGet, "https://u:password1234@x.test/?key=querykey123&model=gpt-4o-mini&short=1&a=1;token=semi%2Dtoken", nil)
 	req.Header.Set("Authorization", "Bearer sk-abcdefgh")
 	req.Header.Set("X-Api-Key", "anthropic-key-1")
 	req.Header.Set("Api-Key", "tiny")
 	got := strings.Join(requestSecrets(req), " | ")
-	const want = "Bearer sk-abcdefgh | sk-abcdefgh | anthropic-key-1 | querykey123 | password1234"
+	const want = "Bearer sk-abcdefgh | sk-abcdefgh | anthropic-key-1 | querykey123 | semi-token | password1234"
 	if got != want {
 		t.Errorf("requestSecrets = %q, want %q", got, want)
 	}
