@@ -417,6 +417,7 @@ func TestDoDeclaredLengthOverCap(t *testing.T) {
 		length  int
 		wantErr bool
 	}{
+		{"one under", 63, false},
 		{"at the cap", 64, false},
 		{"one over", 65, true},
 	}
