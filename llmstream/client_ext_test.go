@@ -440,3 +440,31 @@ func TestWholeCompletionDeltasAndErrors(t *testing.T) {
 		t.Fatalf("finish_reason error: err = %v", err)
 	}
 }
+
+// With an HTTP client that does not check the status, the Client reads at
+// most DefaultMaxErrorBody bytes of an error body: at the limit, one below,
+// one above.
+func TestMaxErrorBody(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		size     int
+		wantBody int
+	}{
+		{"one below", llmstream.DefaultMaxErrorBody - 1, llmstream.DefaultMaxErrorBody - 1},
+		{"at", llmstream.DefaultMaxErrorBody, llmstream.DefaultMaxErrorBody},
+		{"one above", llmstream.DefaultMaxErrorBody + 1, llmstream.DefaultMaxErrorBody},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(502)
+				io.WriteString(w, strings.Repeat("x", tc.size))
+			}))
+			defer srv.Close()
+			_, err := llmstream.NewClient(llmstream.WithBaseURL(srv.URL), llmstream.WithHTTPClient(srv.Client())).Stream(context.Background(), llmstream.Request{})
+			var se *transport.StatusError
+			if !errors.As(err, &se) || se.StatusCode != 502 || len(se.Body) != tc.wantBody {
+				t.Fatalf("err = %.200v, want a StatusError with %d body bytes", err, tc.wantBody)
+			}
+		})
+	}
+}

@@ -84,3 +84,74 @@ func TestWholeLargeCallInOneEvent(t *testing.T) {
 		t.Fatalf("err = %v, %d calls", err, len(m.ToolCalls))
 	}
 }
+
+// The decoder accepts JSON nested maxJSONDepth deep, as encoding/json does,
+// wherever the nesting sits: at the limit, one below, one above. Past it the
+// event is an EventError for errDepth and nothing of it is applied.
+func TestMaxJSONDepth(t *testing.T) {
+	paths := []struct {
+		name, head, tail string
+		containers       int // objects and arrays open in head
+	}{
+		{"ignored member", `{"x":`, `}`, 1},
+		{"content part", `{"choices":[{"index":0,"delta":{"content":[{"text":"late","x":`, `}]}}]}`, 6},
+		{"tool call extra", `{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"f","arguments":"{}"},"x":`, `}]}}]}`, 6},
+	}
+	for _, p := range paths {
+		for _, tc := range []struct {
+			name  string
+			depth int
+			bad   bool
+		}{
+			{"one below", maxJSONDepth - 1, false},
+			{"at", maxJSONDepth, false},
+			{"one above", maxJSONDepth + 1, true},
+		} {
+			t.Run(p.name+"/"+tc.name, func(t *testing.T) {
+				n := tc.depth - p.containers
+				data := p.head + strings.Repeat("[", n) + strings.Repeat("]", n) + p.tail
+				b := NewBridge()
+				if err := b.Handle(sse.Event{Data: []byte(content("early"))}); err != nil {
+					t.Fatal(err)
+				}
+				err := b.Handle(sse.Event{Data: []byte(data)})
+				if got := errors.Is(err, ErrBadEvent) && errors.Is(err, errDepth); got != tc.bad {
+					t.Fatalf("err = %.200v, want a depth error: %v", err, tc.bad)
+				}
+				if !tc.bad {
+					return
+				}
+				var ee *EventError
+				if !errors.As(err, &ee) || len(ee.Data) != len(data) {
+					t.Errorf("err = %.200v, want an EventError with the whole data", err)
+				}
+				m, _ := b.Message()
+				if m.Content != "early" || len(m.ToolCalls) != 0 {
+					t.Errorf("content %q, %d calls; the bad event was applied", m.Content, len(m.ToolCalls))
+				}
+			})
+		}
+	}
+}
+
+// EventError prints at most maxErrorExcerpt bytes of the data, cut before a
+// rune that would not fit whole: at the limit, one below, one above.
+func TestEventErrorExcerpt(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		data string
+		want string // the quoted excerpt at the end of the text
+	}{
+		{"one below", strings.Repeat("a", maxErrorExcerpt-1), `"` + strings.Repeat("a", maxErrorExcerpt-1) + `"`},
+		{"at", strings.Repeat("a", maxErrorExcerpt), `"` + strings.Repeat("a", maxErrorExcerpt) + `"`},
+		{"one above", strings.Repeat("a", maxErrorExcerpt+1), `"` + strings.Repeat("a", maxErrorExcerpt) + `"...`},
+		{"a rune across the limit", strings.Repeat("a", maxErrorExcerpt-1) + "é", `"` + strings.Repeat("a", maxErrorExcerpt-1) + `"...`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := (&EventError{Data: []byte(tc.data), Err: errSyntax}).Error()
+			if !strings.HasSuffix(got, ": "+tc.want) {
+				t.Errorf("Error() = %q, want it to end with %q", got, tc.want)
+			}
+		})
+	}
+}
