@@ -176,6 +176,9 @@ func TestSearch(t *testing.T) {
 		"big.txt":   strings.Repeat("TODO big\n", 200),
 		"bin.dat":   "TODO\x00",
 		".git/HEAD": "TODO hidden",
+		"long/199":  "LONG" + strings.Repeat("y", 195) + "\n",
+		"long/200":  "LONG" + strings.Repeat("y", 196) + "\n",
+		"long/201":  "LONG" + strings.Repeat("y", 197) + "\n",
 	}, 1<<10, false)
 	symlinks(t, dir, map[string]string{"s.txt": filepath.Join(outside, "secret.txt"), "outdir": outside})
 	runToolCases(t, ws.search, []toolCase{
@@ -187,7 +190,11 @@ func TestSearch(t *testing.T) {
 		{"empty pattern", `{"pattern":""}`, "", "pattern is empty"},
 		{"pattern at the limit", `{"pattern":"` + strings.Repeat("x", 200) + `"}`, "no line contains \"" + strings.Repeat("x", 200) + "\"\n", ""},
 		{"pattern above the limit", `{"pattern":"` + strings.Repeat("x", 201) + `"}`, "", "pattern is 201 bytes, over the limit of 200"},
+		{"max_results at the cap", `{"pattern":"TODO three","max_results":200}`, "b/b.md:2: TODO three\n", ""},
 		{"max_results above the cap", `{"pattern":"a","max_results":201}`, "", "max_results 201 is outside 1..200"},
+		{"max_results zero", `{"pattern":"a","max_results":0}`, "", "max_results 0 is outside 1..200"},
+		{"hit lines shown up to 200 bytes, longer ones clipped", `{"pattern":"LONG","path":"long"}`,
+			"long/199:1: LONG" + strings.Repeat("y", 195) + "\nlong/200:1: LONG" + strings.Repeat("y", 196) + "\nlong/201:1: LONG" + strings.Repeat("y", 196) + "…\n", ""},
 		{"escape", `{"pattern":"a","path":"../outside"}`, "", "refused: the path leaves the workspace"},
 	})
 }
@@ -305,3 +312,4 @@ func TestSearchAllocsIndependentOfLines(t *testing.T) {
 		t.Errorf("search allocates %.0f times over a 10-line file and %.0f over a 5000-line one; want about the same", short, long)
 	}
 }
+
