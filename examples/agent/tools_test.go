@@ -312,4 +312,3 @@ func TestSearchAllocsIndependentOfLines(t *testing.T) {
 		t.Errorf("search allocates %.0f times over a 10-line file and %.0f over a 5000-line one; want about the same", short, long)
 	}
 }
-
