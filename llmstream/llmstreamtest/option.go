@@ -139,7 +139,7 @@ func (o seedOption) String() string { return fmt.Sprintf("llmstreamtest.WithSeed
 
 type interleaveOption bool
 
-// WithInterleavedCalls, when on, mixes the fragments of a turn's parallel
+// WithInterleavedCalls mixes, when on, the fragments of a turn's parallel
 // tool calls across their indexes (each call's header still comes before
 // its own arguments), as some servers do; the default is off (one call
 // after another). Flavours that send whole calls ([Ollama], [Gemini]) are

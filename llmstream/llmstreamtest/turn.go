@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/airlock-go/airlock/llmstream"
@@ -150,7 +151,7 @@ func (f Fault) check() string {
 		return "Message is not valid UTF-8"
 	case !utf8.ValidString(f.Type):
 		return "Type is not valid UTF-8"
-	case bytes.ContainsFunc([]byte(f.RetryAfter), isControl):
+	case strings.ContainsFunc(f.RetryAfter, isControl):
 		return "RetryAfter contains a control character"
 	}
 	return ""
