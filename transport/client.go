@@ -3,6 +3,7 @@ package transport
 import (
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
 )
@@ -107,7 +108,8 @@ func newHTTPTransport(cfg *config) *http.Transport {
 // [*TimeoutError] that matches both [ErrTimeout] and
 // [context.DeadlineExceeded]. Other errors: [*OptionError] (bad options),
 // [*TimeoutError] (total or connect timeout), [*StalledError],
-// [*StreamTooLargeError] (a declared Content-Length over the cap), and the
+// [*StreamTooLargeError] (a declared Content-Length over the cap),
+// [ErrMisuse] (a zero Client, a nil request or one without a URL), and the
 // network errors of net/http, such as a *url.Error. No error text holds a
 // header, the URL's userinfo or a secret query value.
 func (c *Client) Do(req *http.Request) (*http.Response, error) {
@@ -117,12 +119,12 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 		return nil, c.err
 	case c.hc == nil:
 		closeRequestBody(req)
-		return nil, errors.New("transport: Client not made by New")
+		return nil, fmt.Errorf("%w: Client not made by New", ErrMisuse)
 	case req == nil:
-		return nil, errors.New("transport: nil Request")
+		return nil, fmt.Errorf("%w: nil Request", ErrMisuse)
 	case req.URL == nil:
 		closeRequestBody(req)
-		return nil, errors.New("transport: Request without a URL")
+		return nil, fmt.Errorf("%w: Request without a URL", ErrMisuse)
 	}
 	return newExchange(c, req).run()
 }

@@ -975,7 +975,7 @@ func TestDoMisuse(t *testing.T) {
 	var zero transport.Client
 	body := &closeRecorder{Reader: strings.NewReader("{}")}
 	req := mustRequest(t, context.Background(), http.MethodPost, "http://127.0.0.1:1/", body)
-	if _, err := zero.Do(req); err == nil || err.Error() != "transport: Client not made by New" {
+	if _, err := zero.Do(req); !errors.Is(err, transport.ErrMisuse) || err.Error() != "transport: misuse: Client not made by New" {
 		t.Errorf("zero Client: %v", err)
 	}
 	if !body.closed {
@@ -983,10 +983,10 @@ func TestDoMisuse(t *testing.T) {
 	}
 	zero.CloseIdleConnections() // must not panic
 	c := newClient(t)
-	if _, err := c.Do(nil); err == nil || err.Error() != "transport: nil Request" {
+	if _, err := c.Do(nil); !errors.Is(err, transport.ErrMisuse) || err.Error() != "transport: misuse: nil Request" {
 		t.Errorf("nil request: %v", err)
 	}
-	if _, err := c.Do(&http.Request{Method: http.MethodGet}); err == nil || err.Error() != "transport: Request without a URL" {
+	if _, err := c.Do(&http.Request{Method: http.MethodGet}); !errors.Is(err, transport.ErrMisuse) || err.Error() != "transport: misuse: Request without a URL" {
 		t.Errorf("nil URL: %v", err)
 	}
 }

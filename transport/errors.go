@@ -34,6 +34,11 @@ var (
 	// ErrInvalidOption: an option carried a value the Client cannot use.
 	// The facts are in an [*OptionError].
 	ErrInvalidOption = errors.New("transport: invalid option")
+
+	// ErrMisuse: Do was called in a way it cannot serve — on a Client not
+	// made by [New], with a nil request, or with a request without a URL.
+	// Nothing is sent.
+	ErrMisuse = errors.New("transport: misuse")
 )
 
 // Which limit a [TimeoutError] reports, in its Limit field.
