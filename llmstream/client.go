@@ -40,7 +40,8 @@ type Client struct {
 
 // NewClient returns a Client. With no options it talks to [DefaultBaseURL]
 // through a [transport.New] client with its defaults. A bad option value
-// (an unparsable base URL) is not reported here but by every call.
+// (an unparsable base URL) is not reported here but by every call, as an
+// error matching [ErrInvalidRequest].
 func NewClient(opts ...Option) *Client {
 	c := &Client{cfg: newConfig(opts)}
 	c.cfg.header = c.cfg.header.Clone()
@@ -61,7 +62,7 @@ func endpoint(base string) (string, error) {
 	}
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("llmstream: base URL %q is not an http or https URL", redactURL(base))
+		return "", fmt.Errorf("%w: base URL %q is not an http or https URL", ErrInvalidRequest, redactURL(base))
 	}
 	p := strings.TrimRight(u.EscapedPath(), "/")
 	switch {
@@ -73,7 +74,7 @@ func endpoint(base string) (string, error) {
 	}
 	// Work on the escaped form so an escaped slash in a path stays one.
 	if u.Path, err = url.PathUnescape(p); err != nil {
-		return "", fmt.Errorf("llmstream: base URL %q has a bad path", redactURL(base))
+		return "", fmt.Errorf("%w: base URL %q has a bad path", ErrInvalidRequest, redactURL(base))
 	}
 	u.RawPath = p
 	return u.String(), nil
@@ -164,11 +165,11 @@ func (c *Client) body(r *Request) ([]byte, error) {
 	}
 	for k, v := range r.Extra {
 		if _, taken := members[k]; taken {
-			return nil, fmt.Errorf("llmstream: Request.Extra member %q would replace a request field", k)
+			return nil, fmt.Errorf("Request.Extra member %q would replace a request field", k)
 		}
 		raw, err := json.Marshal(v)
 		if err != nil {
-			return nil, fmt.Errorf("llmstream: Request.Extra member %q: %w", k, err)
+			return nil, fmt.Errorf("Request.Extra member %q: %w", k, err)
 		}
 		members[k] = raw
 	}
@@ -182,7 +183,9 @@ func (c *Client) body(r *Request) ([]byte, error) {
 // provider's message when the body is a known error shape, else the
 // [*transport.StatusError] itself. Transport failures (transport.ErrTimeout,
 // transport.ErrStalled, ...) and context cancellation are in the chain of
-// the error returned. The response body is always closed.
+// the error returned. A request that cannot be built is an error matching
+// [ErrInvalidRequest], and nothing is sent. The response body is always
+// closed.
 func (c *Client) Stream(ctx context.Context, r Request) (Message, error) {
 	return c.stream(ctx, &r, c.cfg.onDelta)
 }
@@ -206,7 +209,7 @@ func (c *Client) stream(ctx context.Context, r *Request, onDelta func(Delta) err
 	}
 	body, err := c.body(r)
 	if err != nil {
-		return Message{}, err
+		return Message{}, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)

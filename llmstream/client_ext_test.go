@@ -468,3 +468,37 @@ func TestMaxErrorBody(t *testing.T) {
 		})
 	}
 }
+
+// TestClientInvalidRequest: a request the client cannot build fails with
+// ErrInvalidRequest and nothing reaches the server.
+func TestClientInvalidRequest(t *testing.T) {
+	srv := llmstreamtest.NewTestServer(t, llmstreamtest.WithTurns(llmstreamtest.Turn{Text: "never sent"}))
+	user := []llmstream.Message{{Role: "user", Content: "x"}}
+	badCall := []llmstream.Message{{Role: "assistant", ToolCalls: []llmstream.ToolCall{{
+		ID: "c1", Function: llmstream.FunctionCall{Name: "f", Arguments: "{}"}, Extra: json.RawMessage(`[1]`),
+	}}}}
+	tests := []struct {
+		name string
+		base string
+		req  llmstream.Request
+		want string
+	}{
+		{"base URL not http", "ftp://example.com/v1", llmstream.Request{Messages: user}, "is not an http or https URL"},
+		{"base URL without host", "http://", llmstream.Request{Messages: user}, "is not an http or https URL"},
+		{"Extra replaces a field", srv.URL, llmstream.Request{Messages: user, Extra: map[string]any{"model": "other"}}, `"model" would replace a request field`},
+		{"Extra cannot be encoded", srv.URL, llmstream.Request{Messages: user, Extra: map[string]any{"x": func() {}}}, `Request.Extra member "x"`},
+		{"ToolCall.Extra not an object", srv.URL, llmstream.Request{Messages: badCall}, "ToolCall.Extra is not a JSON object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := llmstream.NewClient(llmstream.WithBaseURL(tt.base), llmstream.WithHTTPClient(fastTransport()))
+			_, err := c.Stream(context.Background(), tt.req)
+			if !errors.Is(err, llmstream.ErrInvalidRequest) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want ErrInvalidRequest saying %q", err, tt.want)
+			}
+		})
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d requests reached the server", n)
+	}
+}

@@ -26,6 +26,13 @@ var (
 	// reasoning, a tool call or a finish reason arrived for the idle
 	// timeout set with [WithIdleTimeout]. Keep-alive comments do not count.
 	ErrIdleTimeout = errors.New("llmstream: no content arrived within the idle timeout")
+
+	// ErrInvalidRequest reports a request the Client could not build, so
+	// nothing was sent: a base URL ([WithBaseURL]) that is not an http or
+	// https URL, a [Request.Extra] member that would replace a request
+	// field or cannot be encoded, or a message that cannot be encoded (such
+	// as a [ToolCall.Extra] that is not a JSON object).
+	ErrInvalidRequest = errors.New("llmstream: invalid request")
 )
 
 // maxErrorExcerpt bounds how much of an event's data an error prints.
