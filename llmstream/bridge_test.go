@@ -395,3 +395,41 @@ func TestErrorLineOfNoKnownShape(t *testing.T) {
 		})
 	}
 }
+
+// TestIndexAtTheLimit: a tool call's index up to toolcall.MaxIndex is taken
+// as it is; past it, however many digits, the assembler refuses it with
+// ErrInvalidIndex instead of the call counting as one with no index. A
+// choice whose index is past the limit is not choice 0.
+func TestIndexAtTheLimit(t *testing.T) {
+	for _, tt := range []struct {
+		index   string
+		wantErr bool
+	}{
+		{strconv.Itoa(toolcall.MaxIndex - 1), false},
+		{strconv.Itoa(toolcall.MaxIndex), false},
+		{strconv.Itoa(toolcall.MaxIndex + 1), true},
+		{"9999999999", true},
+		{"123456789012345678901234567890", true},
+	} {
+		t.Run(tt.index, func(t *testing.T) {
+			frag := `{"choices":[{"index":0,"delta":{"tool_calls":[{"index":` + tt.index + `,"id":"a","type":"function","function":{"name":"f","arguments":"{}"}}]}}]}`
+			m, err := ReadMessage(strings.NewReader(stream(frag, finish("tool_calls"), done)))
+			if tt.wantErr {
+				if !errors.Is(err, toolcall.ErrInvalidIndex) {
+					t.Fatalf("err = %v, want toolcall.ErrInvalidIndex", err)
+				}
+				return
+			}
+			if err != nil || len(m.ToolCalls) != 1 || m.ToolCalls[0].ID != "a" {
+				t.Fatalf("err = %v, calls %+v", err, m.ToolCalls)
+			}
+		})
+	}
+	t.Run("choice", func(t *testing.T) {
+		big := `{"choices":[{"index":9999999999,"delta":{"content":"not choice 0"}}]}`
+		m, err := ReadMessage(strings.NewReader(stream(big, content("choice 0"), finish("stop"), done)))
+		if err != nil || m.Content != "choice 0" {
+			t.Fatalf("err = %v, content %q", err, m.Content)
+		}
+	})
+}

@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/airlock-go/airlock/toolcall"
 )
 
 // This file is a small JSON scanner for the one shape the bridge decodes on
@@ -348,19 +350,21 @@ func appendValid(dst, run []byte) []byte {
 	return dst
 }
 
-// parseIndex reads the number d[start:end] (already validated) as a
-// non-negative int. ok is false for fractions, exponents, negatives and
-// values too large to be an index.
+// parseIndex reads the number num (already validated JSON) as an index.
+// ok is false for fractions, exponents and negatives: no usable integer.
+// An integer past toolcall.MaxIndex reads as MaxIndex+1, so that a tool
+// call's index is refused by the assembler (ErrInvalidIndex) and a choice's
+// is not taken for choice 0, rather than either counting as no index.
 func parseIndex(num []byte) (int, bool) {
-	if len(num) == 0 || len(num) > 9 {
+	if len(num) == 0 {
 		return 0, false
 	}
-	n := 0
+	var n int64 // MaxIndex+1 times 10 needs more than 32 bits
 	for _, c := range num {
 		if c < '0' || c > '9' {
 			return 0, false
 		}
-		n = n*10 + int(c-'0')
+		n = min(n*10+int64(c-'0'), toolcall.MaxIndex+1)
 	}
-	return n, true
+	return int(n), true
 }
