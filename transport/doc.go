@@ -55,12 +55,16 @@
 //
 // # Secrets
 //
-// No error and no [Event] carries a header, the userinfo of the URL or the
-// value of a query parameter such as key, api-key or token: the *url.Error
+// No error and no [Event] carries a credential of the request: the value of
+// a header whose name marks one (Authorization, Proxy-Authorization,
+// Api-Key, X-Api-Key, X-Goog-Api-Key, Cookie, any name with "key", "token",
+// "secret", "auth", ...), the userinfo of the URL, or the value of a secret
+// query parameter (key, api-key, api_key, token, sig, ...). The *url.Error
 // values of net/http, which print the whole URL, are rewritten with the URL
-// redacted, a proxy address that net/http cannot use is printed without its
-// user and password, and a [StatusError]'s text blanks out any credential of
-// the request that the server echoed.
+// redacted; a proxy address that net/http cannot use is printed without its
+// user and password; and a credential the server echoed is replaced by
+// "REDACTED" in a [StatusError]'s Body and in every error text. Values
+// shorter than 8 bytes are not treated as secrets.
 //
 // # Connections
 //

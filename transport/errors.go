@@ -3,11 +3,12 @@ package transport
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/airlock-go/airlock/internal/redact"
 )
 
 // Sentinel errors, for use with [errors.Is]. Each failure also carries a
@@ -59,13 +60,18 @@ type TimeoutError struct {
 }
 
 // Error names the limit and its length, then the cause for a total or
-// connect timeout, e.g. "transport: connect timeout (10s) expired: ...".
+// connect timeout, e.g. "transport: connect timeout (10s) expired: ...". A
+// total timeout's text also says how to raise the limit or switch it off,
+// since long reasoning streams outlast the default.
 func (e *TimeoutError) Error() string {
 	var b strings.Builder
 	b.WriteString("transport: ")
 	switch e.Limit {
 	case LimitContext:
 		b.WriteString("request context deadline exceeded")
+	case LimitTotal:
+		// Long reasoning streams pass the default; say how to allow them.
+		fmt.Fprintf(&b, "total timeout (%v) expired (raise it with WithTimeout, or WithTimeout(0) for no total limit)", e.After)
 	default:
 		fmt.Fprintf(&b, "%s timeout (%v) expired", e.Limit, e.After)
 	}
@@ -156,42 +162,29 @@ func (e *OptionError) Unwrap() error { return ErrInvalidOption }
 // is read up to this many bytes and the rest discarded.
 const MaxErrorBodyBytes = 1 << 20
 
-// errorExcerptBytes bounds the part of an error body shown in
-// StatusError.Error: enough for a provider's message, short enough for a log
-// line.
-const errorExcerptBytes = 256
-
 // StatusError is a non-2xx answer. [Client.Do] returns it instead of the
 // response, after reading the body (at most [MaxErrorBodyBytes]) and closing
 // it, so an error page is never handed on as if it were a stream.
 //
-// Error prints the status and a short excerpt of the body with control
-// characters removed and with any credential the request carried blanked
-// out; it never prints a header. Body and Header are the server's, whole
-// (within the bound): they belong to the caller, who may parse Body as the
-// provider's error JSON.
+// Body is the server's body within that bound, except that every credential
+// the request carried (see the package documentation's "Secrets") is
+// replaced by "REDACTED" should the server have echoed it; so Error, which
+// prints a short excerpt of Body, and any caller printing Body cannot leak
+// one. Header is the server's, whole; Error never prints a header.
 type StatusError struct {
 	StatusCode int         // e.g. 429
 	Header     http.Header // the response headers, e.g. Retry-After
-	Body       []byte      // the response body, cut at MaxErrorBodyBytes
+	Body       []byte      // the response body, cut at MaxErrorBodyBytes, credentials replaced
 	// Truncated is true when the body was longer than MaxErrorBodyBytes.
 	Truncated bool
-
-	// excerpt is the redacted text for Error, computed once by the Client
-	// while it still knows the request's credentials; empty for a
-	// StatusError built elsewhere.
-	excerpt string
 }
 
 // Error prints the status and a short excerpt of the body (at most 256
-// bytes, one line, credentials of the request blanked out), e.g.
+// bytes, one line, control characters shown as spaces), e.g.
 // `transport: HTTP 401 Unauthorized: {"error":{"message":"bad key"}}`. It
 // never prints a header.
 func (e *StatusError) Error() string {
-	text := e.excerpt
-	if text == "" {
-		text = excerpt(e.Body, nil)
-	}
+	text := redact.Excerpt(e.Body, redact.ExcerptBytes, nil)
 	status := fmt.Sprintf("%d %s", e.StatusCode, http.StatusText(e.StatusCode))
 	status = strings.TrimSpace(status)
 	if text == "" {
@@ -200,34 +193,25 @@ func (e *StatusError) Error() string {
 	return "transport: HTTP " + status + ": " + text
 }
 
-// excerpt returns the start of body as one printable line, at most
-// errorExcerptBytes long and cut on a UTF-8 boundary, with every occurrence
-// of a secret replaced.
-func excerpt(body []byte, secrets []string) string {
-	s := string(body)
-	for _, secret := range secrets {
-		s = strings.ReplaceAll(s, secret, redacted)
+// ReadStatusError reads the body of resp, a non-2xx answer to req, up to
+// [MaxErrorBodyBytes], closes it, and returns the [*StatusError] that
+// [Client.Do] would have returned for it, credentials of req replaced in
+// Body: for code whose own HTTP client hands such answers back (an
+// *http.Client does). A read error leaves the body read so far: the status
+// is the news.
+func ReadStatusError(req *http.Request, resp *http.Response) *StatusError {
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBodyBytes+1))
+	return newStatusError(resp, body, redact.FromRequest(req))
+}
+
+// newStatusError is the StatusError for resp with body read up to one byte
+// past the bound.
+func newStatusError(resp *http.Response, body []byte, secrets *redact.Set) *StatusError {
+	se := &StatusError{StatusCode: resp.StatusCode, Header: resp.Header, Body: body}
+	if len(body) > MaxErrorBodyBytes {
+		se.Body, se.Truncated = body[:MaxErrorBodyBytes], true
 	}
-	var b strings.Builder
-	space := false
-	for _, r := range s {
-		if unicode.IsSpace(r) || !unicode.IsPrint(r) {
-			space = b.Len() > 0
-			continue
-		}
-		need := utf8.RuneLen(r)
-		if space {
-			need++
-		}
-		if b.Len()+need > errorExcerptBytes {
-			b.WriteString("…")
-			return b.String()
-		}
-		if space {
-			b.WriteByte(' ')
-			space = false
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	se.Body = secrets.Bytes(se.Body)
+	return se
 }

@@ -18,7 +18,7 @@ func TestErrorTextsAndChains(t *testing.T) {
 		misses  []error
 	}{
 		{"total", &TimeoutError{Limit: LimitTotal, After: time.Minute},
-			"transport: total timeout (1m0s) expired", []error{ErrTimeout}, []error{context.DeadlineExceeded, ErrStalled}},
+			"transport: total timeout (1m0s) expired (raise it with WithTimeout, or WithTimeout(0) for no total limit)", []error{ErrTimeout}, []error{context.DeadlineExceeded, ErrStalled}},
 		{"connect", &TimeoutError{Limit: LimitConnect, After: 10 * time.Second, Err: cause},
 			"transport: connect timeout (10s) expired: dial tcp 127.0.0.1:1: i/o timeout", []error{ErrTimeout, cause}, nil},
 		{"context", &TimeoutError{Limit: LimitContext, Err: context.DeadlineExceeded},

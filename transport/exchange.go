@@ -9,6 +9,8 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"time"
+
+	"github.com/airlock-go/airlock/internal/redact"
 )
 
 // errReleased is the cancellation cause once an exchange is over; nothing
@@ -40,7 +42,7 @@ func newExchange(c *Client, req *http.Request) *exchange {
 	}
 	x.ctx, x.cancel = context.WithCancelCause(ctx)
 	if c.cfg.observer != nil {
-		x.url = redactURL(req.URL.String())
+		x.url = redact.URL(req.URL.String())
 	}
 	return x
 }
@@ -158,7 +160,7 @@ func (x *exchange) attemptError(err error) error {
 	if x.ctx.Err() != nil {
 		return x.contextError()
 	}
-	err = redactError(err)
+	err = redact.Error(err, redact.FromRequest(x.req))
 	var t interface{ Timeout() bool }
 	if x.c.cfg.connectTimeout > 0 && errors.As(err, &t) && t.Timeout() {
 		// Before the response, only the dial and the TLS handshake have
@@ -176,7 +178,7 @@ func (x *exchange) bodyError(err error) error {
 	case x.ctx.Err() != nil:
 		return x.contextError()
 	}
-	return fmt.Errorf("transport: reading the response body: %w", redactError(err))
+	return redact.Error(fmt.Errorf("transport: reading the response body: %w", err), redact.FromRequest(x.req))
 }
 
 // contextError says why the exchange's context is done: the caller's context
@@ -208,12 +210,7 @@ func (x *exchange) readStatusError(resp *http.Response) error {
 		return x.contextError()
 	}
 	// Another read error leaves a partial body; the status is the news.
-	se := &StatusError{StatusCode: resp.StatusCode, Header: resp.Header, Body: body}
-	if len(body) > MaxErrorBodyBytes {
-		se.Body, se.Truncated = body[:MaxErrorBodyBytes], true
-	}
-	se.excerpt = excerpt(se.Body, requestSecrets(x.req))
-	return se
+	return newStatusError(resp, body, redact.FromRequest(x.req))
 }
 
 func (x *exchange) stalled(e *StalledError) { x.cancel(e) }

@@ -1,0 +1,42 @@
+package redact
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// ExcerptBytes is the usual bound of an [Excerpt]: enough for a provider's
+// error message, short enough for a log line.
+const ExcerptBytes = 256
+
+// Excerpt returns the start of b as one printable line of at most max bytes
+// (plus a trailing "…" when cut), cut on a UTF-8 boundary, with every secret
+// of s replaced by [Mask] first. Runs of spaces, line ends and other
+// unprintable characters (terminal escapes, NUL) become one space, so the
+// text cannot forge a log line or drive a terminal.
+func Excerpt(b []byte, max int, s *Set) string {
+	text := s.String(string(b))
+	var out strings.Builder
+	space := false
+	for _, r := range text {
+		if unicode.IsSpace(r) || !unicode.IsPrint(r) {
+			space = out.Len() > 0
+			continue
+		}
+		need := utf8.RuneLen(r)
+		if space {
+			need++
+		}
+		if out.Len()+need > max {
+			out.WriteString("…")
+			return out.String()
+		}
+		if space {
+			out.WriteByte(' ')
+			space = false
+		}
+		out.WriteRune(r)
+	}
+	return out.String()
+}

@@ -1,0 +1,205 @@
+// Package redact is the one place airlock keeps credentials out of text: a
+// [Set] of the secret values one request carries, built from its headers,
+// its URL and what the caller marked secret, and the functions that print
+// URLs, bodies and errors without them. transport and llmstream use it for
+// every error, event and log line they make, whatever HTTP client sent the
+// request, so that there is one rule and one place to fix it.
+package redact
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// Mask replaces a secret wherever one would have been printed.
+const Mask = "REDACTED"
+
+// MinSecretBytes is the shortest value treated as a secret. Blanking "1" or
+// "go" wherever it appears would garble every message and hide nothing
+// worth hiding; real keys and tokens are far longer.
+const MinSecretBytes = 8
+
+// secretWords are the fragments that mark a header or query parameter name
+// as carrying a credential: Authorization, Proxy-Authorization, Api-Key,
+// X-Api-Key, X-Goog-Api-Key, Cookie, key=, api_key=, access_token=, sig=
+// (Azure SAS), password=, and so on. A false positive only hides a value
+// from an error message, so the list errs on the side of hiding.
+var secretWords = [...]string{"key", "token", "secret", "password", "passwd", "auth", "sig", "credential", "session", "cookie"}
+
+// IsSecretName reports whether a header or query parameter named name
+// carries a credential. Case is ignored.
+func IsSecretName(name string) bool {
+	name = strings.ToLower(name)
+	for _, w := range secretWords {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// Set is the secret values of one request, and the forms in which a server
+// might echo them (JSON-escaped, query-escaped, the token of an
+// "Authorization: Bearer <token>" header alone). The zero Set and a nil
+// *Set hold nothing. A Set is never changed once built, so it may be shared
+// by goroutines.
+type Set struct {
+	values []string // longest first, so a longer secret is replaced before one it contains
+}
+
+// New returns a Set of values and the forms they may be echoed in. Values
+// shorter than [MinSecretBytes], after trimming spaces, are left out.
+func New(values ...string) *Set {
+	var s Set
+	for _, v := range values {
+		s.add(v)
+	}
+	s.sort()
+	return &s
+}
+
+// With returns a Set holding the values of s and of o. Either may be nil.
+func (s *Set) With(o *Set) *Set {
+	switch {
+	case s.Empty():
+		return o
+	case o.Empty():
+		return s
+	}
+	out := &Set{values: slices.Concat(s.values, o.values)}
+	out.sort()
+	return out
+}
+
+// Empty reports whether s holds no secret.
+func (s *Set) Empty() bool { return s == nil || len(s.values) == 0 }
+
+func (s *Set) add(v string) {
+	v = strings.TrimSpace(v)
+	if len(v) < MinSecretBytes {
+		return
+	}
+	s.push(v)
+	if scheme, cred, ok := strings.Cut(v, " "); ok && !strings.ContainsAny(scheme, "\"'") {
+		s.add(cred) // "Bearer sk-..." → the bare token too
+	}
+	if b, err := json.Marshal(v); err == nil {
+		s.push(string(b[1 : len(b)-1])) // as a JSON string's text: "/" and "+" stay, "<" becomes \u003c
+	}
+	s.push(url.QueryEscape(v))
+	s.push(url.PathEscape(v))
+}
+
+func (s *Set) push(v string) {
+	if len(v) >= MinSecretBytes && !slices.Contains(s.values, v) {
+		s.values = append(s.values, v)
+	}
+}
+
+func (s *Set) sort() {
+	slices.SortStableFunc(s.values, func(a, b string) int { return len(b) - len(a) })
+	s.values = slices.Compact(s.values)
+}
+
+// String returns text with every secret of s replaced by [Mask].
+func (s *Set) String(text string) string {
+	if s.Empty() {
+		return text
+	}
+	for _, v := range s.values {
+		if strings.Contains(text, v) {
+			text = strings.ReplaceAll(text, v, Mask)
+		}
+	}
+	return text
+}
+
+// Bytes returns b with every secret of s replaced by [Mask]: b itself when
+// it holds none, else a new slice.
+func (s *Set) Bytes(b []byte) []byte {
+	if s.Empty() {
+		return b
+	}
+	text := string(b)
+	if clean := s.String(text); clean != text {
+		return []byte(clean)
+	}
+	return b
+}
+
+// Contains reports whether text holds a secret of s.
+func (s *Set) Contains(text string) bool {
+	if s.Empty() {
+		return false
+	}
+	for _, v := range s.values {
+		if strings.Contains(text, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// FromRequest returns the secrets req carries: the values of its headers
+// whose names mark a credential ([IsSecretName]), the values of its secret
+// query parameters, the password of its URL (and the basic-authentication
+// token net/http makes of it), and the Set its context holds
+// ([NewContext]). A nil req holds none.
+func FromRequest(req *http.Request) *Set {
+	if req == nil {
+		return nil
+	}
+	var s Set
+	for name, vals := range req.Header {
+		if IsSecretName(name) {
+			for _, v := range vals {
+				s.add(v)
+			}
+		}
+	}
+	if u := req.URL; u != nil {
+		for q := u.RawQuery; q != ""; {
+			var param string
+			param, _, q = nextParam(q)
+			if rawName, rawValue, ok := strings.Cut(param, "="); ok && IsSecretName(unescape(rawName)) {
+				s.add(unescape(rawValue))
+				s.add(rawValue)
+			}
+		}
+		if u.User != nil {
+			if p, ok := u.User.Password(); ok {
+				s.add(p)
+				// net/http sends userinfo as basic authentication.
+				s.add(base64.StdEncoding.EncodeToString([]byte(u.User.Username() + ":" + p)))
+			}
+		}
+	}
+	s.sort()
+	return FromContext(req.Context()).With(&s)
+}
+
+type contextKey struct{}
+
+// NewContext returns ctx carrying s, so that whatever sends a request made
+// with it (transport's Client) also redacts the values the request's maker
+// knows to be secret but the headers do not show as such.
+func NewContext(ctx context.Context, s *Set) context.Context {
+	if s.Empty() {
+		return ctx
+	}
+	return context.WithValue(ctx, contextKey{}, s.With(FromContext(ctx)))
+}
+
+// FromContext returns the Set ctx carries, or nil.
+func FromContext(ctx context.Context) *Set {
+	if ctx == nil {
+		return nil
+	}
+	s, _ := ctx.Value(contextKey{}).(*Set)
+	return s
+}
