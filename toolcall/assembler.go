@@ -23,9 +23,11 @@ const linearLimit = 8
 // [Assembler.Reset] it can assemble the next response, reusing its memory.
 //
 // An Assembler is not safe for concurrent use: one goroutine feeds it, as it
-// reads the stream. It starts no goroutines.
+// reads the stream. It starts no goroutines. The zero Assembler is ready to
+// use, with the default limits.
 type Assembler struct {
-	cfg config
+	cfg   config
+	ready bool // Reset has run: the fields below hold their empty values
 
 	calls  []call  // in the order they were started; slots are reused after Reset
 	routes []route // provider index → position in calls, for indexed fragments; up to linearLimit calls
@@ -55,7 +57,7 @@ type route struct{ from, pos int }
 // NewAssembler returns an empty Assembler configured by opts; nil options
 // are skipped. Later options override earlier ones.
 func NewAssembler(opts ...Option) *Assembler {
-	a := &Assembler{cfg: config{maxCalls: DefaultMaxCalls, maxArgBytes: DefaultMaxArgumentBytes}}
+	a := &Assembler{}
 	for _, o := range opts {
 		if o != nil {
 			o.apply(&a.cfg)
@@ -75,6 +77,7 @@ func (a *Assembler) Reset() {
 	clear(a.indexMap)
 	a.hitFrom, a.hitPos = 0, -1
 	a.newest, a.maxIndex, a.last = -1, -1, -1
+	a.ready = true
 }
 
 // LastIndex reports the index ([Call.Index]) of the call that the latest
@@ -83,7 +86,12 @@ func (a *Assembler) Reset() {
 // ignored a NoIndex fragment under [WithStrictIndex]. Since NoIndex
 // fragments and new calls at a reused index get their index from the
 // assembler, this is how a caller learns where a fragment went.
-func (a *Assembler) LastIndex() int { return a.last }
+func (a *Assembler) LastIndex() int {
+	if !a.ready {
+		return -1
+	}
+	return a.last
+}
 
 // Add merges f into the call it belongs to, starting a new call when the
 // rules say so. A refused fragment changes nothing (LastIndex becomes -1),
@@ -101,6 +109,9 @@ func (a *Assembler) LastIndex() int { return a.last }
 // Add costs O(len(f.Arguments)) and, once the Assembler has warmed up, does
 // not allocate (except to keep a call's first Extra).
 func (a *Assembler) Add(f Fragment) error {
+	if !a.ready {
+		a.Reset()
+	}
 	a.last = -1
 	if f.NoIndex {
 		if a.cfg.strictIndex {
@@ -120,15 +131,15 @@ func (a *Assembler) Add(f Fragment) error {
 	pos, at := a.place(&f)
 	size := len(f.Arguments)
 	if pos < 0 {
-		if a.cfg.maxCalls >= 0 && len(a.calls) >= a.cfg.maxCalls {
-			return &LimitError{Index: at, Size: len(a.calls) + 1, Max: a.cfg.maxCalls, Err: ErrTooManyCalls}
+		if limit := a.cfg.callLimit(); limit >= 0 && len(a.calls) >= limit {
+			return &LimitError{Index: at, Size: len(a.calls) + 1, Max: limit, Err: ErrTooManyCalls}
 		}
 	} else {
 		at = a.calls[pos].index
 		size += len(a.calls[pos].args)
 	}
-	if a.cfg.maxArgBytes >= 0 && size > a.cfg.maxArgBytes {
-		return &LimitError{Index: at, Size: size, Max: a.cfg.maxArgBytes, Err: ErrArgumentsTooLarge}
+	if limit := a.cfg.argLimit(); limit >= 0 && size > limit {
+		return &LimitError{Index: at, Size: size, Max: limit, Err: ErrArgumentsTooLarge}
 	}
 
 	// Nothing can fail from here on.
@@ -286,10 +297,18 @@ func (a *Assembler) setRoute(p, pos int) {
 // Finalize returns the calls assembled so far, in ascending index order,
 // each with validated arguments (see [Call]); nil and a nil error when there
 // are none. The caller owns the result. Finalize changes nothing: called
-// again, it gives the same answer (more Adds may come in between). When a
-// call's arguments are not one complete JSON value, it returns nil and an
-// [*ArgumentsError] wrapping [ErrInvalidArguments] for the first such call
-// in index order; nothing of a failed Finalize may be executed.
+// again, it gives the same answer (more Adds may come in between).
+//
+// When any call's arguments are not one complete JSON value, Finalize
+// returns nil and a [*CallsError] that lists every call, with the arguments
+// as received, and an [*ArgumentsError] (wrapping [ErrInvalidArguments]) for
+// each invalid one; errors.As finds the first invalid call in index order.
+// Nothing of a failed Finalize may be executed: the error is there so that a
+// caller can answer each call (tell the model what was wrong), not run it.
+//
+// Call Finalize only once the stream has ended properly (see the package
+// documentation): on a stream cut short, the calls that happen to be
+// complete so far look valid, and a call that never started is missing.
 //
 // Validation happened as the fragments arrived, so Finalize costs O(calls)
 // plus copying the arguments out.
@@ -305,12 +324,7 @@ func (a *Assembler) Finalize() ([]Call, error) {
 	if !slices.IsSortedFunc(a.order, byIndex) {
 		slices.SortFunc(a.order, byIndex)
 	}
-
-	// madeUpID formats "call_<index>" into num, not with strconv.Itoa,
-	// which allocates for an index of 100 or more.
-	var num [32]byte
-	madeUpID := func(index int) []byte { return strconv.AppendInt(append(num[:0], "call_"...), int64(index), 10) }
-	size, extraSize := 0, 0
+	var invalid []*ArgumentsError
 	for _, pos := range a.order {
 		c := &a.calls[pos]
 		if !c.sc.complete() && !c.sc.blank() {
@@ -318,8 +332,31 @@ func (a *Assembler) Finalize() ([]Call, error) {
 			if c.sc.failed() {
 				at = c.sc.faultAt
 			}
-			return nil, &ArgumentsError{Index: c.index, Offset: at, Reason: c.sc.reason(), Tail: tail(c.args), Err: ErrInvalidArguments}
+			invalid = append(invalid, &ArgumentsError{Index: c.index, Name: c.name, Offset: at, Reason: c.sc.reason(), Tail: tail(c.args), Err: ErrInvalidArguments})
 		}
+	}
+	calls := a.collect()
+	if invalid == nil {
+		return calls, nil
+	}
+	for i, pos := 0, 0; i < len(invalid); pos++ {
+		if calls[pos].Index == invalid[i].Index {
+			invalid[i].ID = calls[pos].ID // made up like a valid call's
+			i++
+		}
+	}
+	return nil, &CallsError{Calls: calls, Invalid: invalid}
+}
+
+// collect copies the calls out in a.order, arguments as they stand.
+func (a *Assembler) collect() []Call {
+	// madeUpID formats "call_<index>" into num, not with strconv.Itoa,
+	// which allocates for an index of 100 or more.
+	var num [32]byte
+	madeUpID := func(index int) []byte { return strconv.AppendInt(append(num[:0], "call_"...), int64(index), 10) }
+	size, extraSize := 0, 0
+	for _, pos := range a.order {
+		c := &a.calls[pos]
 		if !c.sc.blank() {
 			size += len(c.args)
 		}
@@ -370,7 +407,7 @@ func (a *Assembler) Finalize() ([]Call, error) {
 			out[i].Extra = extras[start:len(extras):len(extras)]
 		}
 	}
-	return out, nil
+	return out
 }
 
 // isObjectText reports that b is one complete JSON object, allowing

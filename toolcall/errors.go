@@ -95,6 +95,11 @@ const TailBytes = 64
 type ArgumentsError struct {
 	// Index is the call's index, as [Call.Index] would have been.
 	Index int
+	// ID is the call's id, as [Call.ID] would have been ("call_<Index>"
+	// when the provider sent none), so a caller can answer the call.
+	ID string
+	// Name is the function's name, as [Call.Name] would have been.
+	Name string
 	// Offset is where in the arguments the problem is: the offending byte,
 	// or the length of the arguments when they stop inside a value.
 	Offset int
@@ -107,10 +112,55 @@ type ArgumentsError struct {
 	Err error
 }
 
-// Error names the call, the reason, the offset and the quoted tail.
+// Error names the call (index, id and function), the reason, the offset
+// and the quoted tail.
 func (e *ArgumentsError) Error() string {
-	return e.Err.Error() + ": call " + strconv.Itoa(e.Index) + ": " + e.Reason +
+	who := "call " + strconv.Itoa(e.Index)
+	if e.ID != "" {
+		who += " (" + e.ID + ")"
+	}
+	if e.Name != "" {
+		who += " to " + strconv.Quote(e.Name)
+	}
+	return e.Err.Error() + ": " + who + ": " + e.Reason +
 		" at byte " + strconv.Itoa(e.Offset) + "; tail " + strconv.Quote(e.Tail)
+}
+
+// CallsError is what [Assembler.Finalize] returns when some calls'
+// arguments are not one complete JSON value. It lists every call, so that a
+// caller can answer each one (an agent loop telling the model what was
+// wrong) — never run it. errors.As finds the first invalid call's
+// [*ArgumentsError], and errors.Is finds [ErrInvalidArguments].
+type CallsError struct {
+	// Calls is every call in ascending index order, as Finalize would have
+	// returned them, except that the arguments of the invalid calls are
+	// the text as received. None of them may be executed.
+	Calls []Call
+	// Invalid holds the error of each invalid call, in ascending index
+	// order; it is never empty.
+	Invalid []*ArgumentsError
+}
+
+// Error prints the first invalid call's error and how many more there are.
+func (e *CallsError) Error() string {
+	msg := e.Invalid[0].Error()
+	if n := len(e.Invalid) - 1; n > 0 {
+		msg += " (and " + strconv.Itoa(n) + " more invalid call"
+		if n > 1 {
+			msg += "s"
+		}
+		msg += ")"
+	}
+	return msg
+}
+
+// Unwrap returns every invalid call's [*ArgumentsError].
+func (e *CallsError) Unwrap() []error {
+	out := make([]error, len(e.Invalid))
+	for i, a := range e.Invalid {
+		out[i] = a
+	}
+	return out
 }
 
 // Unwrap returns Err, so that [errors.Is] finds the sentinel.

@@ -20,8 +20,8 @@ type Option interface {
 
 // config is what the options set; NewAssembler starts from the defaults.
 type config struct {
-	maxCalls    int // < 0: no limit
-	maxArgBytes int // < 0: no limit
+	maxCalls    int // < 0: no limit; 0: the default
+	maxArgBytes int // < 0: no limit; 0: the default
 	strictIndex bool
 }
 
@@ -85,3 +85,19 @@ type strictIndexOption struct{}
 func (strictIndexOption) apply(c *config) { c.strictIndex = true }
 
 func (strictIndexOption) String() string { return "toolcall.WithStrictIndex()" }
+
+// callLimit is the call limit in effect, -1 for none.
+func (c *config) callLimit() int {
+	if c.maxCalls == 0 {
+		return DefaultMaxCalls
+	}
+	return c.maxCalls
+}
+
+// argLimit is the argument-bytes limit in effect, -1 for none.
+func (c *config) argLimit() int {
+	if c.maxArgBytes == 0 {
+		return DefaultMaxArgumentBytes
+	}
+	return c.maxArgBytes
+}

@@ -53,7 +53,7 @@ func TestRunErrors(t *testing.T) {
 		wantMsg string
 	}{
 		{"truncated arguments", `[{"index":0,"id":"c","function":{"name":"f","arguments":"{\"a\":"}}]`, toolcall.ErrInvalidArguments,
-			`toolcall: invalid arguments: call 0: unexpected end of JSON input at byte 5; tail "{\"a\":"`},
+			`toolcall: invalid arguments: call 0 (c) to "f": unexpected end of JSON input at byte 5; tail "{\"a\":"`},
 		{"a line that is not JSON", "[{\"index\":0}]\n[{", nil,
 			"line 2: unexpected end of JSON input"},
 		{"a tool call that is not an object", `[1]`, nil,
