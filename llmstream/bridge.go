@@ -1,6 +1,7 @@
 package llmstream
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -41,7 +42,8 @@ type EventSource interface {
 // source reports Done), or when it ended after a finish reason. The first
 // error sticks: later calls return it and nothing more is applied.
 //
-// A Bridge is not safe for concurrent use.
+// A Bridge is not safe for concurrent use. The zero Bridge is ready to use,
+// with the defaults and no delta callback.
 type Bridge struct {
 	cfg config
 	asm *toolcall.Assembler
@@ -64,7 +66,16 @@ func NewBridge(opts ...Option) *Bridge {
 }
 
 func newBridge(cfg config) *Bridge {
-	return &Bridge{cfg: cfg, asm: toolcall.NewAssembler(cfg.toolOpts...)}
+	return &Bridge{cfg: cfg}
+}
+
+// assembler returns the tool-call assembler, made at the first fragment:
+// most responses carry no tool call.
+func (b *Bridge) assembler() *toolcall.Assembler {
+	if b.asm == nil {
+		b.asm = toolcall.NewAssembler(b.cfg.toolOpts...)
+	}
+	return b.asm
 }
 
 // Handle applies one event. It returns the error that stopped the stream,
@@ -80,7 +91,7 @@ func (b *Bridge) Handle(ev sse.Event) error {
 		return nil
 	}
 	if ev.Type == "error" {
-		return b.fail(apiErrorFrom(ev.Data, 0))
+		return b.fail(b.apiError(ev.Data))
 	}
 	if len(ev.Data) == 0 {
 		return nil
@@ -88,7 +99,7 @@ func (b *Bridge) Handle(ev sse.Event) error {
 	nc, nr, nf := len(b.content), len(b.reasoning), len(b.refusal)
 	if at, err := b.decodeChunk(ev.Data); err != nil {
 		b.content, b.reasoning, b.refusal = b.content[:nc], b.reasoning[:nr], b.refusal[:nf]
-		return b.fail(&EventError{Data: append([]byte(nil), ev.Data...), Offset: at, Err: err})
+		return b.fail(b.eventError(ev.Data, at, err))
 	}
 	return b.apply()
 }
@@ -111,7 +122,7 @@ func (b *Bridge) consume(src EventSource, after func()) (Message, error) {
 			break
 		}
 		if err != nil {
-			b.fail(err)
+			b.fail(interrupted(err))
 			break
 		}
 		b.Handle(ev)
@@ -133,10 +144,12 @@ func (b *Bridge) consume(src EventSource, after func()) (Message, error) {
 //
 // Otherwise the error is the first failure: an [*APIError], an
 // [*EventError], [ErrTruncated] when the stream ended with neither the done
-// sentinel nor a finish reason, a [toolcall] error from assembling or
-// validating the calls, a source or callback error ([ErrAborted]). The
-// message returned with an error has the text received so far and no tool
-// calls; it is for display only.
+// sentinel nor a finish reason (it and a source error that broke the
+// stream match [ErrInterrupted]), a [toolcall] error from assembling the
+// calls, a [*ToolCallsError] when the stream ended properly but some
+// call's arguments are not valid JSON, a callback error ([ErrAborted]).
+// The message returned with an error has the text received so far and no
+// tool calls; it is for display only.
 //
 // Message may be called again; it returns the same result. After it, Handle
 // applies nothing.
@@ -153,21 +166,34 @@ func (b *Bridge) Message() (Message, error) {
 		Usage:        b.usage,
 	}
 	if b.err == nil && !b.done && b.finish == "" {
-		b.err = ErrTruncated
+		b.err = interrupted(ErrTruncated)
 	}
-	if b.err == nil {
+	if b.err == nil && b.asm != nil {
 		calls, err := b.asm.Finalize()
-		if err != nil {
+		var ce *toolcall.CallsError
+		switch {
+		case errors.As(err, &ce):
+			b.err = newToolCallsError(ce)
+		case err != nil:
 			b.err = err
-		} else if len(calls) > 0 {
-			m.ToolCalls = make([]ToolCall, len(calls))
-			for i, c := range calls {
-				m.ToolCalls[i] = ToolCall{ID: c.ID, Type: c.Type, Function: FunctionCall{Name: c.Name, Arguments: c.Arguments}, Extra: c.Extra}
-			}
+		default:
+			m.ToolCalls = toolCalls(calls)
 		}
 	}
 	b.msg = &m
 	return m, b.err
+}
+
+// toolCalls converts the assembler's calls; nil for none.
+func toolCalls(calls []toolcall.Call) []ToolCall {
+	if len(calls) == 0 {
+		return nil
+	}
+	out := make([]ToolCall, len(calls))
+	for i, c := range calls {
+		out[i] = ToolCall{ID: c.ID, Type: c.Type, Function: FunctionCall{Name: c.Name, Arguments: c.Arguments}, Extra: c.Extra}
+	}
+	return out
 }
 
 // ownString hands the bytes to a string without copying them, as
@@ -233,7 +259,7 @@ func (b *Bridge) apply() error {
 		}
 	}
 	if e.apiErr.ok() {
-		return b.fail(apiErrorFrom(d[e.apiErr.start:e.apiErr.end], 0))
+		return b.fail(b.apiError(d[e.apiErr.start:e.apiErr.end]))
 	}
 	return b.checkFinish()
 }
@@ -288,13 +314,14 @@ func (b *Bridge) addCall(c *pendingCall) error {
 // addFragment hands one fragment to the assembler and reports the call's
 // progress to the callback.
 func (b *Bridge) addFragment(f toolcall.Fragment) error {
-	if err := b.asm.Add(f); err != nil {
+	asm := b.assembler()
+	if err := asm.Add(f); err != nil {
 		return err
 	}
 	if b.cfg.onDelta == nil {
 		return nil
 	}
-	p, ok := b.asm.Preview(b.asm.LastIndex())
+	p, ok := asm.Preview(asm.LastIndex())
 	if !ok {
 		return nil
 	}
@@ -314,7 +341,22 @@ func (b *Bridge) unknownField(name string, value []byte) error {
 	if name != "error" {
 		return nil
 	}
-	return b.fail(apiErrorFrom(value, 0))
+	return b.fail(b.apiError(value))
+}
+
+// apiError is the provider error an event reported, its text cleaned of
+// the request's credentials.
+func (b *Bridge) apiError(raw []byte) *APIError {
+	e := apiErrorFrom(raw, 0)
+	e.redact(b.cfg.secrets)
+	return e
+}
+
+// eventError is the error for the event data that failed to decode at
+// offset at: a copy of the data with the request's credentials replaced.
+func (b *Bridge) eventError(data []byte, at int, err error) *EventError {
+	cp := append([]byte(nil), data...)
+	return &EventError{Data: b.cfg.secrets.Bytes(cp), Offset: at, Err: err}
 }
 
 // ReadMessage reads one whole SSE chat-completions stream from r and returns

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"testing"
 	"testing/iotest"
 
@@ -150,11 +150,9 @@ func TestEverySplitPoint(t *testing.T) {
 
 func readTestdata(t testing.TB, name string) []byte {
 	t.Helper()
-	data, err := readFile("testdata/" + name)
+	data, err := os.ReadFile("testdata/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return data
 }
-
-var _ = fmt.Sprint

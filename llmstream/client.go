@@ -13,16 +13,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airlock-go/airlock/internal/redact"
 	"github.com/airlock-go/airlock/transport"
 )
 
 // DefaultBaseURL is the base URL a [Client] uses when none is set.
 const DefaultBaseURL = "https://api.openai.com/v1"
-
-// DefaultMaxErrorBody bounds how much of an HTTP error body a [Client]
-// reads when its HTTP client is not a [*transport.Client] (which bounds it
-// itself), in bytes.
-const DefaultMaxErrorBody = 1 << 20
 
 // Doer sends one HTTP request: *transport.Client and *http.Client both are.
 type Doer interface {
@@ -32,6 +28,9 @@ type Doer interface {
 // Client streams chat completions from an OpenAI-compatible server and
 // returns each response as one materialized [Message]. It is safe for
 // concurrent use; its configuration is fixed at construction.
+//
+// The zero Client is not usable: its calls return an error matching
+// [ErrMisuse]. Make one with [NewClient].
 type Client struct {
 	cfg      config
 	endpoint string
@@ -62,7 +61,7 @@ func endpoint(base string) (string, error) {
 	}
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("%w: base URL %q is not an http or https URL", ErrInvalidRequest, redactURL(base))
+		return "", fmt.Errorf("%w: base URL %q is not an http or https URL", ErrInvalidRequest, redact.URL(base))
 	}
 	p := strings.TrimRight(u.EscapedPath(), "/")
 	switch {
@@ -74,24 +73,17 @@ func endpoint(base string) (string, error) {
 	}
 	// Work on the escaped form so an escaped slash in a path stays one.
 	if u.Path, err = url.PathUnescape(p); err != nil {
-		return "", fmt.Errorf("%w: base URL %q has a bad path", ErrInvalidRequest, redactURL(base))
+		return "", fmt.Errorf("%w: base URL %q has a bad path", ErrInvalidRequest, redact.URL(base))
 	}
 	u.RawPath = p
 	return u.String(), nil
 }
 
-// redactURL keeps a URL's scheme, host and path, for error text.
-func redactURL(s string) string {
-	if u, err := url.Parse(s); err == nil {
-		u.User, u.RawQuery, u.Fragment = nil, "", ""
-		return u.String()
-	}
-	return "(unparsable)"
-}
-
 // Request is one chat-completions request. Zero fields are not sent.
 type Request struct {
-	// Model overrides the client's model for this request.
+	// Model overrides the client's model for this request. With neither,
+	// no "model" is sent (single-model servers such as llama.cpp accept
+	// that).
 	Model string
 	// Messages is the conversation so far.
 	Messages []Message
@@ -117,7 +109,7 @@ type Request struct {
 }
 
 type wireRequest struct {
-	Model               string         `json:"model"`
+	Model               string         `json:"model,omitempty"`
 	Messages            []Message      `json:"messages"`
 	Stream              bool           `json:"stream"`
 	StreamOptions       *streamOptions `json:"stream_options,omitempty"`
@@ -164,7 +156,7 @@ func (c *Client) body(r *Request) ([]byte, error) {
 		return nil, err
 	}
 	for k, v := range r.Extra {
-		if _, taken := members[k]; taken {
+		if _, taken := members[k]; taken || k == "model" || k == "stream" {
 			return nil, fmt.Errorf("Request.Extra member %q would replace a request field", k)
 		}
 		raw, err := json.Marshal(v)
@@ -204,12 +196,15 @@ func (c *Client) CompleteStream(ctx context.Context, messages []Message, tools [
 }
 
 func (c *Client) stream(ctx context.Context, r *Request, onDelta func(Delta) error) (Message, error) {
-	if c.err != nil {
+	switch {
+	case c.cfg.httpClient == nil:
+		return Message{}, fmt.Errorf("%w: Client not made by NewClient", ErrMisuse)
+	case c.err != nil:
 		return Message{}, c.err
 	}
 	body, err := c.body(r)
 	if err != nil {
-		return Message{}, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+		return Message{}, c.redact(fmt.Errorf("%w: %w", ErrInvalidRequest, err))
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -219,9 +214,11 @@ func (c *Client) stream(ctx context.Context, r *Request, onDelta func(Delta) err
 		idle = time.AfterFunc(d, func() { cancel(ErrIdleTimeout) })
 		defer idle.Stop()
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
+	// The transport redacts what the request's headers show to be
+	// credentials; the context tells it of the rest (every WithHeader value).
+	req, err := http.NewRequestWithContext(redact.NewContext(ctx, c.cfg.secrets), http.MethodPost, c.endpoint, bytes.NewReader(body))
 	if err != nil {
-		return Message{}, err
+		return Message{}, c.redact(err)
 	}
 	for k, v := range c.cfg.header {
 		req.Header[k] = append([]string(nil), v...)
@@ -233,23 +230,28 @@ func (c *Client) stream(ctx context.Context, r *Request, onDelta func(Delta) err
 	}
 	resp, err := c.cfg.httpClient.Do(req)
 	if err != nil {
-		return Message{}, c.mapError(ctx, err)
+		return Message{}, c.mapError(ctx, err, false)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return Message{}, c.mapError(ctx, statusError(resp))
+		// A transport.Client never returns such an answer; another Doer does.
+		return Message{}, c.mapError(ctx, transport.ReadStatusError(req, resp), false)
 	}
 
 	cfg := c.cfg
 	cfg.onDelta = onDelta
 	b := newBridge(cfg)
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
+	switch mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt {
+	case "text/event-stream":
+	case "application/json":
 		// The server ignored "stream": true and sent one whole completion.
 		msg, err := b.whole(resp.Body, maxWholeBytes)
 		if err != nil {
-			return msg, c.mapError(ctx, err)
+			return msg, c.mapError(ctx, err, true)
 		}
 		return msg, nil
+	default:
+		return Message{}, c.mapError(ctx, c.notStream(resp), false)
 	}
 	var after func()
 	if idle != nil {
@@ -261,42 +263,50 @@ func (c *Client) stream(ctx context.Context, r *Request, onDelta func(Delta) err
 	}
 	msg, err := b.consume(b.newReader(resp.Body), after)
 	if err != nil {
-		return msg, c.mapError(ctx, err)
+		return msg, c.mapError(ctx, err, true)
 	}
 	return msg, nil
 }
 
-// mapError puts the idle timeout in front of the cancellation it caused,
-// turns an HTTP error body into an APIError, and keeps secrets out of the
-// error: a URL's query and user info (net/http prints the whole URL), and
-// the API key should a server echo it back.
-func (c *Client) mapError(ctx context.Context, err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		ue.URL = redactURL(ue.URL)
+// notStream is the error for a 2xx answer that is neither an event stream
+// nor a JSON completion, with the start of its body for a hint.
+func (c *Client) notStream(resp *http.Response) error {
+	head, _ := io.ReadAll(io.LimitReader(resp.Body, redact.ExcerptBytes))
+	return &ContentTypeError{
+		StatusCode:  resp.StatusCode,
+		ContentType: resp.Header.Get("Content-Type"),
+		URL:         redact.URL(c.endpoint),
+		Excerpt:     redact.Excerpt(head, redact.ExcerptBytes, c.cfg.secrets),
 	}
-	if cause := context.Cause(ctx); errors.Is(cause, ErrIdleTimeout) && !errors.Is(err, ErrIdleTimeout) {
-		return fmt.Errorf("%w (%w)", cause, err)
+}
+
+// mapError puts the idle timeout in front of the cancellation it caused
+// (which, once the stream had begun, is an [ErrInterrupted]), turns an
+// HTTP error body into an APIError, and keeps every credential the request
+// carried out of the error, whatever Doer sent it.
+func (c *Client) mapError(ctx context.Context, err error, streaming bool) error {
+	if cause := context.Cause(ctx); errors.Is(cause, ErrIdleTimeout) {
+		if !errors.Is(err, ErrIdleTimeout) {
+			err = fmt.Errorf("%w (%w)", cause, err)
+		}
+		if streaming {
+			err = interrupted(err) // the Bridge marked every other break
+		}
 	}
 	var se *transport.StatusError
 	if errors.As(err, &se) {
+		se.Body = c.cfg.secrets.Bytes(se.Body) // a Doer of the caller's may have built it
 		if e, ok := parseProviderError(se.Body, se.StatusCode); ok {
 			e.Err = err
 			err = e
 		}
 	}
 	var api *APIError
-	if errors.As(err, &api) && c.cfg.apiKey != "" {
-		for _, f := range []*string{&api.Message, &api.Type, &api.Code, &api.Param} {
-			*f = strings.ReplaceAll(*f, c.cfg.apiKey, "REDACTED")
-		}
+	if errors.As(err, &api) {
+		api.redact(c.cfg.secrets)
 	}
-	return err
+	return c.redact(err)
 }
 
-// statusError reads a bounded error body from a response of an HTTP client
-// that does not check the status itself.
-func statusError(resp *http.Response) error {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, DefaultMaxErrorBody))
-	return &transport.StatusError{StatusCode: resp.StatusCode, Header: resp.Header, Body: body}
-}
+// redact keeps the client's credentials out of err's text.
+func (c *Client) redact(err error) error { return redact.Error(err, c.cfg.secrets) }

@@ -442,7 +442,7 @@ func TestWholeCompletionDeltasAndErrors(t *testing.T) {
 }
 
 // With an HTTP client that does not check the status, the Client reads at
-// most DefaultMaxErrorBody bytes of an error body: at the limit, one below,
+// most transport.MaxErrorBodyBytes bytes of an error body: at the limit, one below,
 // one above.
 func TestMaxErrorBody(t *testing.T) {
 	for _, tc := range []struct {
@@ -450,9 +450,9 @@ func TestMaxErrorBody(t *testing.T) {
 		size     int
 		wantBody int
 	}{
-		{"one below", llmstream.DefaultMaxErrorBody - 1, llmstream.DefaultMaxErrorBody - 1},
-		{"at", llmstream.DefaultMaxErrorBody, llmstream.DefaultMaxErrorBody},
-		{"one above", llmstream.DefaultMaxErrorBody + 1, llmstream.DefaultMaxErrorBody},
+		{"one below", transport.MaxErrorBodyBytes - 1, transport.MaxErrorBodyBytes - 1},
+		{"at", transport.MaxErrorBodyBytes, transport.MaxErrorBodyBytes},
+		{"one above", transport.MaxErrorBodyBytes + 1, transport.MaxErrorBodyBytes},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -462,7 +462,7 @@ func TestMaxErrorBody(t *testing.T) {
 			defer srv.Close()
 			_, err := llmstream.NewClient(llmstream.WithBaseURL(srv.URL), llmstream.WithHTTPClient(srv.Client())).Stream(context.Background(), llmstream.Request{})
 			var se *transport.StatusError
-			if !errors.As(err, &se) || se.StatusCode != 502 || len(se.Body) != tc.wantBody {
+			if !errors.As(err, &se) || se.StatusCode != 502 || len(se.Body) != tc.wantBody || se.Truncated != (tc.size > tc.wantBody) {
 				t.Fatalf("err = %.200v, want a StatusError with %d body bytes", err, tc.wantBody)
 			}
 		})

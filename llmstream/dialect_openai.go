@@ -48,7 +48,6 @@ type mark struct {
 type pendingCall struct {
 	index                      int
 	noIndex                    bool
-	argsRaw                    bool // args is a JSON value's text, not a string's
 	id, typ, name, args, extra span
 }
 
@@ -438,17 +437,67 @@ func (b *Bridge) deltaMember(key []byte, i, depth int) (int, error) {
 	return skipValue(d, i, depth)
 }
 
-// contentPart takes the "text" of one element of a content array.
+// contentPart takes one element of a content array: a "text" part (or one
+// with no type) is answer text; a "thinking" part (Mistral's reasoning
+// models: {"type":"thinking","thinking":[{"type":"text","text":"..."}]})
+// or a "reasoning" part is reasoning; any other type (references, images)
+// is skipped without losing the others. Members may come in any order, so
+// the part is walked first and its text taken after.
 func (b *Bridge) contentPart(_, i, depth int) (int, error) {
-	if b.ev.data[i] != '{' {
-		return skipValue(b.ev.data, i, depth)
+	d := b.ev.data
+	if d[i] != '{' {
+		return skipValue(d, i, depth)
 	}
-	return b.walkObject(i, depth, func(b *Bridge, key []byte, i, depth int) (int, error) {
-		if string(key) == "text" && b.ev.data[i] == '"' {
-			return b.appendText(inContent, i)
+	typ, text, thinking := noSpan, noSpan, noSpan
+	end, err := b.walkObject(i, depth, func(b *Bridge, key []byte, i, depth int) (int, error) {
+		s, end, err := b.valueSpan(i, depth)
+		switch string(key) {
+		case "type":
+			typ = s
+		case "text":
+			text = s
+		case "thinking":
+			thinking = s
 		}
-		return skipValue(b.ev.data, i, depth)
+		return end, err
 	})
+	if err != nil {
+		return end, err
+	}
+	kind := inContent
+	if typ.ok() && d[typ.start] == '"' {
+		switch t := d[typ.start+1 : typ.end-1]; string(t) {
+		case "text":
+		case "thinking", "reasoning":
+			kind = inReasoning
+		default:
+			return end, nil
+		}
+	}
+	if kind == inReasoning && thinking.ok() {
+		text = thinking
+	}
+	if !text.ok() {
+		return end, nil
+	}
+	switch d[text.start] {
+	case '"':
+		_, err = b.appendText(kind, text.start)
+	case '[':
+		// Nested parts, as Mistral sends its thinking: their texts.
+		_, err = b.walkArray(text.start, depth, func(b *Bridge, _, i, depth int) (int, error) {
+			if b.ev.data[i] != '{' {
+				return skipValue(b.ev.data, i, depth)
+			}
+			return b.walkObject(i, depth, func(b *Bridge, key []byte, i, depth int) (int, error) {
+				if string(key) == "text" && b.ev.data[i] == '"' {
+					return b.appendText(kind, i)
+				}
+				return skipValue(b.ev.data, i, depth)
+			})
+		})
+	}
+	return end, err
 }
 
 // arenaString decodes the string at d[i] into the arena.
@@ -583,14 +632,14 @@ func (b *Bridge) functionMember(key []byte, i, depth int) (int, error) {
 		switch d[i] {
 		case '"':
 			s, end, err := b.arenaString(i)
-			c.args, c.argsRaw = s, false
+			c.args = s
 			return end, err
 		case 'n':
 		default:
 			// Arguments sent as a JSON value instead of a string (seen
 			// through some proxies) are that value's JSON text.
 			s, end, err := b.arenaRaw(i, depth)
-			c.args, c.argsRaw = s, true
+			c.args = s
 			return end, err
 		}
 	}

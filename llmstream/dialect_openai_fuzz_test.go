@@ -36,7 +36,7 @@ type piece struct {
 	Type    *string
 	Name    *string
 	Args    *string
-	ArgsVal any // arguments sent as a JSON value, compared by meaning
+	ArgsVal any // arguments that are JSON text, compared by meaning
 	Extra   any
 }
 
@@ -73,9 +73,7 @@ func decoderRecord(prev, data []byte, validUTF8 bool) (record, bool) {
 			if p.NoIndex {
 				p.Index = 0
 			}
-			if c.argsRaw {
-				p.Args, p.ArgsVal = nil, meaning(e.arena[c.args.start:c.args.end])
-			}
+			p.normalizeArgs()
 			if c.extra.ok() {
 				p.Extra = meaning(e.extras[c.extra.start:c.extra.end])
 			}
@@ -281,11 +279,7 @@ func (r *record) delta(m member, reasoningSeen *bool) {
 			r.text("content", v.str)
 		}
 		for _, part := range v.elems {
-			for _, pm := range part.members {
-				if pm.key == "text" && pm.val.kind == '"' {
-					r.text("content", pm.val.str)
-				}
-			}
+			r.contentPart(part)
 		}
 	case "reasoning_content", "reasoning":
 		if v.kind == '"' && !*reasoningSeen {
@@ -300,6 +294,56 @@ func (r *record) delta(m member, reasoningSeen *bool) {
 		for _, c := range v.elems {
 			if c.kind == '{' {
 				r.call(c)
+			}
+		}
+	}
+}
+
+// contentPart applies one element of a content array: untyped and "text"
+// parts are answer text, "thinking" and "reasoning" parts reasoning (from
+// their "thinking" member, else "text"), a string or an array of parts with
+// "text"; other types are skipped. The last of a repeated member wins;
+// null is absent.
+func (r *record) contentPart(part node) {
+	var typ, text, thinking *node
+	for i := range part.members {
+		pm := &part.members[i]
+		var v *node // nil for null, as for absent
+		if pm.val.kind != 'n' {
+			v = &pm.val
+		}
+		switch pm.key {
+		case "type":
+			typ = v
+		case "text":
+			text = v
+		case "thinking":
+			thinking = v
+		}
+	}
+	kind := "content"
+	if typ != nil && typ.kind == '"' {
+		switch typ.str {
+		case "text":
+		case "thinking", "reasoning":
+			kind = "reasoning"
+		default:
+			return
+		}
+	}
+	if kind == "reasoning" && thinking != nil {
+		text = thinking
+	}
+	switch {
+	case text == nil:
+	case text.kind == '"':
+		r.text(kind, text.str)
+	case text.kind == '[':
+		for _, e := range text.elems {
+			for _, em := range e.members {
+				if em.key == "text" && em.val.kind == '"' {
+					r.text(kind, em.val.str)
+				}
 			}
 		}
 	}
@@ -342,11 +386,20 @@ func (r *record) call(c node) {
 	if len(extra.members) > 0 {
 		p.Extra = meaning(extra.encode())
 	}
+	p.normalizeArgs()
 	blank := func(s *string) bool { return s == nil || *s == "" }
 	if p.Extra == nil && p.ArgsVal == nil && blank(p.ID) && blank(p.Name) && blank(p.Args) {
 		return // carries nothing: the decoder drops it
 	}
 	r.Pieces = append(r.Pieces, p)
+}
+
+// normalizeArgs compares arguments that are JSON text by meaning: sent as
+// a string or as a JSON value, they end as the same argument text.
+func (p *piece) normalizeArgs() {
+	if p.Args != nil && json.Valid([]byte(*p.Args)) {
+		p.Args, p.ArgsVal = nil, meaning([]byte(*p.Args))
+	}
 }
 
 func FuzzChunk(f *testing.F) {
@@ -370,6 +423,7 @@ func FuzzChunk(f *testing.F) {
 		`{"choices":[{"delta":{"content":"\ud83d\ude00\ud83d\u0041"}}]}`,
 		` {"usage":{"prompt_tokens":1e2}} `,
 		`{"choices":[{"index":0,"delta":{"reasoning":"","reasoning_content":"r"}}]}`,
+		`{"choices":[{"index":0,"delta":{"content":[{"text":"a","type":"thinking"},{"type":"thinking","thinking":null,"text":"b"},{"type":"x","text":"c"},{"type":"reasoning","thinking":"d"},{"type":null,"text":"e"},"f",{"type":"thinking","thinking":[1,{"text":"g","text":"h"}]}]}}]}`,
 		`{"choices":[{"index":0,"delta":{"content":"a"},"index":1}]}`,
 		`{"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}]}`,
 		`{"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null,"x":1}]}`,

@@ -50,11 +50,24 @@
 //
 // # Errors
 //
-// Every error is typed: [*APIError] when the provider said so,
-// [ErrTruncated], [*EventError] and [ErrIdleTimeout] when this package
-// inferred it, [ErrAborted] (with the callback's own error) when the
-// caller stopped it, toolcall's errors for bad calls, sse.ErrEventTooLarge
-// for an oversized event, and the transport's errors (transport.ErrTimeout,
-// transport.ErrStalled, context.Canceled, ...) unchanged in the chain. No
-// error ever contains the API key.
+// Every error is typed: [*APIError] when the provider said so;
+// [ErrTruncated], [*EventError], [ErrIdleTimeout] and [*ContentTypeError]
+// ([ErrNotEventStream]) when this package inferred it; [ErrAborted] (with
+// the callback's own error) when the caller stopped it; [*ToolCallsError]
+// when the stream ended properly but a call's arguments are not JSON;
+// toolcall's errors for calls past a limit; sse.ErrEventTooLarge for an
+// oversized event; and the transport's errors (transport.ErrTimeout,
+// transport.ErrStalled, context.Canceled, ...) unchanged in the chain.
+//
+// Whether to try again: a stream that began and broke — cut, stalled,
+// silent, timed out, ended early — matches [ErrInterrupted], and sending
+// the same request again is reasonable; so it is for an [*APIError] whose
+// [APIError.Retryable] is true (rate limited, overloaded, a server error).
+// A bad request, a rejected key, a bad event, a content filter or the
+// caller's own cancellation fails the same way again.
+//
+// No error, error field or transport event ever holds a credential the
+// request carried — the API key, any [WithHeader] value, a secret query
+// value of the base URL, a [WithSecrets] value — whatever HTTP client sent
+// it: a server that echoes one gets it replaced by "REDACTED".
 package llmstream

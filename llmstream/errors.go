@@ -1,10 +1,14 @@
 package llmstream
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"strconv"
-	"unicode/utf8"
+
+	"github.com/airlock-go/airlock/internal/redact"
+	"github.com/airlock-go/airlock/sse"
+	"github.com/airlock-go/airlock/toolcall"
+	"github.com/airlock-go/airlock/transport"
 )
 
 var (
@@ -12,7 +16,25 @@ var (
 	// sentinel nor a finish reason. The partial message returned with it
 	// has the text and reasoning received, and no tool calls: a call cut off
 	// mid-stream is never handed out. It is for display only.
+	// It matches [ErrInterrupted] too.
 	ErrTruncated = errors.New("llmstream: stream ended before the response was complete")
+
+	// ErrInterrupted reports a stream that began (the server answered 2xx)
+	// and broke before the response was complete, for any reason outside
+	// the caller's and the content's control: it ended early
+	// ([ErrTruncated]), the connection was cut (io.ErrUnexpectedEOF, a
+	// reset), it stalled (transport.ErrStalled), the model fell silent
+	// ([ErrIdleTimeout]), or the total timeout passed mid-body
+	// (transport.ErrTimeout). It is the one test for "the stream broke":
+	// sending the same request again is reasonable. The message returned
+	// with it has the text received so far and never a tool call. It is in
+	// the chain beside the cause, which errors.Is and errors.As still find.
+	//
+	// Not interrupted: the caller's cancellation or deadline, [ErrAborted],
+	// a provider's [*APIError], a bad event ([ErrBadEvent]), an event or
+	// stream over its size limit, and bad tool calls. Of those, an
+	// [*APIError] whose [APIError.Retryable] is true may be retried too.
+	ErrInterrupted = errors.New("llmstream: stream interrupted")
 
 	// ErrBadEvent reports an event whose data is not a valid JSON object.
 	// The error is an [*EventError] carrying the raw data.
@@ -33,7 +55,109 @@ var (
 	// field or cannot be encoded, or a message that cannot be encoded (such
 	// as a [ToolCall.Extra] that is not a JSON object).
 	ErrInvalidRequest = errors.New("llmstream: invalid request")
+
+	// ErrMisuse reports a call on a value not made by its constructor: a
+	// zero [Client]. Nothing is sent.
+	ErrMisuse = errors.New("llmstream: misuse")
+
+	// ErrNotEventStream reports a 2xx answer that is neither an event
+	// stream nor a JSON completion, such as the HTML page of a login
+	// portal or of a wrong base URL. The error is a [*ContentTypeError].
+	ErrNotEventStream = errors.New("llmstream: the answer is not an event stream")
 )
+
+// interrupted marks err, the failure of a stream that had begun, with
+// [ErrInterrupted] when it means the stream broke (see there); other
+// errors are returned as they are.
+func interrupted(err error) error {
+	var api *APIError
+	switch {
+	case err == nil,
+		errors.Is(err, ErrInterrupted),
+		errors.Is(err, context.Canceled) && !errors.Is(err, ErrIdleTimeout),
+		errors.Is(err, context.DeadlineExceeded), // the caller's own deadline
+		errors.Is(err, sse.ErrEventTooLarge),
+		errors.Is(err, transport.ErrStreamTooLarge),
+		errors.Is(err, transport.ErrBodyClosed),
+		errors.As(err, &api): // an "error:" line, reported through the reader
+		return err
+	}
+	return &interruptedError{err}
+}
+
+// interruptedError puts ErrInterrupted in the chain without changing the
+// text.
+type interruptedError struct{ err error }
+
+func (e *interruptedError) Error() string   { return e.err.Error() }
+func (e *interruptedError) Unwrap() []error { return []error{ErrInterrupted, e.err} }
+
+// ToolCallsError is the error of a response whose stream ended properly
+// but whose tool calls' arguments are not all valid JSON. No call of such
+// a response may run, and [Message.ToolCalls] stays empty; the error lists
+// every call so that a caller can answer each (agentloop's
+// Loop.AnswerInvalidCalls tells the model what was wrong). errors.As finds
+// the first invalid call's *toolcall.ArgumentsError (index, id, name,
+// reason, tail) and the *toolcall.CallsError; errors.Is finds
+// toolcall.ErrInvalidArguments.
+type ToolCallsError struct {
+	// Calls is every call of the response, in order, as [Message.ToolCalls]
+	// would have held them, except that the invalid calls' arguments are
+	// the text as received (credentials in it are not redacted: it is the
+	// model's own output).
+	Calls []ToolCall
+	// Errs[i] says why Calls[i] is invalid; nil for a valid call.
+	Errs []error
+
+	err *toolcall.CallsError
+}
+
+func newToolCallsError(ce *toolcall.CallsError) *ToolCallsError {
+	e := &ToolCallsError{Calls: toolCalls(ce.Calls), Errs: make([]error, len(ce.Calls)), err: ce}
+	for i, j := 0, 0; i < len(ce.Calls) && j < len(ce.Invalid); i++ {
+		if ce.Calls[i].Index == ce.Invalid[j].Index {
+			e.Errs[i] = ce.Invalid[j]
+			j++
+		}
+	}
+	return e
+}
+
+// Error prints the first invalid call's error and how many more there are.
+func (e *ToolCallsError) Error() string { return "llmstream: " + e.err.Error() }
+
+// Unwrap returns the *toolcall.CallsError.
+func (e *ToolCallsError) Unwrap() error { return e.err }
+
+// ContentTypeError is the error for a 2xx answer whose Content-Type is
+// neither text/event-stream nor application/json. It matches
+// [ErrNotEventStream].
+type ContentTypeError struct {
+	// StatusCode is the answer's status, e.g. 200.
+	StatusCode int
+	// ContentType is the answer's Content-Type header as sent ("" when none).
+	ContentType string
+	// URL is the endpoint the request went to, its credentials redacted.
+	URL string
+	// Excerpt is the start of the body as one printable line (at most 256
+	// bytes, credentials replaced), to tell a login page from a proxy's
+	// error page.
+	Excerpt string
+}
+
+// Error names the content type and the endpoint and suggests checking the
+// base URL, e.g. `llmstream: HTTP 200 answer with Content-Type "text/html"
+// is not an event stream (check the base URL: https://x.test/chat/completions): <html>...`.
+func (e *ContentTypeError) Error() string {
+	msg := fmt.Sprintf("llmstream: HTTP %d answer with Content-Type %q is not an event stream (check the base URL: %s)", e.StatusCode, e.ContentType, e.URL)
+	if e.Excerpt != "" {
+		msg += ": " + e.Excerpt
+	}
+	return msg
+}
+
+// Unwrap returns [ErrNotEventStream].
+func (e *ContentTypeError) Unwrap() error { return ErrNotEventStream }
 
 // maxErrorExcerpt bounds how much of an event's data an error prints.
 const maxErrorExcerpt = 128
@@ -41,7 +165,9 @@ const maxErrorExcerpt = 128
 // EventError is the error for an event the bridge could not decode. It
 // unwraps to [ErrBadEvent] and to the JSON syntax cause.
 type EventError struct {
-	// Data is a copy of the event's data, whole.
+	// Data is a copy of the event's data, whole, except that a [Client]
+	// replaces every credential of its request in it with "REDACTED"
+	// (Offset still counts the bytes as they arrived).
 	Data []byte
 	// Offset is the byte offset in Data where decoding failed.
 	Offset int
@@ -49,25 +175,14 @@ type EventError struct {
 	Err error
 }
 
-// Error prints the offset, the cause and at most 128 bytes of the data.
+// Error prints the offset, the cause and at most 128 bytes of the data as
+// one printable line.
 func (e *EventError) Error() string {
-	return fmt.Sprintf("llmstream: bad event at byte %d: %v: %s", e.Offset, e.Err, excerpt(e.Data))
+	return fmt.Sprintf("llmstream: bad event at byte %d: %v: %s", e.Offset, e.Err, redact.Excerpt(e.Data, maxErrorExcerpt, nil))
 }
 
 // Unwrap returns [ErrBadEvent] and the cause.
 func (e *EventError) Unwrap() []error { return []error{ErrBadEvent, e.Err} }
-
-// excerpt quotes at most maxErrorExcerpt bytes of b, cut on a rune boundary.
-func excerpt(b []byte) string {
-	if len(b) <= maxErrorExcerpt {
-		return strconv.Quote(string(b))
-	}
-	n := maxErrorExcerpt
-	for n > 0 && !utf8.RuneStart(b[n]) {
-		n--
-	}
-	return strconv.Quote(string(b[:n])) + "..."
-}
 
 // APIError is an error the provider reported: in an HTTP error body, in a
 // stream event with a top-level "error" member, as an SSE "error" event, or
@@ -79,8 +194,10 @@ type APIError struct {
 	// that had begun with 200.
 	StatusCode int
 	// Message is the provider's message, exactly as sent — except that a
-	// [Client] replaces its own API key, should the server echo it, with
-	// "REDACTED".
+	// [Client] replaces every credential its request carried (the API key,
+	// every [WithHeader] value, secret query values of the base URL, the
+	// [WithSecrets] values), should the server echo one, with "REDACTED",
+	// here and in every other field.
 	Message string
 	// Type is the provider's error type ("invalid_request_error", ...).
 	Type string
@@ -123,3 +240,33 @@ func (e *APIError) Error() string {
 
 // Unwrap returns the error underneath, if any.
 func (e *APIError) Unwrap() error { return e.Err }
+
+// Retryable reports whether sending the same request again is reasonable:
+// the provider is rate limited, overloaded, timed out or failed on its side
+// — HTTP 408, 409, 429 and 5xx (Anthropic's 529 among them), or an
+// in-stream error whose type or code says the same. A bad request, an
+// authentication or permission failure, or a context that is too long is
+// not retryable: the same request fails the same way.
+func (e *APIError) Retryable() bool {
+	switch s := e.StatusCode; {
+	case s == 408, s == 409, s == 429, s >= 500 && s <= 599:
+		return true
+	case s != 0:
+		return false
+	}
+	for _, t := range []string{e.Type, e.Code} {
+		switch t {
+		case "rate_limit_error", "rate_limit_exceeded", "overloaded_error", "server_error", "api_error",
+			"RESOURCE_EXHAUSTED", "UNAVAILABLE", "INTERNAL", "408", "429", "500", "502", "503", "504", "529":
+			return true
+		}
+	}
+	return false
+}
+
+// redact replaces every secret of s in e's fields.
+func (e *APIError) redact(s *redact.Set) {
+	for _, f := range []*string{&e.Message, &e.Type, &e.Code, &e.Param} {
+		*f = s.String(*f)
+	}
+}

@@ -12,8 +12,6 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/providers")
 
-var readFile = os.ReadFile
-
 // TestProviderGolden decodes one recorded-shape stream per provider in the
 // design's list (invented values, real shapes), whole and split every way,
 // and compares the result with its hand-checked golden file.

@@ -140,12 +140,13 @@ func TestEventErrorExcerpt(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		data string
-		want string // the quoted excerpt at the end of the text
+		want string // the excerpt at the end of the text
 	}{
-		{"one below", strings.Repeat("a", maxErrorExcerpt-1), `"` + strings.Repeat("a", maxErrorExcerpt-1) + `"`},
-		{"at", strings.Repeat("a", maxErrorExcerpt), `"` + strings.Repeat("a", maxErrorExcerpt) + `"`},
-		{"one above", strings.Repeat("a", maxErrorExcerpt+1), `"` + strings.Repeat("a", maxErrorExcerpt) + `"...`},
-		{"a rune across the limit", strings.Repeat("a", maxErrorExcerpt-1) + "é", `"` + strings.Repeat("a", maxErrorExcerpt-1) + `"...`},
+		{"one below", strings.Repeat("a", maxErrorExcerpt-1), strings.Repeat("a", maxErrorExcerpt-1)},
+		{"at", strings.Repeat("a", maxErrorExcerpt), strings.Repeat("a", maxErrorExcerpt)},
+		{"one above", strings.Repeat("a", maxErrorExcerpt+1), strings.Repeat("a", maxErrorExcerpt) + "…"},
+		{"a rune across the limit", strings.Repeat("a", maxErrorExcerpt-1) + "é", strings.Repeat("a", maxErrorExcerpt-1) + "…"},
+		{"a line end and an escape", `a\n` + "\n\x1b[2J", `a\n [2J`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := (&EventError{Data: []byte(tc.data), Err: errSyntax}).Error()

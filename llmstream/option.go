@@ -3,8 +3,10 @@ package llmstream
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 
+	"github.com/airlock-go/airlock/internal/redact"
 	"github.com/airlock-go/airlock/sse"
 	"github.com/airlock-go/airlock/toolcall"
 )
@@ -32,6 +34,24 @@ type config struct {
 	httpClient  Doer
 	noUsage     bool
 	idleTimeout time.Duration
+
+	secretValues []string    // WithSecrets
+	secrets      *redact.Set // all of the above, made by newConfig
+}
+
+// secretSet is every credential the configuration sends or names secret:
+// the API key, every header value, the [WithSecrets] values, and the
+// secret query values and password of the base URL.
+func (c *config) secretSet() *redact.Set {
+	vals := append([]string{c.apiKey}, c.secretValues...)
+	for _, vs := range c.header {
+		vals = append(vals, vs...)
+	}
+	s := redact.New(vals...)
+	if u, err := url.Parse(c.baseURL); err == nil {
+		s = s.With(redact.FromRequest(&http.Request{URL: u, Header: http.Header{}}))
+	}
+	return s
 }
 
 func newConfig(opts []Option) config {
@@ -41,6 +61,7 @@ func newConfig(opts []Option) config {
 			o.apply(&c)
 		}
 	}
+	c.secrets = c.secretSet()
 	return c
 }
 
@@ -74,7 +95,9 @@ func (o onDeltaOption) String() string  { return "llmstream.WithOnDelta(func)" }
 type sseOption []sse.Option
 
 // WithSSEOptions passes options to the SSE reader, for example
-// sse.WithMaxEventSize to accept events larger than the default 256 KiB.
+// sse.WithMaxEventSize to accept events larger than [DefaultMaxEventSize]
+// (4 MiB, the limit llmstream reads with, above the sse package's own
+// default).
 // The bridge sets its own unknown-field handler (to catch llama.cpp's
 // "error:" lines) after these.
 func WithSSEOptions(opts ...sse.Option) Option {
@@ -108,7 +131,7 @@ func WithBaseURL(url string) Option { return baseURLOption(url) }
 
 func (o baseURLOption) apply(c *config) { c.baseURL = string(o) }
 func (o baseURLOption) String() string {
-	return fmt.Sprintf("llmstream.WithBaseURL(%q)", redactURL(string(o)))
+	return fmt.Sprintf("llmstream.WithBaseURL(%q)", redact.URL(string(o)))
 }
 
 type apiKeyOption string
@@ -181,4 +204,22 @@ func WithIdleTimeout(d time.Duration) Option { return idleTimeoutOption(d) }
 func (o idleTimeoutOption) apply(c *config) { c.idleTimeout = time.Duration(o) }
 func (o idleTimeoutOption) String() string {
 	return fmt.Sprintf("llmstream.WithIdleTimeout(%v)", time.Duration(o))
+}
+
+type secretsOption []string
+
+// WithSecrets names more values that must never appear in an error: the
+// credentials that your own HTTP client ([WithHTTPClient]) or a proxy adds
+// to requests, which a [Client] cannot see. A [Client] already keeps out the
+// API key, every [WithHeader] value and the secret query values of the base
+// URL; a [Bridge] fed by your own HTTP code keeps out only these. Each
+// value (and its JSON- and URL-escaped forms) is replaced by "REDACTED" in
+// error texts and in the fields of [*APIError], [*EventError] and
+// transport.StatusError. Values shorter than 8 bytes are ignored: blanking
+// them would garble messages and hide nothing worth hiding.
+func WithSecrets(values ...string) Option { return secretsOption(append([]string(nil), values...)) }
+
+func (o secretsOption) apply(c *config) { c.secretValues = append(c.secretValues, o...) }
+func (o secretsOption) String() string {
+	return fmt.Sprintf("llmstream.WithSecrets(<%d redacted>)", len(o))
 }

@@ -1,6 +1,7 @@
 package llmstream
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,12 +17,12 @@ const maxWholeBytes = 64 << 20
 // when they ignore "stream": true, into the same materialized message,
 // with the same deltas delivered (all at once) and the same validation of
 // its tool calls by the assembler.
-// Bodies over max bytes (maxWholeBytes in production) fail with
+// Bodies over limit bytes (maxWholeBytes in production) fail with
 // sse.ErrEventTooLarge.
-func (b *Bridge) whole(r io.Reader, max int) (Message, error) {
-	data, err := io.ReadAll(io.LimitReader(r, int64(max)+1))
-	if err == nil && len(data) > max {
-		err = fmt.Errorf("llmstream: a whole JSON completion of more than %d bytes: %w", max, sse.ErrEventTooLarge)
+func (b *Bridge) whole(r io.Reader, limit int) (Message, error) {
+	data, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
+	if err == nil && len(data) > limit {
+		err = fmt.Errorf("llmstream: a whole JSON completion of more than %d bytes: %w", limit, sse.ErrEventTooLarge)
 	}
 	if err != nil {
 		b.fail(err)
@@ -37,11 +38,11 @@ func (b *Bridge) whole(r io.Reader, max int) (Message, error) {
 		Error json.RawMessage `json:"error"`
 	}
 	if err := json.Unmarshal(data, &resp); err != nil {
-		b.fail(&EventError{Data: data, Err: fmt.Errorf("a JSON completion: %w", err)})
+		b.fail(b.eventError(data, 0, fmt.Errorf("a JSON completion: %w", err)))
 		return b.Message()
 	}
 	if len(resp.Error) > 0 && string(resp.Error) != "null" {
-		b.fail(apiErrorFrom(resp.Error, 0))
+		b.fail(b.apiError(resp.Error))
 		return b.Message()
 	}
 	b.usage = resp.Usage
@@ -62,18 +63,14 @@ func (b *Bridge) whole(r io.Reader, max int) (Message, error) {
 // wholeChoice applies the message of choice 0.
 func (b *Bridge) wholeChoice(data, raw json.RawMessage) {
 	var m Message
-	var thinking struct {
-		ReasoningContent string `json:"reasoning_content"`
-		Reasoning        string `json:"reasoning"`
+	err := json.Unmarshal(raw, &m)
+	var reasoning string
+	if err == nil {
+		reasoning, err = firstReasoning(raw)
 	}
-	if err := json.Unmarshal(raw, &m); err != nil {
-		b.fail(&EventError{Data: data, Err: fmt.Errorf("a JSON completion's message: %w", err)})
+	if err != nil {
+		b.fail(b.eventError(data, 0, fmt.Errorf("a JSON completion's message: %w", err)))
 		return
-	}
-	json.Unmarshal(raw, &thinking) // the same bytes decoded once already
-	reasoning := thinking.ReasoningContent
-	if reasoning == "" {
-		reasoning = thinking.Reasoning
 	}
 	for _, t := range []struct {
 		kind DeltaKind
@@ -95,4 +92,30 @@ func (b *Bridge) wholeChoice(data, raw json.RawMessage) {
 			return
 		}
 	}
+}
+
+// firstReasoning returns the message's reasoning text: of
+// "reasoning_content" and "reasoning", the first non-empty string in member
+// order, as the streaming path takes it (servers that send both send the
+// same text).
+func firstReasoning(raw json.RawMessage) (string, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return "", err // Unmarshal into a Message already refused anything else
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return "", err
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return "", err
+		}
+		var text string
+		if k := key.(string); (k == "reasoning_content" || k == "reasoning") && json.Unmarshal(v, &text) == nil && text != "" {
+			return text, nil // a member that is not a string is ignored, as when streaming
+		}
+	}
+	return "", nil
 }

@@ -1,0 +1,256 @@
+package llmstream_test
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/airlock-go/airlock/llmstream"
+	"github.com/airlock-go/airlock/transport"
+)
+
+// The leak matrix: a server that echoes every credential the request
+// carried, in every place an answer can hold text, to a client built every
+// way, with the credential in every place a request can carry one. No error
+// text, no field of an error, no transport event may show it.
+
+// leakSecret is the credential; its tail is unlikely anywhere by accident.
+const leakSecret = "sk-LEAK-7f3a9c2e5b1d"
+
+// echoes are the places an answer can repeat the request's credentials.
+var echoes = []struct {
+	name  string
+	serve func(w http.ResponseWriter, echo string)
+}{
+	{"text body", func(w http.ResponseWriter, echo string) {
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(http.StatusUnauthorized)
+		io.WriteString(w, "bad credentials: "+echo)
+	}},
+	{"JSON error fields", func(w http.ResponseWriter, echo string) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"message": "bad: " + echo, "type": echo, "param": echo, "code": echo}})
+	}},
+	{"JSON error, no known shape", func(w http.ResponseWriter, echo string) {
+		w.WriteHeader(http.StatusForbidden)
+		json.NewEncoder(w).Encode(map[string]string{"detail": echo})
+	}},
+	{"in-stream error", func(w http.ResponseWriter, echo string) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		b, _ := json.Marshal(map[string]any{"error": map[string]string{"message": echo, "type": echo, "code": echo, "param": echo}})
+		fmt.Fprintf(w, "data: %s\n\n", b)
+	}},
+	{"error event", func(w http.ResponseWriter, echo string) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		b, _ := json.Marshal(map[string]any{"type": "error", "error": map[string]string{"type": "overloaded_error", "message": echo}})
+		fmt.Fprintf(w, "event: error\ndata: %s\n\n", b)
+	}},
+	{"error: line", func(w http.ResponseWriter, echo string) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		b, _ := json.Marshal(map[string]any{"code": 500, "message": echo})
+		fmt.Fprintf(w, "error: %s\n\ndata: [DONE]\n\n", b)
+	}},
+	{"malformed event", func(w http.ResponseWriter, echo string) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "data: {\"choices\": %s\n\n", echo)
+	}},
+	{"HTML 200", func(w http.ResponseWriter, echo string) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, "<html><body>Sign in. Your token: "+echo+"</body></html>")
+	}},
+	{"bad JSON completion", func(w http.ResponseWriter, echo string) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"choices":[`+echo)
+	}},
+}
+
+// credentials are the places a request can carry one.
+var credentials = []struct {
+	name string
+	opts func(base string) (string, []llmstream.Option)
+}{
+	{"WithAPIKey", func(b string) (string, []llmstream.Option) { return b, opts(llmstream.WithAPIKey(leakSecret)) }},
+	{"Authorization", func(b string) (string, []llmstream.Option) {
+		return b, opts(llmstream.WithHeader("Authorization", "Bearer "+leakSecret))
+	}},
+	{"Proxy-Authorization", func(b string) (string, []llmstream.Option) {
+		return b, opts(llmstream.WithHeader("Proxy-Authorization", "Basic "+leakSecret))
+	}},
+	{"Api-Key", func(b string) (string, []llmstream.Option) {
+		return b, opts(llmstream.WithHeader("Api-Key", leakSecret))
+	}},
+	{"X-Api-Key", func(b string) (string, []llmstream.Option) {
+		return b, opts(llmstream.WithHeader("X-Api-Key", leakSecret))
+	}},
+	{"X-Goog-Api-Key", func(b string) (string, []llmstream.Option) {
+		return b, opts(llmstream.WithHeader("X-Goog-Api-Key", leakSecret))
+	}},
+	{"a header of any name", func(b string) (string, []llmstream.Option) {
+		return b, opts(llmstream.WithHeader("X-Portal-Id", leakSecret))
+	}},
+	{"query key", func(b string) (string, []llmstream.Option) { return b + "?key=" + leakSecret, nil }},
+	{"query api-key", func(b string) (string, []llmstream.Option) { return b + "?api-version=1&api-key=" + leakSecret, nil }},
+	{"query api_key", func(b string) (string, []llmstream.Option) { return b + "?api_key=" + leakSecret, nil }},
+	{"query token", func(b string) (string, []llmstream.Option) { return b + "?token=" + leakSecret, nil }},
+	{"query sig", func(b string) (string, []llmstream.Option) { return b + "?sv=2024&sig=" + leakSecret, nil }},
+	{"userinfo", func(b string) (string, []llmstream.Option) {
+		return strings.Replace(b, "http://", "http://user:"+leakSecret+"@", 1), nil
+	}},
+}
+
+// basicLeak is the userinfo credential as net/http sends it.
+var basicLeak = base64.StdEncoding.EncodeToString([]byte("user:" + leakSecret))
+
+func opts(o ...llmstream.Option) []llmstream.Option { return o }
+
+type doerFunc func(*http.Request) (*http.Response, error)
+
+func (f doerFunc) Do(r *http.Request) (*http.Response, error) { return f(r) }
+
+// eventLog collects a transport's observer events.
+type eventLog struct {
+	mu     sync.Mutex
+	events []transport.Event
+}
+
+func (l *eventLog) add(e transport.Event) { l.mu.Lock(); l.events = append(l.events, e); l.mu.Unlock() }
+
+// echoServer answers each request with the echo its first path element
+// names, repeating every header value and the raw query and userinfo.
+func echoServer(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var parts []string
+		for k, vs := range r.Header {
+			parts = append(parts, k+": "+strings.Join(vs, ","))
+		}
+		sort.Strings(parts)
+		parts = append(parts, "query: "+r.URL.RawQuery)
+		if u, p, ok := r.BasicAuth(); ok {
+			parts = append(parts, "basic: "+u+":"+p)
+		}
+		echo := strings.Join(parts, "; ")
+		mode, _ := url.PathUnescape(strings.Split(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")[0])
+		for _, e := range echoes {
+			if e.name == mode {
+				e.serve(w, echo)
+				return
+			}
+		}
+		http.Error(w, "unknown echo "+mode, http.StatusTeapot)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestNoCredentialLeaks(t *testing.T) {
+	srv := echoServer(t)
+	constructions := []struct {
+		name string
+		doer func(log *eventLog) llmstream.Doer // nil: the default
+	}{
+		{"default", nil},
+		{"transport.New", func(log *eventLog) llmstream.Doer {
+			return transport.New(transport.WithRetry(0, 0, 0), transport.WithObserver(log.add))
+		}},
+		{"*http.Client", func(*eventLog) llmstream.Doer { return &http.Client{} }},
+		{"custom Doer", func(*eventLog) llmstream.Doer {
+			return doerFunc(func(r *http.Request) (*http.Response, error) { return http.DefaultTransport.RoundTrip(r) })
+		}},
+	}
+	cases, leaks := 0, 0
+	for _, e := range echoes {
+		for _, c := range constructions {
+			for _, cred := range credentials {
+				name := e.name + "/" + c.name + "/" + cred.name
+				t.Run(name, func(t *testing.T) {
+					cases++
+					log := &eventLog{}
+					base, o := cred.opts(srv.URL + "/" + url.PathEscape(e.name) + "/v1")
+					o = append(o, llmstream.WithBaseURL(base))
+					if c.doer != nil {
+						o = append(o, llmstream.WithHTTPClient(c.doer(log)))
+					}
+					_, err := llmstream.NewClient(o...).Stream(t.Context(), llmstream.Request{Model: "m"})
+					if err == nil {
+						t.Fatal("no error")
+					}
+					if where := leakIn(err, log); where != "" {
+						leaks++
+						t.Errorf("the credential leaks in %s: %v", where, err)
+					}
+				})
+			}
+		}
+	}
+	t.Logf("leak matrix: %d cases, %d leaks", cases, leaks)
+}
+
+// leakIn says where err or the logged events show the credential, "" when
+// nowhere.
+func leakIn(err error, log *eventLog) string {
+	texts := map[string]string{
+		"Error()": err.Error(),
+		"%v":      fmt.Sprintf("%v", err),
+		"%+v":     fmt.Sprintf("%+v", err),
+	}
+	var api *llmstream.APIError
+	if errors.As(err, &api) {
+		texts["APIError fields"] = strings.Join([]string{api.Message, api.Type, api.Code, api.Param}, " ")
+	}
+	var se *transport.StatusError
+	if errors.As(err, &se) {
+		texts["StatusError.Body"] = string(se.Body)
+	}
+	var ee *llmstream.EventError
+	if errors.As(err, &ee) {
+		texts["EventError.Data"] = string(ee.Data)
+	}
+	var ce *llmstream.ContentTypeError
+	if errors.As(err, &ce) {
+		texts["ContentTypeError"] = ce.URL + " " + ce.Excerpt
+	}
+	log.mu.Lock()
+	for i, ev := range log.events {
+		texts[fmt.Sprintf("event %d", i)] = ev.String() + " " + ev.URL
+	}
+	log.mu.Unlock()
+	for where, text := range texts {
+		if strings.Contains(text, leakSecret) || strings.Contains(text, url.QueryEscape(leakSecret)) || strings.Contains(text, basicLeak) {
+			return where
+		}
+	}
+	return ""
+}
+
+// TestWithSecretsCoversTheCallersClient: a credential the caller's own HTTP
+// client adds is unknown to the Client until WithSecrets names it.
+func TestWithSecretsCoversTheCallersClient(t *testing.T) {
+	srv := echoServer(t)
+	addsKey := doerFunc(func(r *http.Request) (*http.Response, error) {
+		r = r.Clone(r.Context())
+		r.Header.Set("X-Vendor-Credential", leakSecret)
+		return http.DefaultTransport.RoundTrip(r)
+	})
+	base := llmstream.WithBaseURL(srv.URL + "/" + url.PathEscape("text body") + "/v1")
+	_, err := llmstream.NewClient(base, llmstream.WithHTTPClient(addsKey)).Stream(t.Context(), llmstream.Request{})
+	if !strings.Contains(err.Error(), leakSecret) {
+		t.Fatalf("without WithSecrets: err = %v; the test does not reach the credential", err)
+	}
+	_, err = llmstream.NewClient(base, llmstream.WithHTTPClient(addsKey), llmstream.WithSecrets(leakSecret)).Stream(t.Context(), llmstream.Request{})
+	if where := leakIn(err, &eventLog{}); where != "" {
+		t.Errorf("with WithSecrets the credential leaks in %s: %v", where, err)
+	}
+	if s := llmstream.WithSecrets(leakSecret).String(); strings.Contains(s, leakSecret) {
+		t.Errorf("the option prints the secret: %s", s)
+	}
+}
