@@ -3,6 +3,7 @@ package agentloop
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Sentinel errors. Test for them with [errors.Is]; the facts (numbers, the
@@ -24,7 +25,9 @@ var (
 
 	// ErrUnknownTool: the model called a tool the Loop does not have.
 	ErrUnknownTool = errors.New("agentloop: unknown tool")
-	// ErrInvalidArguments: a call's arguments are not a JSON object.
+	// ErrInvalidArguments: a call's arguments are not a JSON object, or
+	// not valid JSON at all (then the stream's *toolcall.ArgumentsError is
+	// in the chain too).
 	ErrInvalidArguments = errors.New("agentloop: tool arguments are not a JSON object")
 	// ErrToolTimeout: a tool did not finish within Loop.ToolTimeout.
 	ErrToolTimeout = errors.New("agentloop: tool timed out")
@@ -86,14 +89,20 @@ type ToolError struct {
 	Name string
 	// CallID is the ID of the call.
 	CallID string
+	// Index is the call's position in its turn's message, from 0.
+	Index int
 	// Err is the cause.
 	Err error
 }
 
-// Error names the tool and the call, then the cause, e.g.
-// `agentloop: tool "read" (call c1): agentloop: unknown tool`.
+// Error names the tool and the call, then the cause, with one package
+// prefix, e.g. `agentloop: tool "read" (call c1): unknown tool`.
 func (e *ToolError) Error() string {
-	return fmt.Sprintf("agentloop: tool %q (call %s): %v", e.Name, e.CallID, e.Err)
+	cause := "failed"
+	if e.Err != nil {
+		cause = strings.TrimPrefix(e.Err.Error(), "agentloop: ")
+	}
+	return fmt.Sprintf("agentloop: tool %q (call %s): %s", e.Name, e.CallID, cause)
 }
 
 // Unwrap returns the cause.

@@ -96,6 +96,19 @@ type Loop struct {
 	// budget.
 	MaxContextBytes int
 
+	// AnswerInvalidCalls chooses what a turn with an invalid call does: a
+	// call to a tool the Loop does not have, or whose arguments are not a
+	// JSON object or not valid JSON at all (the stream's
+	// *llmstream.ToolCallsError). No call of such a turn ever runs. When
+	// false, the default, the run stops with a [*ToolError] naming the
+	// first invalid call's index, id and tool. When true, each invalid call
+	// is answered with what was wrong (the list of tool names; what is
+	// wrong with the arguments and where), the turn's valid calls are
+	// answered "skipped", and the run goes on, so the model can send the
+	// calls again; the same invalid calls twice in a row stop the run with
+	// [ErrRepeatedFailure], as a recoverable tool failure does.
+	AnswerInvalidCalls bool
+
 	// Hooks are called as the run progresses; all optional.
 	Hooks Hooks
 }
@@ -152,11 +165,15 @@ func orDefault[T int | time.Duration](v, def T) T {
 // [StreamingModel]); append its message (an empty role becomes
 // "assistant"); if it has no tool calls, return it with a nil error.
 // Otherwise check the caps ([ErrTurnToolLimit], [ErrTotalToolLimit]),
-// then run the calls in order. Before a call runs, its arguments are
-// checked again: empty text is taken as {}, anything else must be one
-// valid JSON object, else the call fails with [ErrInvalidArguments]; a
-// name the Loop has no tool for fails with [ErrUnknownTool]. Each result
-// is appended as {"role":"tool","tool_call_id":...,"content":...}.
+// then check every call before any runs: a name the Loop has no tool for
+// ([ErrUnknownTool]) or arguments that are not one JSON object
+// ([ErrInvalidArguments]; empty text is taken as {}) make the call
+// invalid, as does a model error that is an *llmstream.ToolCallsError (a
+// stream that ended properly with arguments that are not JSON: its calls
+// are appended as the assistant message). A turn with an invalid call runs
+// none of its calls; see [Loop.AnswerInvalidCalls] for what happens then.
+// Otherwise the calls run in order, and each result is appended as
+// {"role":"tool","tool_call_id":...,"content":...}.
 //
 // A failed call (including a timeout or a panic) stops the run with a
 // [*ToolError]. If the tool's error is [Recoverable], the model sees the
@@ -213,6 +230,13 @@ func (r *run) loop(ctx context.Context) error {
 		}
 
 		msg, err := r.callModel(ctx, turn)
+		var invalid []error // why each call may not run, nil for a call that may
+		var tce *llmstream.ToolCallsError
+		if errors.As(err, &tce) {
+			// The stream ended properly with calls whose arguments are
+			// not JSON: the turn is answered like any invalid call.
+			msg.ToolCalls, invalid, err = tce.Calls, slices.Clone(tce.Errs), nil
+		}
 		if err != nil {
 			return fmt.Errorf("agentloop: turn %d: model: %w", turn, err)
 		}
@@ -236,6 +260,12 @@ func (r *run) loop(ctx context.Context) error {
 			return err
 		}
 		r.res.ToolCalls += len(calls)
+		if invalid, stop := r.checkCalls(turn, calls, invalid); invalid {
+			if stop != nil {
+				return stop
+			}
+			continue
+		}
 		if err := r.runCalls(ctx, turn, calls); err != nil {
 			return err
 		}
@@ -287,8 +317,7 @@ func (r *run) runCalls(ctx context.Context, turn int, calls []llmstream.ToolCall
 		}
 		key := call.Function.Name + "\x00" + call.Function.Arguments + "\x00" + content
 		if key == r.lastFailure {
-			te := err.(*ToolError)
-			return &ToolError{Name: te.Name, CallID: te.CallID, Err: fmt.Errorf("%w: %w", ErrRepeatedFailure, te.Err)}
+			return repeated(err)
 		}
 		r.lastFailure = key
 		return nil
@@ -305,7 +334,7 @@ func (r *run) runOne(ctx context.Context, turn, index int, call llmstream.ToolCa
 	}
 	start := time.Now()
 	done := ToolDone{Turn: turn, Index: index, Call: call}
-	out, err := r.dispatch(ctx, call)
+	out, err := r.dispatch(ctx, index, call)
 	switch {
 	case err == nil:
 		done.OutputBytes = len(out)
@@ -336,17 +365,15 @@ func (r *run) runOne(ctx context.Context, turn, index int, call llmstream.ToolCa
 
 // dispatch checks a call and runs its tool under the tool timeout. Every
 // failure it returns is a *ToolError.
-func (r *run) dispatch(ctx context.Context, call llmstream.ToolCall) (string, error) {
+func (r *run) dispatch(ctx context.Context, index int, call llmstream.ToolCall) (string, error) {
 	fail := func(err error) (string, error) {
-		return "", &ToolError{Name: call.Function.Name, CallID: call.ID, Err: err}
+		return "", &ToolError{Name: call.Function.Name, CallID: call.ID, Index: index, Err: err}
 	}
 	tool := r.s.byName[call.Function.Name]
-	if tool == nil {
-		return fail(ErrUnknownTool)
-	}
 	args, err := parseArguments(call.Function.Arguments)
-	if err != nil {
-		return fail(err)
+	if tool == nil || err != nil {
+		// checkCalls let no such call through.
+		return fail(fmt.Errorf("agentloop: internal error: call %s was not checked", call.ID))
 	}
 	tctx, cancel := ctx, context.CancelFunc(func() {})
 	if r.s.ToolTimeout > 0 {

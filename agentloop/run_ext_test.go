@@ -182,8 +182,8 @@ func TestRunToolTimeout(t *testing.T) {
 		wantErr     error
 		wantContent string
 	}{
-		{"a tool that ends with its context times out", waits, agentloop.ErrToolTimeout, `error: agentloop: tool "wait" (call c): agentloop: tool timed out after 20ms: context deadline exceeded`},
-		{"a timeout is never recoverable", waitsRecoverable, agentloop.ErrToolTimeout, `error: agentloop: tool "wait" (call c): agentloop: tool timed out after 20ms: context deadline exceeded`},
+		{"a tool that ends with its context times out", waits, agentloop.ErrToolTimeout, `error: agentloop: tool "wait" (call c): tool timed out after 20ms: context deadline exceeded`},
+		{"a timeout is never recoverable", waitsRecoverable, agentloop.ErrToolTimeout, `error: agentloop: tool "wait" (call c): tool timed out after 20ms: context deadline exceeded`},
 		{"a result returned after the deadline is kept", late, nil, "late but done"},
 	}
 	for _, tc := range tests {
@@ -315,7 +315,7 @@ func TestRunToolPanic(t *testing.T) {
 	if !errors.Is(err, agentloop.ErrToolPanic) {
 		t.Fatalf("Run error %v, want ErrToolPanic", err)
 	}
-	if got, want := res.Messages[3].Content, `error: agentloop: tool "p" (call c): agentloop: tool panicked: bad index`; got != want {
+	if got, want := res.Messages[3].Content, `error: agentloop: tool "p" (call c): tool panicked: bad index`; got != want {
 		t.Errorf("content %q, want %q", got, want)
 	}
 }
