@@ -2,6 +2,7 @@ package redact
 
 import (
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -261,4 +262,41 @@ func TestRedactUserinfo(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzSet checks that a secret placed anywhere in any text, in any of the
+// forms a server echoes, never survives String or Excerpt, and that text
+// without it is left alone.
+func FuzzSet(f *testing.F) {
+	f.Add("error: ", " is wrong", []byte("sk-abc/def+ghi"), uint8(0))
+	f.Add(`{"message":"`, `"}`, []byte("AIza\x00Sy<key>&x=1"), uint8(1))
+	f.Add("", "", []byte("12345678"), uint8(2))
+	f.Fuzz(func(t *testing.T, before, after string, seed []byte, form uint8) {
+		secret := string(seed)
+		if len(strings.TrimSpace(secret)) < MinSecretBytes || strings.Contains(Mask, strings.TrimSpace(secret)) {
+			return
+		}
+		secret = strings.TrimSpace(secret)
+		s := New(secret)
+		echoed := secret
+		switch form % 4 {
+		case 1:
+			b, _ := json.Marshal(secret)
+			echoed = string(b[1 : len(b)-1])
+		case 2:
+			echoed = url.QueryEscape(secret)
+		case 3:
+			echoed = url.PathEscape(secret)
+		}
+		text := before + echoed + after
+		if got := s.String(text); strings.Contains(got, echoed) {
+			t.Fatalf("String(%q) = %q keeps the secret", text, got)
+		}
+		if got := Excerpt([]byte(text), 1<<20, s); strings.Contains(got, echoed) && !strings.Contains(before+after, echoed) {
+			t.Fatalf("Excerpt(%q) = %q keeps the secret", text, got)
+		}
+		if !strings.Contains(before+after, secret) && !s.Contains(before) && s.String(before) != before {
+			t.Fatalf("String changed %q, which holds no secret", before)
+		}
+	})
 }
