@@ -48,7 +48,7 @@ func (r *run) checkCalls(turn int, calls []llmstream.ToolCall, streamed []error)
 		if answers[i] == "" {
 			answers[i] = "skipped: not run because call " + first.CallID + " is invalid"
 		}
-		r.answer(call, answers[i])
+		r.answer(call, answers[i], strings.HasPrefix(answers[i], "error: "))
 	}
 	switch {
 	case !r.s.AnswerInvalidCalls:

@@ -26,6 +26,13 @@ func streamed(t *testing.T, calls ...llmstream.ToolCall) (llmstream.Message, err
 	return llmstream.ReadMessage(strings.NewReader(b.String()))
 }
 
+// failMsg is the answer to a call that failed.
+func failMsg(id, content string) llmstream.Message {
+	m := toolMsg(id, content)
+	m.IsError = true
+	return m
+}
+
 // streamScript is a Model whose turns are streamed replies.
 type streamScript struct {
 	t     *testing.T
@@ -102,14 +109,14 @@ func TestAnswerInvalidCalls(t *testing.T) {
 	want := []llmstream.Message{
 		asst("", call("a", "echo", `{"id":"a"}`), call("b", "nope", `{}`), call("c", "echo", `{"id":`)),
 		toolMsg("a", "skipped: not run because call b is invalid"),
-		toolMsg("b", `error: there is no tool named "nope"; the tools are: echo, fail, oops`),
-		toolMsg("c", "error: the arguments are not valid JSON: unexpected end of JSON input at byte 6; send the call again with its arguments as one JSON object"),
+		failMsg("b", `error: there is no tool named "nope"; the tools are: echo, fail, oops`),
+		failMsg("c", "error: the arguments are not valid JSON: unexpected end of JSON input at byte 6; send the call again with its arguments as one JSON object"),
 		asst("", call("d", "echo", `{"id":"d"}`)), toolMsg("d", `{"id":"d"}`),
 		asst("done"),
 	}
 	got := res.Messages[len(user):]
 	for i := range got {
-		got[i].Usage, got[i].FinishReason = nil, ""
+		got[i].Usage, got[i].FinishReason, got[i].StopReason = nil, "", 0
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("conversation (-want +got):\n%s", diff)

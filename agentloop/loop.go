@@ -306,7 +306,7 @@ func (r *run) runCalls(ctx context.Context, turn int, calls []llmstream.ToolCall
 			return fmt.Errorf("agentloop: turn %d: %w", turn, context.Cause(ctx))
 		}
 		content, recoverable, err := r.runOne(ctx, turn, i, call)
-		r.answer(call, content)
+		r.answer(call, content, err != nil)
 		if err == nil {
 			r.lastFailure = ""
 			continue
@@ -438,14 +438,15 @@ func safeRun(ctx context.Context, t *Tool, args []byte) (out string, err error) 
 	return t.Run(ctx, args)
 }
 
-// answer appends the tool message for call.
-func (r *run) answer(call llmstream.ToolCall, content string) {
-	r.res.Messages = append(r.res.Messages, llmstream.Message{Role: "tool", ToolCallID: call.ID, Content: content})
+// answer appends the tool message for call; failed marks the answer of a
+// call that failed (llmstream.Message.IsError).
+func (r *run) answer(call llmstream.ToolCall, content string, failed bool) {
+	r.res.Messages = append(r.res.Messages, llmstream.Message{Role: "tool", ToolCallID: call.ID, Content: content, IsError: failed})
 }
 
 // answerRest answers every call in calls with the same content.
 func (r *run) answerRest(calls []llmstream.ToolCall, content string) {
 	for _, c := range calls {
-		r.answer(c, content)
+		r.answer(c, content, false)
 	}
 }

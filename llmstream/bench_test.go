@@ -146,11 +146,12 @@ func BenchmarkReadMessage(b *testing.B) {
 func BenchmarkDecodeChunk(b *testing.B) {
 	ev := []byte(chunkJSON(`{"content":" the stream parser \"quoted\" é"}`, ""))
 	br := NewBridge()
+	c := br.decoder().(*chatDecoder)
 	b.SetBytes(int64(len(ev)))
 	b.ReportAllocs()
 	for b.Loop() {
 		br.content = br.content[:0]
-		if _, err := br.decodeChunk(ev); err != nil {
+		if _, err := c.decodeChunk(ev); err != nil {
 			b.Fatal(err)
 		}
 	}

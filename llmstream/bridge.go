@@ -19,54 +19,63 @@ type EventSource interface {
 	Next() (sse.Event, error)
 }
 
-// Bridge turns the events of one OpenAI-compatible chat-completions stream
-// into one materialized assistant [Message].
+// Bridge turns the events of one streamed response into one materialized
+// assistant [Message], in the [Dialect] chosen with [WithDialect]
+// (default [DialectChat]; see the package documentation for what each
+// dialect's events mean).
 //
 // Feed it events with [Bridge.Handle] (or all of a source with
-// [Bridge.Consume]), then call [Bridge.Message]. Per event:
-//   - a non-null top-level "error" member, an event of type "error", or
-//     llama.cpp's "error:" SSE field becomes an [*APIError];
+// [Bridge.Consume]), then call [Bridge.Message]. Whatever the dialect:
+//   - a provider's error — an error member or event, an SSE event of type
+//     "error", or llama.cpp's "error:" SSE field — becomes an [*APIError];
 //   - data that is not one valid JSON object is an [*EventError]
 //     ([ErrBadEvent]); the event changes nothing;
-//   - of "choices", only the choice with index 0 is followed: its
-//     delta's "content" (a string, or an array of parts with "text") is
-//     answer text, "reasoning_content" or "reasoning" reasoning text
-//     (when a delta has both, the first wins), "refusal" refusal text,
-//     "tool_calls" go to a [toolcall.Assembler], "finish_reason" is kept;
-//   - "usage" at the top level or under "x_groq" is kept, the last one wins;
-//   - everything else (role on every chunk, empty choices, explicit nulls,
-//     obfuscation, service_tier, timings, content filter results, ...)
-//     is accepted and ignored.
+//   - text, reasoning and refusal text are appended in arrival order, tool
+//     calls go to a [toolcall.Assembler], the finish reason and usage are
+//     kept, the provider state the next request needs is kept in
+//     [Message.Continuity];
+//   - members the dialect does not use are accepted and ignored.
 //
-// The stream has ended properly when the data "[DONE]" arrived (or the
-// source reports Done), or when it ended after a finish reason. The first
-// error sticks: later calls return it and nothing more is applied.
+// The first error sticks: later calls return it and nothing more is
+// applied.
 //
 // A Bridge is not safe for concurrent use. The zero Bridge is ready to use,
-// with the defaults and no delta callback.
+// in [DialectChat] with the defaults and no delta callback.
 type Bridge struct {
 	cfg config
+	dec decoder
 	asm *toolcall.Assembler
 
 	content, reasoning, refusal []byte
-	finish                      string
+	finish                      string     // the provider's raw finish reason
+	stop                        StopReason // its meaning, when the dialect says more than the raw value
 	usage                       *Usage
-	done                        bool
+	blocks                      []Block // continuity, in the dialect's order
+	done                        bool    // the stream ended properly, by the dialect's rule
 	err                         error
 	msg                         *Message // the result, once Message has run
 	progressed                  bool     // the last event carried content
-
-	ev event
+	validUTF8                   bool     // events come from an sse.Reader, so their data is valid UTF-8
 }
 
-// NewBridge returns a Bridge for one stream. Of the options it uses
-// [WithOnDelta] and [WithToolCallOptions]; the others are ignored.
-func NewBridge(opts ...Option) *Bridge {
-	return newBridge(newConfig(opts))
+// NewBridge returns a Bridge for one stream.
+func NewBridge(opts ...BridgeOption) *Bridge {
+	return newBridge(newBridgeConfig(opts))
 }
 
 func newBridge(cfg config) *Bridge {
-	return &Bridge{cfg: cfg}
+	b := &Bridge{cfg: cfg}
+	b.dec = cfg.dialect.protocol().newDecoder(b)
+	return b
+}
+
+// decoder returns the dialect's decoder, made for a zero Bridge at its
+// first event.
+func (b *Bridge) decoder() decoder {
+	if b.dec == nil {
+		b.dec = b.cfg.dialect.protocol().newDecoder(b)
+	}
+	return b.dec
 }
 
 // assembler returns the tool-call assembler, made at the first fragment:
@@ -79,29 +88,18 @@ func (b *Bridge) assembler() *toolcall.Assembler {
 }
 
 // Handle applies one event. It returns the error that stopped the stream,
-// if any: the same error on every later call. Events after the done
-// sentinel are ignored. ev.Data is not retained.
+// if any: the same error on every later call. Events after the stream's
+// proper end (the done sentinel, a terminal event) are ignored. ev.Data is
+// not retained.
 func (b *Bridge) Handle(ev sse.Event) error {
 	if b.err != nil || b.done || b.msg != nil {
 		return b.err
 	}
 	b.progressed = false
-	if string(ev.Data) == "[DONE]" {
-		b.done = true
-		return nil
-	}
 	if ev.Type == "error" {
 		return b.fail(b.apiError(ev.Data))
 	}
-	if len(ev.Data) == 0 {
-		return nil
-	}
-	nc, nr, nf := len(b.content), len(b.reasoning), len(b.refusal)
-	if at, err := b.decodeChunk(ev.Data); err != nil {
-		b.content, b.reasoning, b.refusal = b.content[:nc], b.reasoning[:nr], b.refusal[:nf]
-		return b.fail(b.eventError(ev.Data, at, err))
-	}
-	return b.apply()
+	return b.decoder().event(ev)
 }
 
 // Consume reads src to its end, handling each event, and returns
@@ -137,19 +135,19 @@ func (b *Bridge) consume(src EventSource, after func()) (Message, error) {
 //
 // With a nil error the message is complete: role "assistant" (whatever
 // role the stream names, so a server cannot turn it into a system
-// prompt), the text, the reasoning, the refusal, the finish
-// reason, the usage, and the tool calls in index order, each with arguments
-// validated as JSON. A stream that carries tool calls is a tool-call turn
-// whatever its finish reason says.
+// prompt), the text, the reasoning, the refusal, the finish reason and its
+// [StopReason], the usage, the continuity state, and the tool calls in
+// order, each with arguments validated as JSON. A stream that carries tool
+// calls is a tool-call turn whatever its finish reason says.
 //
 // Otherwise the error is the first failure: an [*APIError], an
-// [*EventError], [ErrTruncated] when the stream ended with neither the done
-// sentinel nor a finish reason (it and a source error that broke the
-// stream match [ErrInterrupted]), a [toolcall] error from assembling the
-// calls, a [*ToolCallsError] when the stream ended properly but some
-// call's arguments are not valid JSON, a callback error ([ErrAborted]).
-// The message returned with an error has the text received so far and no
-// tool calls; it is for display only.
+// [*EventError], [ErrTruncated] when the stream did not end properly by
+// its dialect's rule (it and a source error that broke the stream match
+// [ErrInterrupted]), a [toolcall] error from assembling the calls, a
+// [*ToolCallsError] when the stream ended properly but some call's
+// arguments are not valid JSON, a callback error ([ErrAborted]). The
+// message returned with an error has the text received so far and no tool
+// calls; it is for display only.
 //
 // Message may be called again; it returns the same result. After it, Handle
 // applies nothing.
@@ -165,7 +163,7 @@ func (b *Bridge) Message() (Message, error) {
 		FinishReason: b.finish,
 		Usage:        b.usage,
 	}
-	if b.err == nil && !b.done && b.finish == "" {
+	if b.err == nil && !b.decoder().complete() {
 		b.err = interrupted(ErrTruncated)
 	}
 	if b.err == nil && b.asm != nil {
@@ -180,8 +178,27 @@ func (b *Bridge) Message() (Message, error) {
 			m.ToolCalls = toolCalls(calls)
 		}
 	}
+	if b.err == nil {
+		m.StopReason = b.stopReason(len(m.ToolCalls) > 0)
+		if len(b.blocks) > 0 {
+			m.Continuity = &Continuity{Dialect: b.cfg.dialect.normal(), Blocks: b.blocks}
+		}
+	}
 	b.msg = &m
 	return m, b.err
+}
+
+// stopReason is the normalized reason: the dialect's, else the chat
+// mapping of the raw value; a turn with calls is a tool-call turn.
+func (b *Bridge) stopReason(calls bool) StopReason {
+	r := b.stop
+	if r == 0 {
+		r = chatStopReason(b.finish)
+	}
+	if calls && (r == 0 || r == StopEndTurn || r == StopOther) {
+		r = StopToolCalls
+	}
+	return r
 }
 
 // toolCalls converts the assembler's calls; nil for none.
@@ -213,102 +230,52 @@ func (b *Bridge) fail(err error) error {
 	return b.err
 }
 
-// apply hands a validated event's pieces on, in arrival order: tool-call
-// fragments to the assembler, deltas to the callback; then the finish
-// reason, usage and provider error.
-func (b *Bridge) apply() error {
-	e := &b.ev
-	d := e.data
-	for _, mk := range e.marks {
-		b.progressed = true
-		if mk.kind == inCall {
-			if err := b.addCall(&e.calls[mk.span.start]); err != nil {
-				return b.fail(err)
-			}
-			continue
-		}
-		if b.cfg.onDelta == nil {
-			continue
-		}
-		buf := *b.buffer(mk.kind)
-		kind := DeltaText
-		switch mk.kind {
-		case inReasoning:
-			kind = DeltaReasoning
-		case inRefusal:
-			kind = DeltaRefusal
-		}
-		if err := b.deliver(Delta{Kind: kind, Text: string(buf[mk.span.start:mk.span.end])}); err != nil {
-			return err
-		}
+// bufKind names a text buffer of the Bridge.
+type bufKind uint8
+
+const (
+	inContent bufKind = iota
+	inReasoning
+	inRefusal
+	inCall // a pending tool-call fragment (chat): the span's start is its number
+)
+
+func (b *Bridge) buffer(k bufKind) *[]byte {
+	switch k {
+	case inReasoning:
+		return &b.reasoning
+	case inRefusal:
+		return &b.refusal
 	}
-	if e.finish.ok() {
-		b.progressed = true
-		if f := d[e.finish.start+1 : e.finish.end-1]; string(f) != b.finish {
-			b.finish = decodedString(d, e.finish)
-		}
-	}
-	if e.usage.ok() {
-		if u := decodeUsage(d[e.usage.start:e.usage.end]); u != nil {
-			b.usage = u
-		}
-	}
-	if e.groqUsage.ok() {
-		if u := decodeUsage(d[e.groqUsage.start:e.groqUsage.end]); u != nil {
-			b.usage = u
-		}
-	}
-	if e.apiErr.ok() {
-		return b.fail(b.apiError(d[e.apiErr.start:e.apiErr.end]))
-	}
-	return b.checkFinish()
+	return &b.content
 }
 
-// checkFinish fails the stream whose finish reason says the provider failed
-// (OpenRouter reports errors this way).
-func (b *Bridge) checkFinish() error {
-	if b.finish == "error" {
-		return b.fail(&APIError{Type: "finish_reason", Message: `the provider ended the response with finish_reason "error"`})
+// deltaKind is the Delta kind of a text buffer.
+func (k bufKind) deltaKind() DeltaKind {
+	switch k {
+	case inReasoning:
+		return DeltaReasoning
+	case inRefusal:
+		return DeltaRefusal
 	}
-	return nil
+	return DeltaText
 }
 
-// decodedString is the value of the validated JSON string at s in d.
-func decodedString(d []byte, s span) string {
-	raw := d[s.start:s.end]
-	for _, c := range raw[1 : len(raw)-1] {
-		if c == '\\' || c >= 0x80 {
-			v, _, _ := appendString(nil, raw, 0)
-			return string(v)
-		}
+// text appends the validated JSON string at sp of s to the buffer of kind
+// k and delivers it: the way a decoder applies text once its event has
+// proved valid.
+func (b *Bridge) text(k bufKind, s *doc, sp span) error {
+	buf := b.buffer(k)
+	start := len(*buf)
+	*buf = s.str(*buf, sp)
+	if len(*buf) == start {
+		return nil
 	}
-	return string(raw[1 : len(raw)-1])
-}
-
-func (b *Bridge) addCall(c *pendingCall) error {
-	a := b.ev.arena
-	f := toolcall.Fragment{Index: c.index, NoIndex: c.noIndex}
-	if c.id.ok() {
-		f.ID = string(a[c.id.start:c.id.end])
+	b.progressed = true
+	if b.cfg.onDelta == nil {
+		return nil
 	}
-	if c.typ.ok() {
-		f.Type = string(a[c.typ.start:c.typ.end])
-	}
-	if c.name.ok() {
-		f.Name = string(a[c.name.start:c.name.end])
-	}
-	if c.args.ok() {
-		// Not copied, since nearly every fragment carries arguments: Add
-		// copies them into its call (as it copies Extra) and keeps nothing
-		// of f, and addFragment copies them for the callback.
-		if args := a[c.args.start:c.args.end]; len(args) > 0 {
-			f.Arguments = unsafe.String(unsafe.SliceData(args), len(args))
-		}
-	}
-	if c.extra.ok() {
-		f.Extra = b.ev.extras[c.extra.start:c.extra.end]
-	}
-	return b.addFragment(f)
+	return b.deliver(Delta{Kind: k.deltaKind(), Text: string((*buf)[start:])})
 }
 
 // addFragment hands one fragment to the assembler and reports the call's
@@ -318,6 +285,7 @@ func (b *Bridge) addFragment(f toolcall.Fragment) error {
 	if err := asm.Add(f); err != nil {
 		return err
 	}
+	b.progressed = true
 	if b.cfg.onDelta == nil {
 		return nil
 	}
@@ -347,7 +315,12 @@ func (b *Bridge) unknownField(name string, value []byte) error {
 // apiError is the provider error an event reported, its text cleaned of
 // the request's credentials.
 func (b *Bridge) apiError(raw []byte) *APIError {
-	e := apiErrorFrom(raw, 0)
+	e, ok := b.cfg.dialect.protocol().parseError(raw, 0)
+	if !ok {
+		// Of no known shape, JSON or not: the message as it is.
+		e = &APIError{Message: string(raw)}
+		e.classify()
+	}
 	e.redact(b.cfg.secrets)
 	return e
 }
@@ -359,13 +332,14 @@ func (b *Bridge) eventError(data []byte, at int, err error) *EventError {
 	return &EventError{Data: b.cfg.secrets.Bytes(cp), Offset: at, Err: err}
 }
 
-// ReadMessage reads one whole SSE chat-completions stream from r and returns
-// its materialized message: the way to decode a recorded stream. It stops at
-// the done sentinel or the end of r, and fails fast: the first bad event or
-// provider error ends reading. See [Bridge.Message] for the result and the
-// errors; SSE errors (such as sse.ErrEventTooLarge) and r's own errors are in
-// the chain of the error returned.
-func ReadMessage(r io.Reader, opts ...Option) (Message, error) {
+// ReadMessage reads one whole SSE stream of the dialect chosen with
+// [WithDialect] (default [DialectChat]) from r and returns its
+// materialized message: the way to decode a recorded stream. It stops at
+// the stream's proper end or the end of r, and fails fast: the first bad
+// event or provider error ends reading. See [Bridge.Message] for the result
+// and the errors; SSE errors (such as sse.ErrEventTooLarge) and r's own
+// errors are in the chain of the error returned.
+func ReadMessage(r io.Reader, opts ...BridgeOption) (Message, error) {
 	b := NewBridge(opts...)
 	return b.Consume(b.newReader(r))
 }
@@ -373,9 +347,10 @@ func ReadMessage(r io.Reader, opts ...Option) (Message, error) {
 // newReader reads r through an sse.Reader, whose events are always valid
 // UTF-8 (invalid bytes become U+FFFD), so the decoder need not check again.
 func (b *Bridge) newReader(r io.Reader) *sse.Reader {
-	b.ev.validUTF8 = true
-	opts := make([]sse.Option, 0, len(b.cfg.sseOpts)+2)
+	b.validUTF8 = true
+	opts := make([]sse.Option, 0, len(b.cfg.sseOpts)+3)
 	opts = append(opts, sse.WithMaxEventSize(DefaultMaxEventSize))
+	opts = append(opts, sse.WithDoneSentinel(b.cfg.dialect.protocol().doneSentinel()))
 	opts = append(opts, b.cfg.sseOpts...)
 	opts = append(opts, sse.WithUnknownField(b.unknownField))
 	return sse.NewReader(r, opts...)

@@ -71,7 +71,7 @@ func TestBridgeSeedCases(t *testing.T) {
 	}{{
 		name: "content accumulates across chunks",
 		body: stream(`{"choices":[{"index":0,"delta":{"role":"assistant"}}]}`, content("Hel"), content("lo, "), content("world"), finish("stop"), done),
-		want: Message{Role: "assistant", Content: "Hello, world", FinishReason: "stop"},
+		want: Message{Role: "assistant", Content: "Hello, world", FinishReason: "stop", StopReason: StopEndTurn},
 	}, {
 		name:     "API error message kept exactly",
 		body:     stream(content("a"), `{"error":{"message":"API Error: quota exceeded for key ***","type":"insufficient_quota","code":"insufficient_quota"}}`, content("never"), done),
@@ -86,15 +86,15 @@ func TestBridgeSeedCases(t *testing.T) {
 	}, {
 		name: "control chunks are ignored",
 		body: stream(`{"choices":[]}`, `{"choices":[{"index":0,"delta":{}}]}`, `{"choices":[{"index":0}]}`, `{"choices":null,"usage":null}`, `{}`, content("x"), finish("stop"), done),
-		want: Message{Role: "assistant", Content: "x", FinishReason: "stop"},
+		want: Message{Role: "assistant", Content: "x", FinishReason: "stop", StopReason: StopEndTurn},
 	}, {
 		name: "fragmented tool call is routed to the assembler",
 		body: stream(toolFrag(0, "call_1", "read_file", ""), toolFrag(0, "", "", `{"pa`), toolFrag(0, "", "", `th":"a.go"`), toolFrag(0, "", "", `}`), finish("tool_calls"), done),
-		want: Message{Role: "assistant", FinishReason: "tool_calls", ToolCalls: []ToolCall{{ID: "call_1", Type: "function", Function: FunctionCall{Name: "read_file", Arguments: `{"path":"a.go"}`}}}},
+		want: Message{Role: "assistant", FinishReason: "tool_calls", StopReason: StopToolCalls, ToolCalls: []ToolCall{{ID: "call_1", Type: "function", Function: FunctionCall{Name: "read_file", Arguments: `{"path":"a.go"}`}}}},
 	}, {
 		name: "interleaved deltas: text and two calls",
 		body: stream(content("Let me look. "), toolFrag(1, "call_b", "b", `{"y"`), toolFrag(0, "call_a", "a", `{"x"`), content("More. "), toolFrag(0, "", "", `:1}`), toolFrag(1, "", "", `:2}`), finish("tool_calls"), done),
-		want: Message{Role: "assistant", Content: "Let me look. More. ", FinishReason: "tool_calls", ToolCalls: []ToolCall{
+		want: Message{Role: "assistant", Content: "Let me look. More. ", FinishReason: "tool_calls", StopReason: StopToolCalls, ToolCalls: []ToolCall{
 			{ID: "call_a", Type: "function", Function: FunctionCall{Name: "a", Arguments: `{"x":1}`}},
 			{ID: "call_b", Type: "function", Function: FunctionCall{Name: "b", Arguments: `{"y":2}`}},
 		}},
@@ -112,7 +112,7 @@ func TestBridgeSeedCases(t *testing.T) {
 	}, {
 		name: "EOF after a finish reason is a proper end",
 		body: stream(content("all"), finish("stop")),
-		want: Message{Role: "assistant", Content: "all", FinishReason: "stop"},
+		want: Message{Role: "assistant", Content: "all", FinishReason: "stop", StopReason: StopEndTurn},
 	}, {
 		name: "DONE without a finish reason is a proper end",
 		body: stream(content("all"), done),
@@ -120,15 +120,15 @@ func TestBridgeSeedCases(t *testing.T) {
 	}, {
 		name: "a delta and a finish in one chunk: the delta first",
 		body: stream(`{"choices":[{"index":0,"delta":{"content":"end","tool_calls":[{"index":0,"id":"c","function":{"name":"f","arguments":"{}"}}]},"finish_reason":"stop"}]}`, done),
-		want: Message{Role: "assistant", Content: "end", FinishReason: "stop", ToolCalls: []ToolCall{{ID: "c", Type: "function", Function: FunctionCall{Name: "f", Arguments: "{}"}}}},
+		want: Message{Role: "assistant", Content: "end", FinishReason: "stop", StopReason: StopToolCalls, ToolCalls: []ToolCall{{ID: "c", Type: "function", Function: FunctionCall{Name: "f", Arguments: "{}"}}}},
 	}, {
 		name: "both reasoning names in one delta are not doubled",
 		body: stream(`{"choices":[{"index":0,"delta":{"reasoning_content":"think","reasoning":"think"}}]}`, `{"choices":[{"index":0,"delta":{"reasoning":" more"}}]}`, finish("stop"), done),
-		want: Message{Role: "assistant", Reasoning: "think more", FinishReason: "stop"},
+		want: Message{Role: "assistant", Reasoning: "think more", FinishReason: "stop", StopReason: StopEndTurn},
 	}, {
 		name: "only choice 0 is followed, wherever its index stands",
 		body: stream(`{"choices":[{"delta":{"content":"one"},"index":1},{"delta":{"content":"zero"},"index":0}]}`, finish("stop"), done),
-		want: Message{Role: "assistant", Content: "zero", FinishReason: "stop"},
+		want: Message{Role: "assistant", Content: "zero", FinishReason: "stop", StopReason: StopEndTurn},
 	}, {
 		name: "events after DONE are not parsed",
 		body: stream(content("a"), done, `not json`, content("b")),
@@ -147,23 +147,23 @@ func TestBridgeSeedCases(t *testing.T) {
 	}, {
 		name: "arguments sent as an object are its JSON text",
 		body: stream(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"f","arguments":{"k": [1, 2]}}}]}}]}`, finish("tool_calls"), done),
-		want: Message{Role: "assistant", FinishReason: "tool_calls", ToolCalls: []ToolCall{{ID: "c", Type: "function", Function: FunctionCall{Name: "f", Arguments: `{"k": [1, 2]}`}}}},
+		want: Message{Role: "assistant", FinishReason: "tool_calls", StopReason: StopToolCalls, ToolCalls: []ToolCall{{ID: "c", Type: "function", Function: FunctionCall{Name: "f", Arguments: `{"k": [1, 2]}`}}}},
 	}, {
 		name: "a message with tool calls is a tool-call turn whatever the finish reason",
 		body: stream(toolFrag(0, "c", "f", `{}`), finish("stop"), done),
-		want: Message{Role: "assistant", FinishReason: "stop", ToolCalls: []ToolCall{{ID: "c", Type: "function", Function: FunctionCall{Name: "f", Arguments: "{}"}}}},
+		want: Message{Role: "assistant", FinishReason: "stop", StopReason: StopToolCalls, ToolCalls: []ToolCall{{ID: "c", Type: "function", Function: FunctionCall{Name: "f", Arguments: "{}"}}}},
 	}, {
 		name: "usage: the last one wins, wherever it sits",
 		body: stream(`{"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`, `{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"x_groq":{"usage":{"prompt_tokens":5,"completion_tokens":6,"total_tokens":11}}}`, done),
-		want: Message{Role: "assistant", FinishReason: "stop", Usage: &Usage{PromptTokens: 5, CompletionTokens: 6, TotalTokens: 11}},
+		want: Message{Role: "assistant", FinishReason: "stop", StopReason: StopEndTurn, Usage: &Usage{PromptTokens: 5, CompletionTokens: 6, TotalTokens: 11}},
 	}, {
 		name: "content as an array of parts",
 		body: stream(`{"choices":[{"index":0,"delta":{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}}]}`, finish("stop")),
-		want: Message{Role: "assistant", Content: "ab", FinishReason: "stop"},
+		want: Message{Role: "assistant", Content: "ab", FinishReason: "stop", StopReason: StopEndTurn},
 	}, {
 		name: "escapes, surrogate pairs and lone surrogates",
 		body: stream(`{"choices":[{"index":0,"delta":{"content":"\u00e9\ud83d\ude00\ud800x\t\"\\\/"}}]}`, finish("stop")),
-		want: Message{Role: "assistant", Content: "é😀\uFFFDx\t\"\\/", FinishReason: "stop"},
+		want: Message{Role: "assistant", Content: "é😀\uFFFDx\t\"\\/", FinishReason: "stop", StopReason: StopEndTurn},
 	}, {
 		name:     "an event that is JSON but not an object is bad",
 		body:     stream(`[1,2]`),

@@ -106,7 +106,7 @@ func splittings(data []byte, seed uint64) map[string]func() io.Reader {
 
 // decodeEverySplit decodes data with every splitting and fails unless all
 // agree; it returns the common outcome.
-func decodeEverySplit(t *testing.T, data []byte, opts ...Option) outcome {
+func decodeEverySplit(t *testing.T, data []byte, opts ...BridgeOption) outcome {
 	t.Helper()
 	var want *outcome
 	var wantName string

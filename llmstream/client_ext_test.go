@@ -30,9 +30,10 @@ var toolTurn = llmstreamtest.Turn{
 
 func wantToolMessage() llmstream.Message {
 	return llmstream.Message{
-		Role:      "assistant",
-		Content:   "Reading both files.",
-		Reasoning: "The user wants the two files.",
+		Role:       "assistant",
+		Content:    "Reading both files.",
+		Reasoning:  "The user wants the two files.",
+		StopReason: llmstream.StopToolCalls,
 		ToolCalls: []llmstream.ToolCall{
 			{ID: "call_a", Type: "function", Function: llmstream.FunctionCall{Name: "read_file", Arguments: `{"path":"go.mod","max_bytes":4096}`}},
 			{ID: "call_b", Type: "function", Function: llmstream.FunctionCall{Name: "read_file", Arguments: `{"path":"README.md","note":"ünïcødé \"quoted\" 😀"}`}},
@@ -298,7 +299,7 @@ func TestClientWithNetHTTP(t *testing.T) {
 		defer srv.Close()
 		c := llmstream.NewClient(llmstream.WithBaseURL(srv.URL), llmstream.WithHTTPClient(srv.Client()))
 		m, err := c.Stream(context.Background(), llmstream.Request{})
-		want := llmstream.Message{Role: "assistant", FinishReason: "tool_calls", Usage: &llmstream.Usage{PromptTokens: 3, CompletionTokens: 4, TotalTokens: 7},
+		want := llmstream.Message{Role: "assistant", FinishReason: "tool_calls", StopReason: llmstream.StopToolCalls, Usage: &llmstream.Usage{PromptTokens: 3, CompletionTokens: 4, TotalTokens: 7},
 			ToolCalls: []llmstream.ToolCall{{ID: "c1", Type: "function", Function: llmstream.FunctionCall{Name: "f", Arguments: `{"a":1}`}}}}
 		if err != nil {
 			t.Fatal(err)

@@ -206,6 +206,8 @@ type APIError struct {
 	Code string
 	// Param is the request parameter the error is about, if the provider said.
 	Param string
+	// Kind is what the error means, the same for every provider.
+	Kind ErrorKind
 	// Err is the error underneath, if any: for an HTTP error the
 	// *transport.StatusError with the raw body and headers.
 	Err error
@@ -242,26 +244,17 @@ func (e *APIError) Error() string {
 func (e *APIError) Unwrap() error { return e.Err }
 
 // Retryable reports whether sending the same request again is reasonable:
-// the provider is rate limited, overloaded, timed out or failed on its side
-// — HTTP 408, 409, 429 and 5xx (Anthropic's 529 among them), or an
-// in-stream error whose type or code says the same. A bad request, an
-// authentication or permission failure, or a context that is too long is
-// not retryable: the same request fails the same way.
+// the provider is rate limited, overloaded or failed on its side
+// ([ErrorRateLimited], [ErrorOverloaded], [ErrorServer]), or answered HTTP
+// 408 or 409. A bad request, an authentication or permission failure, or a
+// context that is too long is not retryable: the same request fails the
+// same way.
 func (e *APIError) Retryable() bool {
-	switch s := e.StatusCode; {
-	case s == 408, s == 409, s == 429, s >= 500 && s <= 599:
+	switch e.Kind {
+	case ErrorRateLimited, ErrorOverloaded, ErrorServer:
 		return true
-	case s != 0:
-		return false
 	}
-	for _, t := range []string{e.Type, e.Code} {
-		switch t {
-		case "rate_limit_error", "rate_limit_exceeded", "overloaded_error", "server_error", "api_error",
-			"RESOURCE_EXHAUSTED", "UNAVAILABLE", "INTERNAL", "408", "429", "500", "502", "503", "504", "529":
-			return true
-		}
-	}
-	return false
+	return e.StatusCode == 408 || e.StatusCode == 409
 }
 
 // redact replaces every secret of s in e's fields.

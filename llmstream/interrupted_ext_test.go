@@ -30,7 +30,7 @@ func TestInterrupted(t *testing.T) {
 	tests := []struct {
 		name      string
 		turn      llmstreamtest.Turn
-		opts      []llmstream.Option
+		opts      []llmstream.ClientOption
 		ctx       func(context.Context) (context.Context, context.CancelFunc)
 		cause     error // also in the chain
 		wantBreak bool

@@ -27,6 +27,21 @@ var errSyntax = errors.New("invalid JSON")
 // errDepth reports nesting deeper than maxJSONDepth.
 var errDepth = errors.New("JSON nested too deeply")
 
+var (
+	errNotObject = errors.New("not a JSON object")
+	errTrailing  = errors.New("data after the JSON value")
+)
+
+// span is a half-open byte range; start < 0 means absent.
+type span struct{ start, end int }
+
+var noSpan = span{-1, -1}
+
+func (s span) ok() bool { return s.start >= 0 }
+
+// empty reports an absent or zero-length span.
+func (s span) empty() bool { return s.start >= s.end }
+
 const (
 	lsb = 0x0101010101010101
 	msb = 0x8080808080808080
@@ -77,19 +92,17 @@ func skipWS(d []byte, i int) int {
 	return i
 }
 
-// skipValue validates the value starting at d[i] (no leading space) and
-// returns the offset just past it.
+// skipValue validates the value starting at d[i] (no leading space), which
+// sits inside depth containers, and returns the offset just past it.
 func skipValue(d []byte, i, depth int) (int, error) {
 	if i >= len(d) {
 		return i, errSyntax
 	}
 	switch c := d[i]; {
+	case c == '{' || c == '[':
+		return skipNested(d, i, depth)
 	case c == '"':
 		return skipString(d, i)
-	case c == '{':
-		return skipObject(d, i, depth+1)
-	case c == '[':
-		return skipArray(d, i, depth+1)
 	case c == 't':
 		return skipLiteral(d, i, "true")
 	case c == 'f':
@@ -146,15 +159,79 @@ func skipNumber(d []byte, i int) (int, error) {
 	return i, nil
 }
 
-func skipObject(d []byte, i, depth int) (int, error) {
-	if depth > maxJSONDepth {
-		return i, errDepth
-	}
-	i = skipWS(d, i+1)
-	if i < len(d) && d[i] == '}' {
-		return i + 1, nil
-	}
+// skipNested validates the object or array at d[i] without recursion, so
+// that a hostile event nested ten thousand deep costs a byte per level, not
+// a stack frame, and a stream's goroutine keeps its small stack. The open
+// containers are kept in a small array on the stack, then on the heap.
+func skipNested(d []byte, i, depth int) (int, error) {
+	var small [64]byte
+	open := small[:0]
 	for {
+		// d[i] opens a container.
+		if depth+len(open)+1 > maxJSONDepth {
+			return i, errDepth
+		}
+		open = append(open, d[i])
+		i = skipWS(d, i+1)
+		if i < len(d) && d[i] == closer(open[len(open)-1]) {
+			i++
+			open = open[:len(open)-1]
+		} else {
+			// The first element of the new container.
+			var err error
+			if i, err = elementStart(d, i, open[len(open)-1]); err != nil {
+				return i, err
+			}
+			if d[i] == '{' || d[i] == '[' {
+				continue
+			}
+			if i, err = skipValue(d, i, 0); err != nil {
+				return i, err
+			}
+		}
+		// After a value: close containers or go on to the next element.
+		for {
+			if len(open) == 0 {
+				return i, nil
+			}
+			top := open[len(open)-1]
+			if i = skipWS(d, i); i >= len(d) {
+				return i, errSyntax
+			}
+			if d[i] == closer(top) {
+				i++
+				open = open[:len(open)-1]
+				continue
+			}
+			if d[i] != ',' {
+				return i, errSyntax
+			}
+			var err error
+			if i, err = elementStart(d, skipWS(d, i+1), top); err != nil {
+				return i, err
+			}
+			if d[i] == '{' || d[i] == '[' {
+				break
+			}
+			if i, err = skipValue(d, i, 0); err != nil {
+				return i, err
+			}
+		}
+	}
+}
+
+// closer is the byte that ends a container opened by c.
+func closer(c byte) byte {
+	if c == '{' {
+		return '}'
+	}
+	return ']'
+}
+
+// elementStart steps over an object member's key and colon (in an object)
+// and returns the offset of the element's value, which is not a space.
+func elementStart(d []byte, i int, container byte) (int, error) {
+	if container == '{' {
 		if i >= len(d) || d[i] != '"' {
 			return i, errSyntax
 		}
@@ -165,32 +242,12 @@ func skipObject(d []byte, i, depth int) (int, error) {
 		if i = skipWS(d, i); i >= len(d) || d[i] != ':' {
 			return i, errSyntax
 		}
-		if i, err = skipValue(d, skipWS(d, i+1), depth); err != nil {
-			return i, err
-		}
-		if i, err = nextMember(d, i, '}'); err != nil || i < 0 {
-			return -i - 1, err
-		}
+		i = skipWS(d, i+1)
 	}
-}
-
-func skipArray(d []byte, i, depth int) (int, error) {
-	if depth > maxJSONDepth {
-		return i, errDepth
+	if i >= len(d) {
+		return i, errSyntax
 	}
-	i = skipWS(d, i+1)
-	if i < len(d) && d[i] == ']' {
-		return i + 1, nil
-	}
-	for {
-		var err error
-		if i, err = skipValue(d, i, depth); err != nil {
-			return i, err
-		}
-		if i, err = nextMember(d, i, ']'); err != nil || i < 0 {
-			return -i - 1, err
-		}
-	}
+	return i, nil
 }
 
 // nextMember steps over the separator after an element of an object or array
@@ -367,4 +424,150 @@ func parseIndex(num []byte) (int, bool) {
 		n = min(n*10+int64(c-'0'), toolcall.MaxIndex+1)
 	}
 	return int(n), true
+}
+
+// doc is the JSON text of one event being walked, and the scratch a walk
+// needs. Every dialect's decoder walks its events with it.
+type doc struct {
+	data      []byte
+	key       []byte // a decoded key that had escapes; valid until the next readKey
+	validUTF8 bool   // data is known to be valid UTF-8 (it came through an sse.Reader)
+}
+
+// readKey reads the member name at data[i] and the colon after it, and
+// returns the name and the offset of the member's value.
+func (s *doc) readKey(i int) ([]byte, int, error) {
+	d := s.data
+	if i >= len(d) || d[i] != '"' {
+		return nil, i, errSyntax
+	}
+	var key []byte
+	end := plainRun(d, i+1, false)
+	if end < len(d) && d[end] == '"' {
+		key, end = d[i+1:end], end+1
+	} else {
+		// Keys with escapes are rare; the buffer is shared by all levels,
+		// which is safe because a key is used only before its value is
+		// walked.
+		var err error
+		if s.key, end, err = appendString(s.key[:0], d, i); err != nil {
+			return nil, end, err
+		}
+		key = s.key
+	}
+	if end = skipWS(d, end); end >= len(d) || d[end] != ':' {
+		return nil, end, errSyntax
+	}
+	if end = skipWS(d, end+1); end >= len(d) {
+		return nil, end, errSyntax
+	}
+	return key, end, nil
+}
+
+// valueSpan validates the value at data[i] and returns its span, or noSpan
+// when it is null.
+func (s *doc) valueSpan(i, depth int) (span, int, error) {
+	end, err := skipValue(s.data, i, depth)
+	if err != nil || s.data[i] == 'n' {
+		return noSpan, end, err
+	}
+	return span{i, end}, end, nil
+}
+
+// str decodes the validated JSON string at sp into dst.
+func (s *doc) str(dst []byte, sp span) []byte {
+	dst, _, _ = appendStringUTF8(dst, s.data, sp.start, s.validUTF8)
+	return dst
+}
+
+// isString reports that sp holds a JSON string.
+func (s *doc) isString(sp span) bool { return sp.ok() && s.data[sp.start] == '"' }
+
+// is reports that sp holds the JSON string lit (with no escapes in it).
+func (s *doc) is(sp span, lit string) bool {
+	return sp.end-sp.start == len(lit)+2 && s.data[sp.start] == '"' && string(s.data[sp.start+1:sp.end-1]) == lit
+}
+
+// memberFunc handles the value of one object member starting at data[i]
+// and returns the offset past it; t is the decoder walking.
+type memberFunc[T any] func(t T, key []byte, i, depth int) (int, error)
+
+// elemFunc handles element pos of an array, starting at data[i].
+type elemFunc[T any] func(t T, pos, i, depth int) (int, error)
+
+// walkObject validates the object at s.data[i], calling fn for each member.
+func walkObject[T any](s *doc, t T, i, depth int, fn memberFunc[T]) (int, error) {
+	d := s.data
+	depth++
+	if depth > maxJSONDepth {
+		return i, errDepth
+	}
+	i = skipWS(d, i+1)
+	if i < len(d) && d[i] == '}' {
+		return i + 1, nil
+	}
+	return walkMembers(s, t, i, depth, fn)
+}
+
+// walkMembers walks an object's members from the key at s.data[i] to the
+// object's end, for the members at depth.
+func walkMembers[T any](s *doc, t T, i, depth int, fn memberFunc[T]) (int, error) {
+	for {
+		key, at, err := s.readKey(i)
+		if err != nil {
+			return at, err
+		}
+		if i, err = fn(t, key, at, depth); err != nil {
+			return i, err
+		}
+		if i, err = nextMember(s.data, i, '}'); err != nil || i < 0 {
+			return -i - 1, err
+		}
+	}
+}
+
+// walkArray validates the array at s.data[i], calling fn for each element.
+func walkArray[T any](s *doc, t T, i, depth int, fn elemFunc[T]) (int, error) {
+	d := s.data
+	depth++
+	if depth > maxJSONDepth {
+		return i, errDepth
+	}
+	i = skipWS(d, i+1)
+	if i < len(d) && d[i] == ']' {
+		return i + 1, nil
+	}
+	for pos := 0; ; pos++ {
+		if i >= len(d) {
+			return i, errSyntax
+		}
+		var err error
+		if i, err = fn(t, pos, i, depth); err != nil {
+			return i, err
+		}
+		if i, err = nextMember(d, i, ']'); err != nil || i < 0 {
+			return -i - 1, err
+		}
+	}
+}
+
+// walkEvent validates data as one JSON object, calling fn for each
+// top-level member; anything after the object is an error.
+func walkEvent[T any](s *doc, t T, data []byte, fn memberFunc[T]) (int, error) {
+	s.data = data
+	i := skipWS(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		if end, err := skipValue(data, i, 0); err != nil {
+			return end, err
+		}
+		return i, errNotObject
+	}
+	i, err := walkObject(s, t, i, 0, fn)
+	if err != nil {
+		return i, err
+	}
+	if i = skipWS(data, i); i != len(data) {
+		return i, errTrailing
+	}
+	return i, nil
 }

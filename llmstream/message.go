@@ -7,13 +7,15 @@ import (
 	"fmt"
 )
 
-// Message is one chat message in the OpenAI chat-completions shape.
+// Message is one message of a conversation, the same for every [Dialect].
 //
 // It marshals to and from the OpenAI chat message JSON (role, content,
-// tool_calls, tool_call_id, name, refusal), so a Message returned by
-// [Client.Stream] or [ReadMessage] can be appended to the next request as it
-// is. Reasoning, FinishReason and Usage describe the response and are never
-// marshaled: several servers reject reasoning text sent back to them.
+// tool_calls, tool_call_id, name, refusal), plus "continuity" when it has
+// [Continuity] and "is_error" for a failed tool's answer, so a Message
+// returned by [Client.Stream] or [ReadMessage] can be saved, reloaded and
+// appended to the next request as it is. Reasoning, FinishReason,
+// StopReason and Usage describe the response and are never marshaled:
+// several servers reject reasoning text sent back to them.
 //
 // Content is always present in the JSON, except for an assistant message that
 // carries tool calls and no text, which OpenAI-compatible servers accept
@@ -22,7 +24,9 @@ import (
 type Message struct {
 	// Role is "system", "user", "assistant" or "tool".
 	Role string
-	// Content is the message text.
+	// Content is the message text: for an assistant, the answer text only
+	// (not reasoning, not a compaction summary, citation or server-side
+	// tool result, which the dialects keep in Continuity).
 	Content string
 	// ToolCalls are the complete tool calls of an assistant message, in the
 	// order the model emitted them (ascending stream index).
@@ -31,20 +35,83 @@ type Message struct {
 	ToolCallID string
 	// Name is the optional participant name.
 	Name string
+	// IsError marks a "tool" message that reports the tool's failure
+	// (Anthropic's tool_result "is_error"; the other dialects have no such
+	// flag and send the text alone).
+	IsError bool
 
-	// Reasoning is the reasoning text ("reasoning_content" or "reasoning")
-	// some models stream before their answer. Not marshaled.
+	// Reasoning is the reasoning text, for display: chat's
+	// "reasoning_content" or "reasoning", Anthropic's thinking, Responses'
+	// reasoning summary or text, Gemini's thought parts. Not marshaled;
+	// what a provider needs back is in Continuity.
 	Reasoning string
 	// Refusal is the model's refusal text, if it refused.
 	Refusal string
-	// FinishReason is the provider's finish reason ("stop", "tool_calls",
-	// "length", "content_filter", ...) as sent; empty if none arrived. A
-	// message with tool calls is a tool-call turn whatever it says. Not marshaled.
+	// FinishReason is the provider's finish reason as sent ("stop",
+	// "tool_calls", "end_turn", "MAX_TOKENS", ...); empty if none arrived.
+	// Not marshaled.
 	FinishReason string
+	// StopReason is what FinishReason means, the same for every dialect
+	// (see [StopReason] for the mapping). A message with tool calls is a
+	// tool-call turn whatever the provider said. Not marshaled.
+	StopReason StopReason
 	// Usage is the token accounting of the response, nil when the provider
 	// sent none. Not marshaled.
 	Usage *Usage
+	// Continuity is the provider state the next request of the
+	// conversation must carry back, nil when there is none. Keep it with
+	// the message: it marshals with it, and a Client of the same dialect
+	// writes it back exactly; another dialect leaves it out.
+	Continuity *Continuity
 }
+
+// Continuity is the provider state an assistant message carries into the
+// next request of its conversation — Anthropic's thinking blocks with their
+// signatures and redacted thinking, the Responses API's reasoning items
+// with their encrypted content, Gemini's thought signatures — and the
+// provider's other pieces that the neutral fields cannot hold (server-side
+// tool blocks, Responses tool items other than function calls), in the
+// order the provider sent them relative to the message's text and calls.
+//
+// It is opaque: keep it, do not edit it. A [Client] of the same Dialect
+// rebuilds the provider's content from Blocks, taking the text from
+// Content and the calls from ToolCalls; if they no longer match (text
+// edited, calls removed), it falls back to the text, then the calls, with
+// the raw blocks before them.
+type Continuity struct {
+	// Dialect is the wire the state came from.
+	Dialect Dialect `json:"dialect"`
+	// Blocks are the message's pieces in the provider's order.
+	Blocks []Block `json:"blocks"`
+}
+
+// Block is one piece of an assistant message in the provider's order. Its
+// fields may grow; compare them, not whole Blocks.
+type Block struct {
+	// Type is [BlockText], [BlockToolCall], or the provider's own type
+	// ("thinking", "redacted_thinking", "reasoning", "server_tool_use",
+	// "web_search_call", "thought", ...) for a piece kept whole in Raw.
+	Type string `json:"type"`
+	// Bytes is how many bytes of Content a text block holds.
+	Bytes int `json:"bytes,omitempty"`
+	// Call is the position in ToolCalls of a tool-call block.
+	Call int `json:"call,omitempty"`
+	// ID is the provider's id of the piece, where the dialect sends it
+	// back (Responses' message and function-call item ids).
+	ID string `json:"id,omitempty"`
+	// Signature is the provider's signature on the piece (Gemini's
+	// thoughtSignature on a text or function-call part).
+	Signature string `json:"signature,omitempty"`
+	// Raw is the piece as the provider sent it, written back exactly, for
+	// the provider's own types.
+	Raw json.RawMessage `json:"raw,omitempty"`
+}
+
+// The [Block] types that stand for a message's own text and calls.
+const (
+	BlockText     = "text"
+	BlockToolCall = "tool_call"
+)
 
 // ToolCall is one complete tool call of an assistant message.
 type ToolCall struct {
@@ -74,13 +141,31 @@ type FunctionCall struct {
 }
 
 // Usage is the token accounting a provider reports for one response.
+//
+//	field             chat                     Anthropic                    Responses                              Gemini
+//	PromptTokens      prompt_tokens            input_tokens                 input_tokens                           promptTokenCount
+//	CompletionTokens  completion_tokens        output_tokens                output_tokens                          candidatesTokenCount (+ thoughtsTokenCount)
+//	TotalTokens       total_tokens             the sum of all four          total_tokens                           totalTokenCount
+//	CachedTokens      ..cached_tokens          cache_read_input_tokens      input_tokens_details.cached_tokens     cachedContentTokenCount
+//	CacheWriteTokens  —                        cache_creation_input_tokens  —                                      —
+//	ReasoningTokens   ..reasoning_tokens       —                            output_tokens_details.reasoning_tokens thoughtsTokenCount
+//
+// Anthropic's input_tokens leaves out the cached tokens, so its total adds
+// them; where a provider sends no total, it is the sum.
 type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	TotalTokens      int `json:"total_tokens"`
-	// CachedTokens is prompt_tokens_details.cached_tokens, 0 if absent.
+	// CachedTokens is how many prompt tokens were read from the
+	// provider's cache (prompt_tokens_details.cached_tokens in chat), 0
+	// if absent.
 	CachedTokens int `json:"-"`
-	// ReasoningTokens is completion_tokens_details.reasoning_tokens, 0 if absent.
+	// CacheWriteTokens is how many prompt tokens were written to the
+	// provider's cache (Anthropic's cache_creation_input_tokens), 0 if
+	// absent.
+	CacheWriteTokens int `json:"-"`
+	// ReasoningTokens is how many output tokens went to reasoning
+	// (completion_tokens_details.reasoning_tokens in chat), 0 if absent.
 	ReasoningTokens int `json:"-"`
 }
 
@@ -113,18 +198,31 @@ type wireMessage struct {
 	Name       string          `json:"name,omitempty"`
 	ToolCalls  []ToolCall      `json:"tool_calls,omitempty"`
 	ToolCallID string          `json:"tool_call_id,omitempty"`
+	IsError    bool            `json:"is_error,omitempty"`
+	Continuity *Continuity     `json:"continuity,omitempty"`
 }
 
-// MarshalJSON writes the OpenAI chat message JSON.
-func (m Message) MarshalJSON() ([]byte, error) {
+// chatWire is m as the chat dialect sends it: the OpenAI message alone.
+func (m *Message) chatWire() (wireMessage, error) {
 	w := wireMessage{Role: m.Role, Refusal: m.Refusal, Name: m.Name, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID}
 	if !(m.Role == "assistant" && m.Content == "" && len(m.ToolCalls) > 0) {
 		c, err := json.Marshal(m.Content)
 		if err != nil {
-			return nil, err
+			return w, err
 		}
 		w.Content = c
 	}
+	return w, nil
+}
+
+// MarshalJSON writes the OpenAI chat message JSON, with "is_error" and
+// "continuity" when they are set.
+func (m Message) MarshalJSON() ([]byte, error) {
+	w, err := m.chatWire()
+	if err != nil {
+		return nil, err
+	}
+	w.IsError, w.Continuity = m.IsError, m.Continuity
 	return json.Marshal(w)
 }
 
@@ -139,7 +237,7 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return err
 	}
-	*m = Message{Role: w.Role, Content: content, Refusal: w.Refusal, Name: w.Name, ToolCalls: w.ToolCalls, ToolCallID: w.ToolCallID}
+	*m = Message{Role: w.Role, Content: content, Refusal: w.Refusal, Name: w.Name, ToolCalls: w.ToolCalls, ToolCallID: w.ToolCallID, IsError: w.IsError, Continuity: w.Continuity}
 	return nil
 }
 
@@ -266,15 +364,20 @@ func (f *FunctionCall) unmarshal(data []byte) error {
 }
 
 type wireUsage struct {
-	PromptTokens        int `json:"prompt_tokens"`
-	CompletionTokens    int `json:"completion_tokens"`
-	TotalTokens         int `json:"total_tokens"`
-	PromptTokensDetails *struct {
-		CachedTokens int `json:"cached_tokens"`
-	} `json:"prompt_tokens_details,omitempty"`
+	PromptTokens            int            `json:"prompt_tokens"`
+	CompletionTokens        int            `json:"completion_tokens"`
+	TotalTokens             int            `json:"total_tokens"`
+	PromptTokensDetails     *promptDetails `json:"prompt_tokens_details,omitempty"`
 	CompletionTokensDetails *struct {
 		ReasoningTokens int `json:"reasoning_tokens"`
 	} `json:"completion_tokens_details,omitempty"`
+}
+
+// promptDetails is prompt_tokens_details; cache_write_tokens is this
+// package's own member, for what Anthropic reports.
+type promptDetails struct {
+	CachedTokens     int `json:"cached_tokens"`
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
 }
 
 // UnmarshalJSON reads the OpenAI usage object, including the cached and
@@ -287,6 +390,7 @@ func (u *Usage) UnmarshalJSON(data []byte) error {
 	*u = Usage{PromptTokens: w.PromptTokens, CompletionTokens: w.CompletionTokens, TotalTokens: w.TotalTokens}
 	if w.PromptTokensDetails != nil {
 		u.CachedTokens = w.PromptTokensDetails.CachedTokens
+		u.CacheWriteTokens = w.PromptTokensDetails.CacheWriteTokens
 	}
 	if w.CompletionTokensDetails != nil {
 		u.ReasoningTokens = w.CompletionTokensDetails.ReasoningTokens
@@ -297,10 +401,8 @@ func (u *Usage) UnmarshalJSON(data []byte) error {
 // MarshalJSON writes the OpenAI usage object.
 func (u Usage) MarshalJSON() ([]byte, error) {
 	w := wireUsage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
-	if u.CachedTokens != 0 {
-		w.PromptTokensDetails = &struct {
-			CachedTokens int `json:"cached_tokens"`
-		}{u.CachedTokens}
+	if u.CachedTokens != 0 || u.CacheWriteTokens != 0 {
+		w.PromptTokensDetails = &promptDetails{u.CachedTokens, u.CacheWriteTokens}
 	}
 	if u.ReasoningTokens != 0 {
 		w.CompletionTokensDetails = &struct {

@@ -103,6 +103,15 @@ func TestToolCallExtraMustBeObject(t *testing.T) {
 	}
 }
 
+// endpoint is the chat endpoint for a base URL, as a Client makes it.
+func endpoint(base string) (string, error) {
+	u, err := normalizeBase(base, chatProtocol{})
+	if err != nil {
+		return "", err
+	}
+	return chatProtocol{}.endpoint(u, "")
+}
+
 func TestEndpoint(t *testing.T) {
 	for _, tc := range []struct{ base, want string }{
 		{"", "https://api.openai.com/v1/chat/completions"},

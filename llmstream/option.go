@@ -11,18 +11,33 @@ import (
 	"github.com/airlock-go/airlock/toolcall"
 )
 
-// Option configures a [Bridge], [ReadMessage] or a [Client]. Options are
-// values with a String method, so they print readably; they compose with
-// [Options]. Options that only concern the HTTP exchange (base URL, API key,
-// model, headers, HTTP client, usage, idle timeout) are ignored by
-// [NewBridge] and [ReadMessage].
-type Option interface {
-	apply(*config)
+// ClientOption configures a [Client]. Options are values with a String
+// method, so they print readably. Those that also configure a [Bridge] are
+// [Option]s.
+type ClientOption interface {
+	applyToClient(*config)
 	fmt.Stringer
+}
+
+// BridgeOption configures a [Bridge] or [ReadMessage]. Every BridgeOption
+// is an [Option]; an option that only concerns the HTTP exchange (base
+// URL, key, headers, HTTP client) is a [ClientOption] alone, so passing one
+// to [NewBridge] does not compile.
+type BridgeOption interface {
+	applyToBridge(*config)
+	fmt.Stringer
+}
+
+// Option configures a [Client], a [Bridge] and [ReadMessage] alike: the
+// dialect, the delta callback, the SSE and tool-call limits, secrets.
+type Option interface {
+	ClientOption
+	BridgeOption
 }
 
 // config is the settings every constructor copies in.
 type config struct {
+	dialect  Dialect
 	onDelta  func(Delta) error
 	sseOpts  []sse.Option
 	toolOpts []toolcall.Option
@@ -34,9 +49,34 @@ type config struct {
 	httpClient  Doer
 	noUsage     bool
 	idleTimeout time.Duration
+	defaults    Request // WithRequestDefaults
 
 	secretValues []string    // WithSecrets
-	secrets      *redact.Set // all of the above, made by newConfig
+	secrets      *redact.Set // all of the credentials above, made by the constructors
+}
+
+// newClientConfig applies opts in order, skipping nil ones.
+func newClientConfig(opts []ClientOption) config {
+	var c config
+	for _, o := range opts {
+		if o != nil {
+			o.applyToClient(&c)
+		}
+	}
+	c.secrets = c.secretSet()
+	return c
+}
+
+// newBridgeConfig applies opts in order, skipping nil ones.
+func newBridgeConfig(opts []BridgeOption) config {
+	var c config
+	for _, o := range opts {
+		if o != nil {
+			o.applyToBridge(&c)
+		}
+	}
+	c.secrets = c.secretSet()
+	return c
 }
 
 // secretSet is every credential the configuration sends or names secret:
@@ -54,25 +94,22 @@ func (c *config) secretSet() *redact.Set {
 	return s
 }
 
-func newConfig(opts []Option) config {
-	var c config
-	for _, o := range opts {
-		if o != nil {
-			o.apply(&c)
-		}
-	}
-	c.secrets = c.secretSet()
-	return c
-}
-
 // Options is a list of options that is itself an Option, applied in order;
 // nil entries are ignored.
 type Options []Option
 
-func (o Options) apply(c *config) {
+func (o Options) applyToClient(c *config) {
 	for _, opt := range o {
 		if opt != nil {
-			opt.apply(c)
+			opt.applyToClient(c)
+		}
+	}
+}
+
+func (o Options) applyToBridge(c *config) {
+	for _, opt := range o {
+		if opt != nil {
+			opt.applyToBridge(c)
 		}
 	}
 }
@@ -80,32 +117,49 @@ func (o Options) apply(c *config) {
 // String lists the options.
 func (o Options) String() string { return fmt.Sprint([]Option(o)) }
 
+type dialectOption Dialect
+
+// WithDialect chooses the wire protocol: [DialectChat] (the default),
+// [DialectAnthropic], [DialectResponses] or [DialectGemini]. A value that
+// is none of these fails every call of a Client and every event of a
+// Bridge with [ErrMisuse].
+func WithDialect(d Dialect) Option { return dialectOption(d) }
+
+func (o dialectOption) applyToClient(c *config) { c.dialect = Dialect(o) }
+func (o dialectOption) applyToBridge(c *config) { c.dialect = Dialect(o) }
+func (o dialectOption) String() string {
+	return fmt.Sprintf("llmstream.WithDialect(%v)", Dialect(o))
+}
+
 type onDeltaOption func(Delta) error
 
 // WithOnDelta calls fn with each piece of the response as it arrives: text,
 // reasoning, refusal, and tool-call progress. fn runs on the goroutine that
 // reads the stream, so a slow fn slows the stream. A non-nil return stops
 // reading at once; the stream then fails with an error that matches both
-// [ErrAborted] and fn's error. A Delta may be kept after fn returns.
+// [ErrAborted] and fn's error. A Delta may be kept after fn returns. A
+// request's own [Request.OnDelta] is used instead, for that request.
 func WithOnDelta(fn func(Delta) error) Option { return onDeltaOption(fn) }
 
-func (o onDeltaOption) apply(c *config) { c.onDelta = o }
-func (o onDeltaOption) String() string  { return "llmstream.WithOnDelta(func)" }
+func (o onDeltaOption) applyToClient(c *config) { c.onDelta = o }
+func (o onDeltaOption) applyToBridge(c *config) { c.onDelta = o }
+func (o onDeltaOption) String() string          { return "llmstream.WithOnDelta(func)" }
 
 type sseOption []sse.Option
 
 // WithSSEOptions passes options to the SSE reader, for example
 // sse.WithMaxEventSize to accept events larger than [DefaultMaxEventSize]
 // (4 MiB, the limit llmstream reads with, above the sse package's own
-// default).
-// The bridge sets its own unknown-field handler (to catch llama.cpp's
-// "error:" lines) after these.
+// default). The dialect sets the done sentinel first and the bridge its
+// own unknown-field handler (to catch llama.cpp's "error:" lines) after
+// these.
 func WithSSEOptions(opts ...sse.Option) Option {
 	return sseOption(append([]sse.Option(nil), opts...))
 }
 
-func (o sseOption) apply(c *config) { c.sseOpts = append(c.sseOpts, o...) }
-func (o sseOption) String() string  { return fmt.Sprintf("llmstream.WithSSEOptions%v", []sse.Option(o)) }
+func (o sseOption) applyToClient(c *config) { c.sseOpts = append(c.sseOpts, o...) }
+func (o sseOption) applyToBridge(c *config) { c.sseOpts = append(c.sseOpts, o...) }
+func (o sseOption) String() string          { return fmt.Sprintf("llmstream.WithSSEOptions%v", []sse.Option(o)) }
 
 type toolCallOption []toolcall.Option
 
@@ -115,95 +169,10 @@ func WithToolCallOptions(opts ...toolcall.Option) Option {
 	return toolCallOption(append([]toolcall.Option(nil), opts...))
 }
 
-func (o toolCallOption) apply(c *config) { c.toolOpts = append(c.toolOpts, o...) }
+func (o toolCallOption) applyToClient(c *config) { c.toolOpts = append(c.toolOpts, o...) }
+func (o toolCallOption) applyToBridge(c *config) { c.toolOpts = append(c.toolOpts, o...) }
 func (o toolCallOption) String() string {
 	return fmt.Sprintf("llmstream.WithToolCallOptions%v", []toolcall.Option(o))
-}
-
-type baseURLOption string
-
-// WithBaseURL sets the server's base URL, for example
-// "http://localhost:11434/v1"; default [DefaultBaseURL]. Trailing slashes
-// are dropped, "/chat/completions" is appended unless the URL already ends
-// with it, and a URL with no path gets "/v1" first. A URL that is not http
-// or https is reported by every call.
-func WithBaseURL(url string) Option { return baseURLOption(url) }
-
-func (o baseURLOption) apply(c *config) { c.baseURL = string(o) }
-func (o baseURLOption) String() string {
-	return fmt.Sprintf("llmstream.WithBaseURL(%q)", redact.URL(string(o)))
-}
-
-type apiKeyOption string
-
-// WithAPIKey sets the key sent as "Authorization: Bearer <key>". The key
-// never appears in an error or in the option's String. Servers that want
-// another header (Azure's "api-key") take it through [WithHeader].
-func WithAPIKey(key string) Option { return apiKeyOption(key) }
-
-func (o apiKeyOption) apply(c *config) { c.apiKey = string(o) }
-func (o apiKeyOption) String() string  { return "llmstream.WithAPIKey(<redacted>)" }
-
-type modelOption string
-
-// WithModel sets the model requested when a [Request] names none.
-func WithModel(model string) Option { return modelOption(model) }
-
-func (o modelOption) apply(c *config) { c.model = string(o) }
-func (o modelOption) String() string  { return fmt.Sprintf("llmstream.WithModel(%q)", string(o)) }
-
-type headerOption struct{ key, value string }
-
-// WithHeader adds a header to every request. Its value never appears in an
-// error or in the option's String.
-func WithHeader(key, value string) Option { return headerOption{key, value} }
-
-func (o headerOption) apply(c *config) {
-	if c.header == nil {
-		c.header = make(http.Header)
-	}
-	c.header.Add(o.key, o.value)
-}
-func (o headerOption) String() string {
-	return fmt.Sprintf("llmstream.WithHeader(%q, <redacted>)", o.key)
-}
-
-type httpClientOption struct{ d Doer }
-
-// WithHTTPClient sets what sends the requests: a [*transport.Client]
-// configured with its own options, an *http.Client, or any [Doer]. Default:
-// transport.New() with its defaults (60 s total timeout, stall detection,
-// 100 MiB cap, TLS verified). An *http.Client brings none of those limits:
-// the stream is then bounded only by its own Timeout and the context.
-func WithHTTPClient(d Doer) Option { return httpClientOption{d} }
-
-func (o httpClientOption) apply(c *config) { c.httpClient = o.d }
-func (o httpClientOption) String() string  { return fmt.Sprintf("llmstream.WithHTTPClient(%T)", o.d) }
-
-type includeUsageOption bool
-
-// WithIncludeUsage sets whether requests ask for a usage chunk with
-// "stream_options": {"include_usage": true}; default true. Turn it off for
-// servers that reject stream_options.
-func WithIncludeUsage(on bool) Option { return includeUsageOption(on) }
-
-func (o includeUsageOption) apply(c *config) { c.noUsage = !bool(o) }
-func (o includeUsageOption) String() string {
-	return fmt.Sprintf("llmstream.WithIncludeUsage(%t)", bool(o))
-}
-
-type idleTimeoutOption time.Duration
-
-// WithIdleTimeout ends a stream with [ErrIdleTimeout] when no event that
-// carries content, reasoning, a tool-call fragment or a finish reason
-// arrives for d. Keep-alive comments and empty chunks do not count, so a
-// server that keeps a dead generation "alive" is still caught. 0, the
-// default, turns it off; the transport's own limits still apply.
-func WithIdleTimeout(d time.Duration) Option { return idleTimeoutOption(d) }
-
-func (o idleTimeoutOption) apply(c *config) { c.idleTimeout = time.Duration(o) }
-func (o idleTimeoutOption) String() string {
-	return fmt.Sprintf("llmstream.WithIdleTimeout(%v)", time.Duration(o))
 }
 
 type secretsOption []string
@@ -219,7 +188,120 @@ type secretsOption []string
 // them would garble messages and hide nothing worth hiding.
 func WithSecrets(values ...string) Option { return secretsOption(append([]string(nil), values...)) }
 
-func (o secretsOption) apply(c *config) { c.secretValues = append(c.secretValues, o...) }
+func (o secretsOption) applyToClient(c *config) { c.secretValues = append(c.secretValues, o...) }
+func (o secretsOption) applyToBridge(c *config) { c.secretValues = append(c.secretValues, o...) }
 func (o secretsOption) String() string {
 	return fmt.Sprintf("llmstream.WithSecrets(<%d redacted>)", len(o))
+}
+
+type baseURLOption string
+
+// WithBaseURL sets the server's base URL, for example
+// "http://localhost:11434/v1"; default [DefaultBaseURL] (or the dialect's
+// own, such as "https://api.anthropic.com/v1"). Trailing slashes are
+// dropped, the dialect's path ("/chat/completions", "/messages", ...) is
+// appended unless the URL already ends with it, and a URL with no path
+// gets the dialect's version path first ("/v1", "/v1beta" for Gemini). A
+// URL that is not http or https is reported by every call.
+func WithBaseURL(url string) ClientOption { return baseURLOption(url) }
+
+func (o baseURLOption) applyToClient(c *config) { c.baseURL = string(o) }
+func (o baseURLOption) String() string {
+	return fmt.Sprintf("llmstream.WithBaseURL(%q)", redact.URL(string(o)))
+}
+
+type apiKeyOption string
+
+// WithAPIKey sets the key, sent the dialect's way ("Authorization: Bearer
+// <key>" for chat and Responses, "x-api-key" for Anthropic,
+// "x-goog-api-key" for Gemini). The key never appears in an error or in
+// the option's String. Servers that want another header (Azure's
+// "api-key") take it through [WithHeader].
+func WithAPIKey(key string) ClientOption { return apiKeyOption(key) }
+
+func (o apiKeyOption) applyToClient(c *config) { c.apiKey = string(o) }
+func (o apiKeyOption) String() string          { return "llmstream.WithAPIKey(<redacted>)" }
+
+type modelOption string
+
+// WithModel sets the model requested when a [Request] names none.
+func WithModel(model string) ClientOption { return modelOption(model) }
+
+func (o modelOption) applyToClient(c *config) { c.model = string(o) }
+func (o modelOption) String() string          { return fmt.Sprintf("llmstream.WithModel(%q)", string(o)) }
+
+type headerOption struct{ key, value string }
+
+// WithHeader adds a header to every request. Its value never appears in an
+// error or in the option's String.
+func WithHeader(key, value string) ClientOption { return headerOption{key, value} }
+
+func (o headerOption) applyToClient(c *config) {
+	if c.header == nil {
+		c.header = make(http.Header)
+	}
+	c.header.Add(o.key, o.value)
+}
+func (o headerOption) String() string {
+	return fmt.Sprintf("llmstream.WithHeader(%q, <redacted>)", o.key)
+}
+
+type httpClientOption struct{ d Doer }
+
+// WithHTTPClient sets what sends the requests: a [*transport.Client]
+// configured with its own options, an *http.Client, or any [Doer]. Default:
+// transport.New() with its defaults (60 s total timeout, stall detection,
+// 100 MiB cap, TLS verified, retries before the first byte). An
+// *http.Client brings none of those limits and no retries: the stream is
+// then bounded only by its own Timeout and the context.
+func WithHTTPClient(d Doer) ClientOption { return httpClientOption{d} }
+
+func (o httpClientOption) applyToClient(c *config) { c.httpClient = o.d }
+func (o httpClientOption) String() string {
+	return fmt.Sprintf("llmstream.WithHTTPClient(%T)", o.d)
+}
+
+type includeUsageOption bool
+
+// WithIncludeUsage sets whether chat requests ask for a usage chunk with
+// "stream_options": {"include_usage": true}; default true. Turn it off for
+// servers that reject stream_options. The other dialects always report
+// usage.
+func WithIncludeUsage(on bool) ClientOption { return includeUsageOption(on) }
+
+func (o includeUsageOption) applyToClient(c *config) { c.noUsage = !bool(o) }
+func (o includeUsageOption) String() string {
+	return fmt.Sprintf("llmstream.WithIncludeUsage(%t)", bool(o))
+}
+
+type idleTimeoutOption time.Duration
+
+// WithIdleTimeout ends a stream with [ErrIdleTimeout] when no event that
+// carries content, reasoning, a tool-call fragment or a finish reason
+// arrives for d. Keep-alive comments, pings and empty chunks do not count,
+// so a server that keeps a dead generation "alive" is still caught. 0, the
+// default, turns it off; the transport's own limits still apply.
+func WithIdleTimeout(d time.Duration) ClientOption { return idleTimeoutOption(d) }
+
+func (o idleTimeoutOption) applyToClient(c *config) { c.idleTimeout = time.Duration(o) }
+func (o idleTimeoutOption) String() string {
+	return fmt.Sprintf("llmstream.WithIdleTimeout(%v)", time.Duration(o))
+}
+
+type requestDefaultsOption struct{ r Request }
+
+// WithRequestDefaults sets the generation settings every request starts
+// from: each field of defaults that is set (model, max tokens,
+// temperature, top-p, stop sequences, tool choice, parallel tool calls,
+// reasoning settings, tools, Extra members) applies to a request that
+// leaves it unset; a request's own value wins. Messages and OnDelta of
+// defaults are not allowed: every call reports such defaults with
+// [ErrInvalidRequest].
+func WithRequestDefaults(defaults Request) ClientOption {
+	return requestDefaultsOption{defaults.clone()}
+}
+
+func (o requestDefaultsOption) applyToClient(c *config) { c.defaults = o.r.clone() }
+func (o requestDefaultsOption) String() string {
+	return "llmstream.WithRequestDefaults(...)"
 }

@@ -77,33 +77,35 @@ var echoes = []struct {
 // credentials are the places a request can carry one.
 var credentials = []struct {
 	name string
-	opts func(base string) (string, []llmstream.Option)
+	opts func(base string) (string, []llmstream.ClientOption)
 }{
-	{"WithAPIKey", func(b string) (string, []llmstream.Option) { return b, opts(llmstream.WithAPIKey(leakSecret)) }},
-	{"Authorization", func(b string) (string, []llmstream.Option) {
+	{"WithAPIKey", func(b string) (string, []llmstream.ClientOption) { return b, opts(llmstream.WithAPIKey(leakSecret)) }},
+	{"Authorization", func(b string) (string, []llmstream.ClientOption) {
 		return b, opts(llmstream.WithHeader("Authorization", "Bearer "+leakSecret))
 	}},
-	{"Proxy-Authorization", func(b string) (string, []llmstream.Option) {
+	{"Proxy-Authorization", func(b string) (string, []llmstream.ClientOption) {
 		return b, opts(llmstream.WithHeader("Proxy-Authorization", "Basic "+leakSecret))
 	}},
-	{"Api-Key", func(b string) (string, []llmstream.Option) {
+	{"Api-Key", func(b string) (string, []llmstream.ClientOption) {
 		return b, opts(llmstream.WithHeader("Api-Key", leakSecret))
 	}},
-	{"X-Api-Key", func(b string) (string, []llmstream.Option) {
+	{"X-Api-Key", func(b string) (string, []llmstream.ClientOption) {
 		return b, opts(llmstream.WithHeader("X-Api-Key", leakSecret))
 	}},
-	{"X-Goog-Api-Key", func(b string) (string, []llmstream.Option) {
+	{"X-Goog-Api-Key", func(b string) (string, []llmstream.ClientOption) {
 		return b, opts(llmstream.WithHeader("X-Goog-Api-Key", leakSecret))
 	}},
-	{"a header of any name", func(b string) (string, []llmstream.Option) {
+	{"a header of any name", func(b string) (string, []llmstream.ClientOption) {
 		return b, opts(llmstream.WithHeader("X-Portal-Id", leakSecret))
 	}},
-	{"query key", func(b string) (string, []llmstream.Option) { return b + "?key=" + leakSecret, nil }},
-	{"query api-key", func(b string) (string, []llmstream.Option) { return b + "?api-version=1&api-key=" + leakSecret, nil }},
-	{"query api_key", func(b string) (string, []llmstream.Option) { return b + "?api_key=" + leakSecret, nil }},
-	{"query token", func(b string) (string, []llmstream.Option) { return b + "?token=" + leakSecret, nil }},
-	{"query sig", func(b string) (string, []llmstream.Option) { return b + "?sv=2024&sig=" + leakSecret, nil }},
-	{"userinfo", func(b string) (string, []llmstream.Option) {
+	{"query key", func(b string) (string, []llmstream.ClientOption) { return b + "?key=" + leakSecret, nil }},
+	{"query api-key", func(b string) (string, []llmstream.ClientOption) {
+		return b + "?api-version=1&api-key=" + leakSecret, nil
+	}},
+	{"query api_key", func(b string) (string, []llmstream.ClientOption) { return b + "?api_key=" + leakSecret, nil }},
+	{"query token", func(b string) (string, []llmstream.ClientOption) { return b + "?token=" + leakSecret, nil }},
+	{"query sig", func(b string) (string, []llmstream.ClientOption) { return b + "?sv=2024&sig=" + leakSecret, nil }},
+	{"userinfo", func(b string) (string, []llmstream.ClientOption) {
 		return strings.Replace(b, "http://", "http://user:"+leakSecret+"@", 1), nil
 	}},
 }
@@ -111,7 +113,7 @@ var credentials = []struct {
 // basicLeak is the userinfo credential as net/http sends it.
 var basicLeak = base64.StdEncoding.EncodeToString([]byte("user:" + leakSecret))
 
-func opts(o ...llmstream.Option) []llmstream.Option { return o }
+func opts(o ...llmstream.ClientOption) []llmstream.ClientOption { return o }
 
 type doerFunc func(*http.Request) (*http.Response, error)
 

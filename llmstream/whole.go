@@ -53,8 +53,8 @@ func (b *Bridge) whole(r io.Reader, limit int) (Message, error) {
 			break
 		}
 	}
-	if b.err == nil {
-		b.checkFinish()
+	if b.err == nil && b.finish == "error" {
+		b.fail(finishError())
 	}
 	b.done = true
 	return b.Message()

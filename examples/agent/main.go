@@ -89,7 +89,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	out := &printer{w: stdout, color: useColor(stdout, getenv)}
 	httpClient := transport.New(transport.WithTimeout(cfg.Timeout), transport.WithConnectTimeout(cfg.ConnectTimeout))
 	defer httpClient.CloseIdleConnections()
-	opts := []llmstream.Option{llmstream.WithHTTPClient(httpClient)}
+	opts := []llmstream.ClientOption{llmstream.WithHTTPClient(httpClient)}
 	if cfg.Real {
 		baseURL := cfg.BaseURL
 		if baseURL == "" {

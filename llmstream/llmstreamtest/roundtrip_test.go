@@ -25,6 +25,14 @@ func bridgeWant(m llmstream.Message) llmstream.Message {
 		}
 		m.ToolCalls = calls
 	}
+	m.StopReason = map[string]llmstream.StopReason{"": 0, "stop": llmstream.StopEndTurn, "tool_calls": llmstream.StopToolCalls,
+		"length": llmstream.StopLength, "content_filter": llmstream.StopContentFilter}[m.FinishReason]
+	if _, known := map[string]bool{"": true, "stop": true, "tool_calls": true, "length": true, "content_filter": true}[m.FinishReason]; !known {
+		m.StopReason = llmstream.StopOther
+	}
+	if len(m.ToolCalls) > 0 && (m.StopReason == 0 || m.StopReason == llmstream.StopEndTurn || m.StopReason == llmstream.StopOther) {
+		m.StopReason = llmstream.StopToolCalls
+	}
 	return m
 }
 

@@ -48,14 +48,15 @@ type piece struct {
 // when it comes through an sse.Reader.
 func decoderRecord(prev, data []byte, validUTF8 bool) (record, bool) {
 	b := NewBridge()
-	b.ev.validUTF8 = validUTF8
+	c := b.decoder().(*chatDecoder)
+	c.ev.validUTF8 = validUTF8
 	if len(prev) > 0 {
-		b.decodeChunk(prev)
+		c.decodeChunk(prev)
 	}
-	if _, err := b.decodeChunk(data); err != nil {
+	if _, err := c.decodeChunk(data); err != nil {
 		return record{}, false
 	}
-	e := &b.ev
+	e := &c.ev
 	var r record
 	for _, mk := range e.marks {
 		switch mk.kind {

@@ -1,0 +1,143 @@
+package llmstream
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/airlock-go/airlock/sse"
+)
+
+// Dialect is the wire protocol a [Client] speaks and a [Bridge] reads. Every
+// dialect gives the same [Message], with the same guarantees: bounded,
+// independent of how the bytes were split, typed errors, no half-formed
+// call. The zero value means [DialectChat].
+type Dialect uint8
+
+const (
+	_ Dialect = iota
+	// DialectChat is OpenAI Chat Completions and every server compatible
+	// with it (Azure, vLLM, Ollama, llama.cpp, OpenRouter, Groq, DeepSeek,
+	// Mistral, Gemini's OpenAI endpoint, ...): POST {base}/chat/completions
+	// with "Authorization: Bearer <key>"; the stream ends properly with
+	// "[DONE]" or at its end after a finish reason.
+	DialectChat
+	// DialectAnthropic is Anthropic's Messages API: POST {base}/messages
+	// (base https://api.anthropic.com/v1) with "x-api-key" and
+	// "anthropic-version: 2023-06-01"; the stream ends properly with
+	// message_stop.
+	DialectAnthropic
+	// DialectResponses is OpenAI's Responses API: POST {base}/responses
+	// with "Authorization: Bearer <key>"; the stream ends properly with
+	// response.completed or response.incomplete, and fails with
+	// response.failed or an error event.
+	DialectResponses
+	// DialectGemini is Google's Gemini API: POST
+	// {base}/models/{model}:streamGenerateContent?alt=sse (base
+	// https://generativelanguage.googleapis.com/v1beta) with
+	// "x-goog-api-key"; the stream ends properly at its end after a
+	// candidate carried a finishReason.
+	DialectGemini
+
+	dialectEnd
+)
+
+// String returns the dialect's name: "chat", "anthropic", "responses" or
+// "gemini" ("chat" for the zero value, which means it).
+func (d Dialect) String() string {
+	switch d.normal() {
+	case DialectChat:
+		return "chat"
+	case DialectAnthropic:
+		return "anthropic"
+	case DialectResponses:
+		return "responses"
+	case DialectGemini:
+		return "gemini"
+	}
+	return fmt.Sprintf("Dialect(%d)", uint8(d))
+}
+
+// ParseDialect returns the dialect named s, as flags and configuration
+// files give it: "chat", "anthropic", "responses" or "gemini", in any case;
+// "openai" is taken for "chat". Any other name is an error that lists the
+// names.
+func ParseDialect(s string) (Dialect, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "chat", "openai":
+		return DialectChat, nil
+	case "anthropic":
+		return DialectAnthropic, nil
+	case "responses":
+		return DialectResponses, nil
+	case "gemini":
+		return DialectGemini, nil
+	}
+	return 0, fmt.Errorf("llmstream: unknown dialect %q (want chat, anthropic, responses or gemini)", s)
+}
+
+// MarshalText returns the dialect's name, so a Dialect marshals as a JSON
+// string and works with flag.TextVar.
+func (d Dialect) MarshalText() ([]byte, error) {
+	if d >= dialectEnd {
+		return nil, fmt.Errorf("llmstream: unknown dialect %d", uint8(d))
+	}
+	return []byte(d.String()), nil
+}
+
+// UnmarshalText reads a name as [ParseDialect] does.
+func (d *Dialect) UnmarshalText(text []byte) error {
+	v, err := ParseDialect(string(text))
+	if err != nil {
+		return err
+	}
+	*d = v
+	return nil
+}
+
+// normal is d with the zero value resolved to DialectChat.
+func (d Dialect) normal() Dialect {
+	if d == 0 {
+		return DialectChat
+	}
+	return d
+}
+
+// protocol is one wire dialect: how to build its request, read its stream
+// and read its errors. One implementation per dialect_*.go file.
+type protocol interface {
+	// defaultBase is the base URL when none is set; emptyPath is the path
+	// a base URL with none gets ("/v1").
+	defaultBase() string
+	emptyPath() string
+	// endpoint returns the request URL for a normalized base URL.
+	endpoint(base *url.URL, model string) (string, error)
+	// header sets the dialect's authentication and protocol headers.
+	header(h http.Header, apiKey string)
+	// encode writes the request body for r, with every default applied.
+	encode(r *Request, cfg *config) ([]byte, error)
+	// doneSentinel is the SSE data that ends the stream, "" for none.
+	doneSentinel() string
+	// newDecoder returns the decoder of one stream into b.
+	newDecoder(b *Bridge) decoder
+	// parseError reads an error body or an in-stream error, its Kind set;
+	// ok is false when raw is of no known shape.
+	parseError(raw []byte, status int) (e *APIError, ok bool)
+}
+
+// decoder reads one stream's events into its Bridge. A decoder applies
+// nothing of an event that fails: it validates the whole event first.
+type decoder interface {
+	// event applies one SSE event and returns the Bridge's error.
+	event(ev sse.Event) error
+	// complete reports whether the stream, ending now, ended properly.
+	complete() bool
+}
+
+// protocol returns d's implementation.
+func (d Dialect) protocol() protocol {
+	switch d.normal() {
+	}
+	return chatProtocol{}
+}

@@ -1,0 +1,741 @@
+package llmstream
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"slices"
+	"unsafe"
+
+	"github.com/airlock-go/airlock/sse"
+	"github.com/airlock-go/airlock/toolcall"
+)
+
+// This file is the OpenAI Chat Completions dialect (DialectChat): its
+// request, its error bodies, and the decoder that reads one
+// chat.completion.chunk into the bridge in a single pass over the event,
+// validating all of it. Only choice 0 is followed. Nothing is applied to
+// the message until the whole event has proved to be valid JSON (see
+// chatDecoder.apply), so a bad event leaves the message as it was before it.
+
+// chatDecoder reads OpenAI chat.completion.chunk events into a Bridge.
+type chatDecoder struct {
+	b  *Bridge
+	ev event
+}
+
+func (c *chatDecoder) event(ev sse.Event) error {
+	b := c.b
+	if string(ev.Data) == "[DONE]" {
+		b.done = true
+		return nil
+	}
+	if len(ev.Data) == 0 {
+		return nil
+	}
+	c.ev.validUTF8 = b.validUTF8
+	nc, nr, nf := len(b.content), len(b.reasoning), len(b.refusal)
+	if at, err := c.decodeChunk(ev.Data); err != nil {
+		b.content, b.reasoning, b.refusal = b.content[:nc], b.reasoning[:nr], b.refusal[:nf]
+		return b.fail(b.eventError(ev.Data, at, err))
+	}
+	return c.apply()
+}
+
+// complete reports a proper end: the done sentinel, or a finish reason.
+func (c *chatDecoder) complete() bool { return c.b.done || c.b.finish != "" }
+
+// mark is one piece of an event in arrival order, delivered after the
+// event validated.
+type mark struct {
+	kind bufKind
+	span span
+}
+
+// pendingCall is a tool-call fragment whose strings sit in Bridge.arena.
+type pendingCall struct {
+	index                      int
+	noIndex                    bool
+	id, typ, name, args, extra span
+}
+
+// event is the per-event decode state, reset for each event and reused.
+type event struct {
+	doc
+	marks     []mark
+	calls     []pendingCall
+	arena     []byte
+	prefix    []byte // the previous event's ignored leading members; see walkTop
+	extras    []byte // provider extras of tool calls, apart from arena so each call's stay contiguous
+	finish    span   // raw JSON string in data
+	usage     span   // raw JSON in data
+	groqUsage span
+	apiErr    span
+
+	choiceIndex   int
+	reasoningSeen bool
+}
+
+// snapshot is what a choice other than index 0 must roll back to.
+type snapshot struct {
+	content, reasoning, refusal, marks, calls, arena, extras int
+	finish                                                   span
+}
+
+func (c *chatDecoder) snapshot() snapshot {
+	e := &c.ev
+	return snapshot{len(c.b.content), len(c.b.reasoning), len(c.b.refusal), len(e.marks), len(e.calls), len(e.arena), len(e.extras), e.finish}
+}
+
+func (c *chatDecoder) restore(s snapshot) {
+	e := &c.ev
+	c.b.content, c.b.reasoning, c.b.refusal = c.b.content[:s.content], c.b.reasoning[:s.reasoning], c.b.refusal[:s.refusal]
+	e.marks, e.calls, e.arena, e.extras = e.marks[:s.marks], e.calls[:s.calls], e.arena[:s.arena], e.extras[:s.extras]
+	e.finish = s.finish
+}
+
+// decodeChunk walks the event data. On error the caller rolls back.
+func (c *chatDecoder) decodeChunk(d []byte) (int, error) {
+	e := &c.ev
+	e.data = d
+	e.marks, e.calls, e.arena, e.extras = e.marks[:0], e.calls[:0], e.arena[:0], e.extras[:0]
+	e.finish, e.usage, e.groqUsage, e.apiErr = noSpan, noSpan, noSpan, noSpan
+	i := skipWS(d, 0)
+	if i >= len(d) || d[i] != '{' {
+		if end, err := skipValue(d, i, 0); err != nil {
+			return end, err
+		}
+		return i, errNotObject
+	}
+	i, err := c.walkTop(i)
+	if err != nil {
+		return i, err
+	}
+	if i = skipWS(d, i); i != len(d) {
+		return i, errTrailing
+	}
+	return i, nil
+}
+
+// walkTop is walkObject for the event's top level, with one shortcut.
+// Streams repeat the same leading members on every chunk (id, object,
+// created, model, service_tier, system_fingerprint), which the bridge
+// ignores. The bytes from the start of the event through the comma after
+// the last such leading member are kept; an event that begins with exactly
+// those bytes resumes after them, since identical leading bytes parse
+// identically and contribute nothing. It is most of the chunk's bytes.
+func (c *chatDecoder) walkTop(i int) (int, error) {
+	d := c.ev.data
+	prefix := c.ev.prefix
+	if n := len(prefix); n > 0 && len(d) > n && string(d[:n]) == string(prefix) {
+		i = n - 1 // at the comma, as after a member
+	} else {
+		prefix = prefix[:0]
+		c.ev.prefix = prefix // until this event proves its own
+		if i = skipWS(d, i+1); i < len(d) && d[i] == '}' {
+			return i + 1, nil
+		}
+		i-- // the loop steps over the '{' as it would over a comma
+	}
+	leading := true // every member so far was ignored
+	for {
+		i = skipWS(d, i+1)
+		key, at, err := c.ev.readKey(i)
+		if err != nil {
+			return at, err
+		}
+		switch string(key) {
+		case "choices", "error", "usage", "x_groq":
+			leading = false
+		}
+		if i, err = c.topMember(key, at, 1); err != nil {
+			return i, err
+		}
+		if i = skipWS(d, i); i >= len(d) {
+			return i, errSyntax
+		}
+		switch d[i] {
+		case ',':
+			if leading && i+1 > len(prefix) {
+				prefix = append(prefix[:0], d[:i+1]...)
+			}
+		case '}':
+			c.ev.prefix = prefix
+			return i + 1, nil
+		default:
+			return i, errSyntax
+		}
+	}
+}
+
+func (c *chatDecoder) topMember(key []byte, i, depth int) (int, error) {
+	d := c.ev.data
+	switch string(key) {
+	case "choices":
+		if d[i] == '[' {
+			return walkArray(&c.ev.doc, c, i, depth, (*chatDecoder).choice)
+		}
+	case "error":
+		s, end, err := c.ev.valueSpan(i, depth)
+		c.ev.apiErr = s
+		return end, err
+	case "usage":
+		s, end, err := c.ev.valueSpan(i, depth)
+		c.ev.usage = s
+		return end, err
+	case "x_groq":
+		if d[i] == '{' {
+			return walkObject(&c.ev.doc, c, i, depth, (*chatDecoder).groqMember)
+		}
+	}
+	return skipValue(d, i, depth)
+}
+
+func (c *chatDecoder) groqMember(key []byte, i, depth int) (int, error) {
+	if string(key) == "usage" {
+		s, end, err := c.ev.valueSpan(i, depth)
+		c.ev.groqUsage = s
+		return end, err
+	}
+	return skipValue(c.ev.data, i, depth)
+}
+
+// choiceHead and choiceTail are how nearly every chunk's choice begins and
+// ends: index 0, then the delta; no logprobs and no finish reason.
+const (
+	choiceHead = `{"index":0,"delta":{`
+	choiceTail = `,"logprobs":null,"finish_reason":null}`
+)
+
+func (c *chatDecoder) choice(pos, i, depth int) (int, error) {
+	d := c.ev.data
+	if d[i] != '{' {
+		return skipValue(d, i, depth)
+	}
+	e := &c.ev
+	snap := c.snapshot()
+	e.choiceIndex, e.reasoningSeen = pos, false
+	var end int
+	var err error
+	if len(d)-i > len(choiceHead) && string(d[i:i+len(choiceHead)]) == choiceHead {
+		// Nearly every chunk's choice starts this way: read the index and
+		// the delta's opening straight off, then carry on as usual.
+		e.choiceIndex = 0
+		end, err = walkObject(&c.ev.doc, c, i+len(choiceHead)-1, depth+1, (*chatDecoder).deltaMember)
+		if err == nil {
+			if len(d)-end >= len(choiceTail) && string(d[end:end+len(choiceTail)]) == choiceTail {
+				end += len(choiceTail)
+			} else if end, err = nextMember(d, end, '}'); err == nil {
+				if end < 0 {
+					end = -end - 1
+				} else {
+					end, err = walkMembers(&c.ev.doc, c, end, depth+1, (*chatDecoder).choiceMember)
+				}
+			}
+		}
+	} else {
+		end, err = walkObject(&c.ev.doc, c, i, depth, (*chatDecoder).choiceMember)
+	}
+	if err != nil {
+		return end, err
+	}
+	if e.choiceIndex != 0 {
+		c.restore(snap)
+	}
+	return end, nil
+}
+
+func (c *chatDecoder) choiceMember(key []byte, i, depth int) (int, error) {
+	d := c.ev.data
+	e := &c.ev
+	switch string(key) {
+	case "index":
+		end, err := skipValue(d, i, depth)
+		if err != nil {
+			return end, err
+		}
+		if n, ok := parseIndex(d[i:end]); ok {
+			e.choiceIndex = n
+		}
+		return end, nil
+	case "delta":
+		if d[i] == '{' {
+			return walkObject(&c.ev.doc, c, i, depth, (*chatDecoder).deltaMember)
+		}
+	case "finish_reason":
+		if d[i] == '"' {
+			end, err := skipString(d, i)
+			if err == nil && end-i > 2 {
+				e.finish = span{i, end}
+			}
+			return end, err
+		}
+	}
+	return skipValue(d, i, depth)
+}
+
+// minTextRoom is the free space a text buffer keeps ahead of a delta.
+const minTextRoom = 512
+
+// appendText decodes the string at d[i] into the buffer of kind k and
+// records a mark for the callback.
+func (c *chatDecoder) appendText(k bufKind, i int) (int, error) {
+	buf := c.b.buffer(k)
+	if room := max(len(c.ev.data)-i, minTextRoom); cap(*buf)-len(*buf) < room {
+		// The rest of the event bounds the decoded text. Double the buffer
+		// ourselves: append grows large slices by only 1.25x, which copies
+		// a long answer many more times.
+		*buf = slices.Grow(*buf, max(len(*buf), room))
+	}
+	start := len(*buf)
+	var end int
+	var err error
+	*buf, end, err = appendStringUTF8(*buf, c.ev.data, i, c.ev.validUTF8)
+	if err == nil && len(*buf) > start {
+		c.ev.marks = append(c.ev.marks, mark{k, span{start, len(*buf)}})
+	}
+	return end, err
+}
+
+func (c *chatDecoder) deltaMember(key []byte, i, depth int) (int, error) {
+	d := c.ev.data
+	e := &c.ev
+	switch string(key) {
+	case "content":
+		switch d[i] {
+		case '"':
+			return c.appendText(inContent, i)
+		case '[':
+			return walkArray(&c.ev.doc, c, i, depth, (*chatDecoder).contentPart)
+		}
+	case "reasoning_content", "reasoning":
+		// Some servers send both names with the same text; the first
+		// one in a delta wins so the text is not doubled.
+		if d[i] == '"' {
+			if e.reasoningSeen {
+				return skipString(d, i)
+			}
+			before := len(c.b.reasoning)
+			end, err := c.appendText(inReasoning, i)
+			e.reasoningSeen = len(c.b.reasoning) > before
+			return end, err
+		}
+	case "refusal":
+		if d[i] == '"' {
+			return c.appendText(inRefusal, i)
+		}
+	case "tool_calls":
+		if d[i] == '[' {
+			return walkArray(&c.ev.doc, c, i, depth, (*chatDecoder).toolCall)
+		}
+	}
+	return skipValue(d, i, depth)
+}
+
+// contentPart takes one element of a content array: a "text" part (or one
+// with no type) is answer text; a "thinking" part (Mistral's reasoning
+// models: {"type":"thinking","thinking":[{"type":"text","text":"..."}]})
+// or a "reasoning" part is reasoning; any other type (references, images)
+// is skipped without losing the others. Members may come in any order, so
+// the part is walked first and its text taken after.
+func (c *chatDecoder) contentPart(_, i, depth int) (int, error) {
+	d := c.ev.data
+	if d[i] != '{' {
+		return skipValue(d, i, depth)
+	}
+	typ, text, thinking := noSpan, noSpan, noSpan
+	end, err := walkObject(&c.ev.doc, c, i, depth, func(c *chatDecoder, key []byte, i, depth int) (int, error) {
+		s, end, err := c.ev.valueSpan(i, depth)
+		switch string(key) {
+		case "type":
+			typ = s
+		case "text":
+			text = s
+		case "thinking":
+			thinking = s
+		}
+		return end, err
+	})
+	if err != nil {
+		return end, err
+	}
+	kind := inContent
+	if typ.ok() && d[typ.start] == '"' {
+		switch t := d[typ.start+1 : typ.end-1]; string(t) {
+		case "text":
+		case "thinking", "reasoning":
+			kind = inReasoning
+		default:
+			return end, nil
+		}
+	}
+	if kind == inReasoning && thinking.ok() {
+		text = thinking
+	}
+	if !text.ok() {
+		return end, nil
+	}
+	switch d[text.start] {
+	case '"':
+		_, err = c.appendText(kind, text.start)
+	case '[':
+		// Nested parts, as Mistral sends its thinking: their texts.
+		_, err = walkArray(&c.ev.doc, c, text.start, depth, func(c *chatDecoder, _, i, depth int) (int, error) {
+			if c.ev.data[i] != '{' {
+				return skipValue(c.ev.data, i, depth)
+			}
+			return walkObject(&c.ev.doc, c, i, depth, func(c *chatDecoder, key []byte, i, depth int) (int, error) {
+				if string(key) == "text" && c.ev.data[i] == '"' {
+					return c.appendText(kind, i)
+				}
+				return skipValue(c.ev.data, i, depth)
+			})
+		})
+	}
+	return end, err
+}
+
+// arenaString decodes the string at d[i] into the arena.
+func (c *chatDecoder) arenaString(i int) (span, int, error) {
+	e := &c.ev
+	start := len(e.arena)
+	var end int
+	var err error
+	e.arena, end, err = appendStringUTF8(e.arena, e.data, i, e.validUTF8)
+	return span{start, len(e.arena)}, end, err
+}
+
+// arenaRaw copies the raw JSON value d[i:end] into the arena.
+func (c *chatDecoder) arenaRaw(i, depth int) (span, int, error) {
+	e := &c.ev
+	end, err := skipValue(e.data, i, depth)
+	if err != nil {
+		return noSpan, end, err
+	}
+	start := len(e.arena)
+	e.arena = append(e.arena, e.data[i:end]...)
+	return span{start, len(e.arena)}, end, nil
+}
+
+func (c *chatDecoder) toolCall(_, i, depth int) (int, error) {
+	d := c.ev.data
+	e := &c.ev
+	if d[i] != '{' {
+		return skipValue(d, i, depth)
+	}
+	e.calls = append(e.calls, pendingCall{noIndex: true, id: noSpan, typ: noSpan, name: noSpan, args: noSpan, extra: noSpan})
+	n := len(e.calls) - 1
+	end, err := walkObject(&c.ev.doc, c, i, depth, (*chatDecoder).toolCallMember)
+	if err != nil {
+		return end, err
+	}
+	pc := &e.calls[n]
+	if pc.extra.ok() {
+		e.extras = append(e.extras, '}')
+		pc.extra.end = len(e.extras)
+	} else if pc.id.empty() && pc.name.empty() && pc.args.empty() {
+		// A fragment with nothing in it (an index alone) is no progress:
+		// it neither reaches the assembler nor keeps the idle timer alive.
+		e.calls = e.calls[:n]
+		return end, nil
+	}
+	e.marks = append(e.marks, mark{inCall, span{n, n}})
+	return end, nil
+}
+
+func (c *chatDecoder) toolCallMember(key []byte, i, depth int) (int, error) {
+	d := c.ev.data
+	e := &c.ev
+	pc := &e.calls[len(e.calls)-1]
+	var s span
+	var end int
+	var err error
+	switch string(key) {
+	case "index":
+		end, err = skipValue(d, i, depth)
+		if err == nil {
+			n, ok := parseIndex(d[i:end])
+			pc.index, pc.noIndex = n, !ok
+		}
+		return end, err
+	case "id", "type":
+		if d[i] != '"' {
+			return skipValue(d, i, depth) // not a string: ignored, never echoed as an extra
+		}
+		s, end, err = c.arenaString(i)
+		if string(key) == "id" {
+			pc.id = s
+		} else {
+			pc.typ = s
+		}
+		return end, err
+	case "function":
+		if d[i] == '{' {
+			return walkObject(&c.ev.doc, c, i, depth, (*chatDecoder).functionMember)
+		}
+		return skipValue(d, i, depth)
+	}
+	if d[i] == 'n' {
+		return skipValue(d, i, depth)
+	}
+	// Any other member is a provider extra, kept as raw JSON and echoed
+	// back with the call. Its span grows as members are appended.
+	if !pc.extra.ok() {
+		pc.extra = span{len(e.extras), 0}
+		e.extras = append(e.extras, '{')
+	} else {
+		e.extras = append(e.extras, ',')
+	}
+	e.extras = appendQuoted(e.extras, key)
+	e.extras = append(e.extras, ':')
+	end, err = skipValue(d, i, depth)
+	if err == nil {
+		e.extras = append(e.extras, d[i:end]...)
+	}
+	return end, err
+}
+
+// appendQuoted appends s as a JSON string.
+func appendQuoted(dst, s []byte) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	for _, c := range s {
+		switch {
+		case c == '"' || c == '\\':
+			dst = append(dst, '\\', c)
+		case c < 0x20:
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return append(dst, '"')
+}
+
+func (c *chatDecoder) functionMember(key []byte, i, depth int) (int, error) {
+	d := c.ev.data
+	e := &c.ev
+	pc := &e.calls[len(e.calls)-1]
+	switch string(key) {
+	case "name":
+		if d[i] == '"' {
+			s, end, err := c.arenaString(i)
+			pc.name = s
+			return end, err
+		}
+	case "arguments":
+		switch d[i] {
+		case '"':
+			s, end, err := c.arenaString(i)
+			pc.args = s
+			return end, err
+		case 'n':
+		default:
+			// Arguments sent as a JSON value instead of a string (seen
+			// through some proxies) are that value's JSON text.
+			s, end, err := c.arenaRaw(i, depth)
+			pc.args = s
+			return end, err
+		}
+	}
+	return skipValue(d, i, depth)
+}
+
+// apply hands a validated event's pieces on, in arrival order: tool-call
+// fragments to the assembler, deltas to the callback; then the finish
+// reason, usage and provider error.
+func (c *chatDecoder) apply() error {
+	e := &c.ev
+	d := e.data
+	for _, mk := range e.marks {
+		c.b.progressed = true
+		if mk.kind == inCall {
+			if err := c.addCall(&e.calls[mk.span.start]); err != nil {
+				return c.b.fail(err)
+			}
+			continue
+		}
+		if c.b.cfg.onDelta == nil {
+			continue
+		}
+		buf := *c.b.buffer(mk.kind)
+		kind := DeltaText
+		switch mk.kind {
+		case inReasoning:
+			kind = DeltaReasoning
+		case inRefusal:
+			kind = DeltaRefusal
+		}
+		if err := c.b.deliver(Delta{Kind: kind, Text: string(buf[mk.span.start:mk.span.end])}); err != nil {
+			return err
+		}
+	}
+	if e.finish.ok() {
+		c.b.progressed = true
+		if f := d[e.finish.start+1 : e.finish.end-1]; string(f) != c.b.finish {
+			c.b.finish = decodedString(d, e.finish)
+		}
+	}
+	if e.usage.ok() {
+		if u := decodeUsage(d[e.usage.start:e.usage.end]); u != nil {
+			c.b.usage = u
+		}
+	}
+	if e.groqUsage.ok() {
+		if u := decodeUsage(d[e.groqUsage.start:e.groqUsage.end]); u != nil {
+			c.b.usage = u
+		}
+	}
+	if e.apiErr.ok() {
+		return c.b.fail(c.b.apiError(d[e.apiErr.start:e.apiErr.end]))
+	}
+	return c.checkFinish()
+}
+
+// checkFinish fails the stream whose finish reason says the provider failed
+// (OpenRouter reports errors this way).
+func (c *chatDecoder) checkFinish() error {
+	if c.b.finish == "error" {
+		return c.b.fail(finishError())
+	}
+	return nil
+}
+
+// decodedString is the value of the validated JSON string at s in d.
+func decodedString(d []byte, s span) string {
+	raw := d[s.start:s.end]
+	for _, c := range raw[1 : len(raw)-1] {
+		if c == '\\' || c >= 0x80 {
+			v, _, _ := appendString(nil, raw, 0)
+			return string(v)
+		}
+	}
+	return string(raw[1 : len(raw)-1])
+}
+
+func (c *chatDecoder) addCall(pc *pendingCall) error {
+	a := c.ev.arena
+	f := toolcall.Fragment{Index: pc.index, NoIndex: pc.noIndex}
+	if pc.id.ok() {
+		f.ID = string(a[pc.id.start:pc.id.end])
+	}
+	if pc.typ.ok() {
+		f.Type = string(a[pc.typ.start:pc.typ.end])
+	}
+	if pc.name.ok() {
+		f.Name = string(a[pc.name.start:pc.name.end])
+	}
+	if pc.args.ok() {
+		// Not copied, since nearly every fragment carries arguments: Add
+		// copies them into its call (as it copies Extra) and keeps nothing
+		// of f, and addFragment copies them for the callback.
+		if args := a[pc.args.start:pc.args.end]; len(args) > 0 {
+			f.Arguments = unsafe.String(unsafe.SliceData(args), len(args))
+		}
+	}
+	if pc.extra.ok() {
+		f.Extra = c.ev.extras[pc.extra.start:pc.extra.end]
+	}
+	return c.b.addFragment(f)
+}
+
+// finishError is the error for OpenRouter's way to fail a stream:
+// finish_reason "error".
+func finishError() *APIError {
+	return &APIError{Type: "finish_reason", Message: `the provider ended the response with finish_reason "error"`, Kind: ErrorServer}
+}
+
+// chatProtocol is DialectChat.
+type chatProtocol struct{}
+
+func (chatProtocol) defaultBase() string  { return DefaultBaseURL }
+func (chatProtocol) emptyPath() string    { return "/v1" }
+func (chatProtocol) doneSentinel() string { return "[DONE]" }
+
+func (chatProtocol) endpoint(base *url.URL, _ string) (string, error) {
+	return withSuffix(base, "/chat/completions"), nil
+}
+
+func (chatProtocol) header(h http.Header, apiKey string) {
+	if apiKey != "" {
+		h.Set("Authorization", "Bearer "+apiKey)
+	}
+}
+
+func (chatProtocol) newDecoder(b *Bridge) decoder { return &chatDecoder{b: b} }
+
+func (chatProtocol) parseError(raw []byte, status int) (*APIError, bool) {
+	e, ok := parseProviderError(raw, status)
+	if ok {
+		e.classify()
+	}
+	return e, ok
+}
+
+type chatRequest struct {
+	Model               string         `json:"model,omitempty"`
+	Messages            []wireMessage  `json:"messages"`
+	Stream              bool           `json:"stream"`
+	StreamOptions       *streamOptions `json:"stream_options,omitempty"`
+	Tools               []Tool         `json:"tools,omitempty"`
+	ToolChoice          any            `json:"tool_choice,omitempty"`
+	ParallelToolCalls   *bool          `json:"parallel_tool_calls,omitempty"`
+	Temperature         *float64       `json:"temperature,omitempty"`
+	TopP                *float64       `json:"top_p,omitempty"`
+	MaxTokens           *int           `json:"max_tokens,omitempty"`
+	MaxCompletionTokens *int           `json:"max_completion_tokens,omitempty"`
+	Stop                []string       `json:"stop,omitempty"`
+	Seed                *int64         `json:"seed,omitempty"`
+	ReasoningEffort     string         `json:"reasoning_effort,omitempty"`
+}
+
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+// encode writes the chat.completions request. Messages go in the OpenAI
+// shape alone: continuity and is_error are this package's, and servers
+// reject members they do not know.
+func (chatProtocol) encode(r *Request, cfg *config) ([]byte, error) {
+	w := chatRequest{
+		Model: r.Model, Messages: make([]wireMessage, len(r.Messages)), Stream: true, Tools: r.Tools,
+		ParallelToolCalls: r.ParallelToolCalls, Temperature: r.Temperature, TopP: r.TopP,
+		MaxTokens: r.MaxTokens, MaxCompletionTokens: r.MaxCompletionTokens, Stop: r.Stop,
+		Seed: r.Seed, ReasoningEffort: r.ReasoningEffort,
+	}
+	for i := range r.Messages {
+		var err error
+		if w.Messages[i], err = r.Messages[i].chatWire(); err != nil {
+			return nil, err
+		}
+	}
+	switch c := r.ToolChoice; c.Mode {
+	case ToolChoiceAuto, ToolChoiceNone, ToolChoiceRequired:
+		w.ToolChoice = c.Mode.String()
+	case ToolChoiceFunction:
+		w.ToolChoice = map[string]any{"type": "function", "function": map[string]string{"name": c.Name}}
+	}
+	if !cfg.noUsage {
+		w.StreamOptions = &streamOptions{IncludeUsage: true}
+	}
+	return json.Marshal(w)
+}
+
+// apiErrorFrom decodes a provider error (see provider_error.go); raw of no
+// known shape, JSON or not, is the message as it is.
+func apiErrorFrom(raw []byte, status int) *APIError {
+	if e, ok := parseProviderError(raw, status); ok {
+		return e
+	}
+	return &APIError{StatusCode: status, Message: string(raw)}
+}
+
+// decodeUsage reads a validated usage object; a usage of the wrong shape is
+// ignored, since it never changes the message.
+func decodeUsage(raw []byte) *Usage {
+	var u Usage
+	if json.Unmarshal(raw, &u) != nil {
+		return nil
+	}
+	return &u
+}

@@ -1,0 +1,84 @@
+package llmstream
+
+import "fmt"
+
+// StopReason is why a response ended, the same for every dialect. The
+// zero value means unknown: the stream gave no reason, or one this package
+// does not know (the raw value is always in [Message.FinishReason]).
+//
+//	StopReason         chat              Anthropic         Responses               Gemini
+//	StopEndTurn        stop              end_turn,         completed               STOP
+//	                                     stop_sequence
+//	StopToolCalls      tool_calls,       tool_use          (a call was made)       (a call was made)
+//	                   function_call
+//	StopLength         length            max_tokens        incomplete:             MAX_TOKENS
+//	                                                       max_output_tokens
+//	StopContentFilter  content_filter    —                 incomplete:             SAFETY, RECITATION,
+//	                                                       content_filter          BLOCKLIST, ... (failures)
+//	StopRefusal        —                 refusal           —                       —
+//	StopPause          —                 pause_turn        —                       —
+//	StopOther          anything else     anything else     anything else           anything else
+//
+// A message that carries tool calls has StopToolCalls whatever the
+// provider said, unless the reason is a length, filter, refusal or pause.
+type StopReason uint8
+
+const (
+	_ StopReason = iota
+	// StopEndTurn: the model finished its answer (or hit a stop sequence).
+	StopEndTurn
+	// StopToolCalls: the model asks for its tool calls to be run.
+	StopToolCalls
+	// StopLength: the output hit the token limit; the text is cut.
+	StopLength
+	// StopContentFilter: the provider's filter ended the output.
+	StopContentFilter
+	// StopRefusal: the model refused (Anthropic's "refusal").
+	StopRefusal
+	// StopPause: a long server-side turn paused (Anthropic's
+	// "pause_turn"); send the conversation again to let it go on.
+	StopPause
+	// StopOther: a reason this package does not map.
+	StopOther
+)
+
+// String returns the reason's name ("end_turn", "tool_calls", "length",
+// "content_filter", "refusal", "pause", "other"), "unknown" for zero.
+func (r StopReason) String() string {
+	switch r {
+	case 0:
+		return "unknown"
+	case StopEndTurn:
+		return "end_turn"
+	case StopToolCalls:
+		return "tool_calls"
+	case StopLength:
+		return "length"
+	case StopContentFilter:
+		return "content_filter"
+	case StopRefusal:
+		return "refusal"
+	case StopPause:
+		return "pause"
+	case StopOther:
+		return "other"
+	}
+	return fmt.Sprintf("StopReason(%d)", uint8(r))
+}
+
+// chatStopReason maps a chat finish_reason.
+func chatStopReason(finish string) StopReason {
+	switch finish {
+	case "":
+		return 0
+	case "stop":
+		return StopEndTurn
+	case "tool_calls", "function_call":
+		return StopToolCalls
+	case "length":
+		return StopLength
+	case "content_filter":
+		return StopContentFilter
+	}
+	return StopOther
+}
