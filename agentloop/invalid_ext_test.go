@@ -143,3 +143,44 @@ func TestAnswerInvalidCallsTwiceStops(t *testing.T) {
 		t.Errorf("alternating failures: %v", err)
 	}
 }
+
+// requestModel records the requests it is sent and answers "done".
+type requestModel struct{ reqs []llmstream.Request }
+
+func (m *requestModel) Complete(context.Context, []llmstream.Message, []llmstream.Tool) (llmstream.Message, error) {
+	panic("Complete called on a RequestModel")
+}
+
+func (m *requestModel) Stream(_ context.Context, r llmstream.Request) (llmstream.Message, error) {
+	m.reqs = append(m.reqs, r)
+	if r.OnDelta != nil {
+		r.OnDelta(llmstream.Delta{Kind: llmstream.DeltaText, Text: "done"})
+	}
+	return llmstream.Message{Role: "assistant", Content: "done"}, nil
+}
+
+// TestRequestTemplate: the template's settings and the delta hook both
+// reach a RequestModel.
+func TestRequestTemplate(t *testing.T) {
+	temp := 0.3
+	m := &requestModel{}
+	var deltas []string
+	l := agentloop.Loop{Model: m, Tools: testTools(&ran{}), Request: llmstream.Request{Temperature: &temp, ToolChoice: llmstream.ToolChoice{Mode: llmstream.ToolChoiceAuto}},
+		Hooks: agentloop.Hooks{OnDelta: func(d llmstream.Delta) { deltas = append(deltas, d.Text) }}}
+	if _, err := l.Run(context.Background(), user); err != nil {
+		t.Fatal(err)
+	}
+	r := m.reqs[0]
+	if r.Temperature == nil || *r.Temperature != 0.3 || r.ToolChoice.Mode != llmstream.ToolChoiceAuto || len(r.Messages) != len(user) || len(r.Tools) != 3 || len(deltas) != 1 {
+		t.Errorf("request %+v, deltas %q", r, deltas)
+	}
+	for _, bad := range []agentloop.Loop{
+		{Model: m, Request: llmstream.Request{Messages: user}},
+		{Model: m, Request: llmstream.Request{OnDelta: func(llmstream.Delta) error { return nil }}},
+		{Model: &script{}, Request: llmstream.Request{Temperature: &temp}},
+	} {
+		if _, err := bad.Run(context.Background(), user); !errors.Is(err, agentloop.ErrInvalidLoop) {
+			t.Errorf("%T with template %+v: err = %v, want ErrInvalidLoop", bad.Model, bad.Request, err)
+		}
+	}
+}

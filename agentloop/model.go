@@ -18,7 +18,7 @@ type Model interface {
 }
 
 // StreamingModel is a [Model] that can also report the response's pieces
-// as they arrive. When the Loop's Hooks.OnDelta is set and its Model
+// as they arrive; a [RequestModel] is preferred to it. When the Loop's Hooks.OnDelta is set and its Model
 // implements StreamingModel, the loop calls CompleteStream instead of
 // Complete, passing a callback that forwards every delta to OnDelta and
 // returns nil. Deltas are for display only: the loop acts on the returned
@@ -35,4 +35,14 @@ type ModelFunc func(ctx context.Context, messages []llmstream.Message, tools []l
 // Complete calls f.
 func (f ModelFunc) Complete(ctx context.Context, messages []llmstream.Message, tools []llmstream.Tool) (llmstream.Message, error) {
 	return f(ctx, messages, tools)
+}
+
+// RequestModel is a [Model] that takes a whole request. *llmstream.Client
+// is one. When the Loop's Model is a RequestModel, the loop calls Stream
+// for every turn with the Loop's Request template, the conversation, the
+// tools and (when Hooks.OnDelta is set) a callback that forwards every
+// delta, so the template's settings and the deltas both reach the model.
+type RequestModel interface {
+	Model
+	Stream(ctx context.Context, r llmstream.Request) (llmstream.Message, error)
 }

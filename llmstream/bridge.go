@@ -96,6 +96,9 @@ func (b *Bridge) Handle(ev sse.Event) error {
 		return b.err
 	}
 	b.progressed = false
+	if b.cfg.dialect >= dialectEnd {
+		return b.fail(fmt.Errorf("%w: unknown dialect %v", ErrMisuse, b.cfg.dialect))
+	}
 	if ev.Type == "error" {
 		return b.fail(b.apiError(ev.Data))
 	}

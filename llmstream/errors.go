@@ -56,8 +56,9 @@ var (
 	// as a [ToolCall.Extra] that is not a JSON object).
 	ErrInvalidRequest = errors.New("llmstream: invalid request")
 
-	// ErrMisuse reports a call on a value not made by its constructor: a
-	// zero [Client]. Nothing is sent.
+	// ErrMisuse reports a call on a value not made by its constructor (a
+	// zero [Client]) or configured with a value no call can use (an
+	// unknown [Dialect]). Nothing is sent.
 	ErrMisuse = errors.New("llmstream: misuse")
 
 	// ErrNotEventStream reports a 2xx answer that is neither an event
