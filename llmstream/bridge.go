@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -169,8 +170,10 @@ func (b *Bridge) Message() (Message, error) {
 	if b.err == nil && !b.decoder().complete() {
 		b.err = interrupted(ErrTruncated)
 	}
+	var calls []toolcall.Call
 	if b.err == nil && b.asm != nil {
-		calls, err := b.asm.Finalize()
+		var err error
+		calls, err = b.asm.Finalize()
 		var ce *toolcall.CallsError
 		switch {
 		case errors.As(err, &ce):
@@ -183,12 +186,40 @@ func (b *Bridge) Message() (Message, error) {
 	}
 	if b.err == nil {
 		m.StopReason = b.stopReason(len(m.ToolCalls) > 0)
-		if len(b.blocks) > 0 {
-			m.Continuity = &Continuity{Dialect: b.cfg.dialect.normal(), Blocks: b.blocks}
+		if providerBlocks(b.blocks) {
+			m.Continuity = &Continuity{Dialect: b.cfg.dialect.normal(), Blocks: placeCalls(b.blocks, calls)}
 		}
 	}
 	b.msg = &m
 	return m, b.err
+}
+
+// providerBlocks reports blocks that the neutral fields cannot hold: only
+// then does a message need its continuity state.
+func providerBlocks(blocks []Block) bool {
+	for _, blk := range blocks {
+		if blk.Type != BlockText && blk.Type != BlockToolCall {
+			return true
+		}
+	}
+	return false
+}
+
+// placeCalls turns the tool-call blocks' Call, which the decoders set to
+// the assembler's index, into the position in ToolCalls (calls, in index
+// order).
+func placeCalls(blocks []Block, calls []toolcall.Call) []Block {
+	for i := range blocks {
+		if blocks[i].Type != BlockToolCall {
+			continue
+		}
+		pos, found := slices.BinarySearchFunc(calls, blocks[i].Call, func(c toolcall.Call, index int) int { return c.Index - index })
+		if !found {
+			pos = len(calls) // no such call: the writer falls back
+		}
+		blocks[i].Call = pos
+	}
+	return blocks
 }
 
 // stopReason is the normalized reason: the dialect's, else the chat

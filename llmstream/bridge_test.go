@@ -76,7 +76,7 @@ func TestBridgeSeedCases(t *testing.T) {
 		name:     "API error message kept exactly",
 		body:     stream(content("a"), `{"error":{"message":"API Error: quota exceeded for key ***","type":"insufficient_quota","code":"insufficient_quota"}}`, content("never"), done),
 		want:     Message{Role: "assistant", Content: "a"},
-		wantKind: "APIError",
+		wantKind: "APIError/permission",
 		wantErr:  "llmstream: provider error type=insufficient_quota code=insufficient_quota: API Error: quota exceeded for key ***",
 	}, {
 		name:     "bad JSON fails fast and changes nothing",
@@ -137,13 +137,13 @@ func TestBridgeSeedCases(t *testing.T) {
 		name:     "an SSE event of type error is a provider error",
 		body:     "event: error\ndata: {\"error\":{\"message\":\"overloaded\",\"code\":529}}\n\n",
 		want:     Message{Role: "assistant"},
-		wantKind: "APIError",
+		wantKind: "APIError/overloaded",
 		wantErr:  "code=529: overloaded",
 	}, {
 		name:     "finish_reason error without an error object",
 		body:     stream(content("x"), finish("error")),
 		want:     Message{Role: "assistant", Content: "x", FinishReason: "error"},
-		wantKind: "APIError",
+		wantKind: "APIError/server_error",
 	}, {
 		name: "arguments sent as an object are its JSON text",
 		body: stream(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"f","arguments":{"k": [1, 2]}}}]}}]}`, finish("tool_calls"), done),

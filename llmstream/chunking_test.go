@@ -21,6 +21,7 @@ type outcome struct {
 	Reasoning    string          `json:"reasoning,omitempty"`
 	Refusal      string          `json:"refusal,omitempty"`
 	FinishReason string          `json:"finish_reason,omitempty"`
+	StopReason   string          `json:"stop_reason,omitempty"`
 	Usage        *Usage          `json:"usage,omitempty"`
 	Error        string          `json:"error,omitempty"`
 	Kind         string          `json:"kind,omitempty"`
@@ -33,6 +34,9 @@ func outcomeOf(t testing.TB, m Message, err error) outcome {
 		t.Fatalf("marshal %+v: %v", m, jerr)
 	}
 	o := outcome{Message: j, Reasoning: m.Reasoning, Refusal: m.Refusal, FinishReason: m.FinishReason, Usage: m.Usage}
+	if m.StopReason != 0 {
+		o.StopReason = m.StopReason.String()
+	}
 	if err != nil {
 		o.Error, o.Kind = err.Error(), errorKind(err)
 	}
@@ -47,7 +51,9 @@ func errorKind(err error) string {
 	case err == nil:
 		return ""
 	case errors.As(err, &api):
-		return "APIError"
+		return "APIError/" + api.Kind.String()
+	case errors.As(err, &ev) && errors.Is(err, ErrOutOfOrder):
+		return "ErrOutOfOrder"
 	case errors.As(err, &ev) && errors.Is(err, ErrBadEvent):
 		return "ErrBadEvent"
 	case errors.Is(err, ErrTruncated):

@@ -138,6 +138,8 @@ type decoder interface {
 // protocol returns d's implementation.
 func (d Dialect) protocol() protocol {
 	switch d.normal() {
+	case DialectAnthropic:
+		return anthropicProtocol{}
 	}
 	return chatProtocol{}
 }

@@ -12,6 +12,17 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/providers")
 
+// dialectOf is the dialect of a recorded stream, from its file name:
+// "anthropic_...", "responses_...", "gemini_..." (gemini.sse alone is
+// Gemini's OpenAI endpoint), else chat.
+func dialectOf(name string) Dialect {
+	prefix, _, found := strings.Cut(name, "_")
+	if d, err := ParseDialect(prefix); found && err == nil && prefix != "chat" && prefix != "openai" {
+		return d
+	}
+	return DialectChat
+}
+
 // TestProviderGolden decodes one recorded-shape stream per provider in the
 // design's list (invented values, real shapes), whole and split every way,
 // and compares the result with its hand-checked golden file.
@@ -24,7 +35,7 @@ func TestProviderGolden(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(f), ".sse")
 		t.Run(name, func(t *testing.T) {
 			data := readTestdata(t, "providers/"+name+".sse")
-			got := decodeEverySplit(t, data)
+			got := decodeEverySplit(t, data, WithDialect(dialectOf(name)))
 			enc, err := json.MarshalIndent(got, "", "  ")
 			if err != nil {
 				t.Fatal(err)

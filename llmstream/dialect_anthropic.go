@@ -1,0 +1,592 @@
+package llmstream
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"unsafe"
+
+	"github.com/airlock-go/airlock/sse"
+	"github.com/airlock-go/airlock/toolcall"
+)
+
+// This file is the Anthropic Messages dialect (DialectAnthropic): the
+// decoder of its event stream and its error bodies. The request encoder is
+// in encode_anthropic.go.
+//
+// A stream is message_start, then content blocks — content_block_start,
+// deltas, content_block_stop, each with the block's index in the final
+// content — then message_delta (stop reason, cumulative usage) and
+// message_stop, with ping events anywhere. Text blocks are the answer,
+// thinking blocks the reasoning (kept whole, with their signatures, for the
+// next request), tool_use blocks the calls; every other block (redacted
+// thinking, server tools and their results, compaction) is kept whole in
+// the continuity state and never reaches Content or the calls.
+
+// DefaultAnthropicBaseURL is the base URL of an Anthropic [Client] when
+// none is set.
+const DefaultAnthropicBaseURL = "https://api.anthropic.com/v1"
+
+// AnthropicVersion is the anthropic-version header every Anthropic request
+// carries.
+const AnthropicVersion = "2023-06-01"
+
+// ErrOutOfOrder reports an event the dialect's sequence does not allow: a
+// second message_start, a delta or stop for a block that was never started
+// or has stopped, a block started twice. The error is an [*EventError]
+// (matching [ErrBadEvent] too) with the event's data; the event changes
+// nothing.
+var ErrOutOfOrder = errors.New("llmstream: event out of order")
+
+type anthropicProtocol struct{}
+
+func (anthropicProtocol) defaultBase() string  { return DefaultAnthropicBaseURL }
+func (anthropicProtocol) emptyPath() string    { return "/v1" }
+func (anthropicProtocol) doneSentinel() string { return "" }
+
+func (anthropicProtocol) endpoint(base *url.URL, _ string) (string, error) {
+	return withSuffix(base, "/messages"), nil
+}
+
+func (anthropicProtocol) header(h http.Header, apiKey string) {
+	if apiKey != "" {
+		h.Set("X-Api-Key", apiKey)
+	}
+	h.Set("Anthropic-Version", AnthropicVersion)
+}
+
+func (anthropicProtocol) newDecoder(b *Bridge) decoder { return &anthropicDecoder{b: b} }
+
+// parseError reads {"type":"error","error":{"type":...,"message":...}}, as
+// an HTTP body and as an error event, and the shapes chat servers use
+// (proxies in front of Anthropic answer in them).
+func (anthropicProtocol) parseError(raw []byte, status int) (*APIError, bool) {
+	return chatProtocol{}.parseError(raw, status)
+}
+
+// blockKind says how an Anthropic content block is kept.
+type blockKind uint8
+
+const (
+	blockText     blockKind = iota + 1 // answer text: Content
+	blockThinking                      // reasoning, kept whole with its signature
+	blockToolUse                       // a call: the assembler
+	blockRaw                           // anything else, kept whole
+)
+
+// antBlock is one content block between its start and its stop.
+type antBlock struct {
+	index     int // the block's index in the message's content
+	kind      blockKind
+	slot      int  // its position in Bridge.blocks
+	open      bool // started, not stopped
+	textStart int  // for text and thinking: where its text began in the buffer
+	deltas    bool // a tool_use block got input deltas
+
+	// For thinking and raw blocks, the block is rebuilt at its stop from
+	// the start's members and what the deltas added to them.
+	members []antMember
+	input   []byte // raw blocks: streamed partial JSON of "input"
+	start   []byte // tool_use: the start's own "input", used when no delta came
+}
+
+// antMember is a member of a block's start object, with the text the
+// deltas appended to it (string members only).
+type antMember struct {
+	key   string
+	raw   []byte // the start's value, as JSON
+	added []byte // decoded text appended by deltas
+}
+
+// anthropicDecoder reads Anthropic message events into a Bridge.
+type anthropicDecoder struct {
+	b       *Bridge
+	doc     doc
+	started bool // message_start arrived
+	blocks  []antBlock
+	arena   []byte // decoded strings of the current event
+	name    string // the SSE event name, for data without "type"
+
+	// The current event's members, as spans of doc.data: the top level,
+	// then inside "delta" (d...) and "content_block" (k...). Read in the
+	// one walk that validates the event, so a delta costs no allocation.
+	typ, index, message, block, delta, usage span
+	dType, dText, dThinking, dSignature, dPartial, dStop      span
+	kType, kText, kID, kName, kInput                          span
+}
+
+func (a *anthropicDecoder) complete() bool { return a.b.done }
+
+func (a *anthropicDecoder) event(ev sse.Event) error {
+	b := a.b
+	if len(ev.Data) == 0 {
+		return nil
+	}
+	a.doc.validUTF8 = b.validUTF8
+	a.typ, a.index, a.message, a.block, a.delta, a.usage = noSpan, noSpan, noSpan, noSpan, noSpan, noSpan
+	a.dType, a.dText, a.dThinking, a.dSignature, a.dPartial, a.dStop = noSpan, noSpan, noSpan, noSpan, noSpan, noSpan
+	a.kType, a.kText, a.kID, a.kName, a.kInput = noSpan, noSpan, noSpan, noSpan, noSpan
+	if at, err := walkEvent(&a.doc, a, ev.Data, (*anthropicDecoder).member); err != nil {
+		return b.fail(b.eventError(ev.Data, at, err))
+	}
+	a.name = ev.Type
+	return a.apply(ev)
+}
+
+// is reports the event's type: its data's "type", else (a proxy may drop
+// it) the SSE event name.
+func (a *anthropicDecoder) is(typ string) bool {
+	if a.typ.ok() {
+		return a.doc.is(a.typ, typ)
+	}
+	return a.name == typ
+}
+
+// member records the top-level members the decoder reads; every value is
+// validated on the way.
+func (a *anthropicDecoder) member(key []byte, i, depth int) (int, error) {
+	d := a.doc.data
+	switch string(key) {
+	case "delta":
+		if d[i] == '{' {
+			a.delta = span{i, 0}
+			end, err := walkObject(&a.doc, a, i, depth, (*anthropicDecoder).deltaMember)
+			a.delta.end = end
+			return end, err
+		}
+	case "content_block":
+		if d[i] == '{' {
+			a.block = span{i, 0}
+			end, err := walkObject(&a.doc, a, i, depth, (*anthropicDecoder).blockMember)
+			a.block.end = end
+			return end, err
+		}
+	}
+	s, end, err := a.doc.valueSpan(i, depth)
+	switch string(key) {
+	case "type":
+		a.typ = s
+	case "index":
+		a.index = s
+	case "message":
+		a.message = s
+	case "usage":
+		a.usage = s
+	}
+	return end, err
+}
+
+func (a *anthropicDecoder) deltaMember(key []byte, i, depth int) (int, error) {
+	s, end, err := a.doc.valueSpan(i, depth)
+	switch string(key) {
+	case "type":
+		a.dType = s
+	case "text":
+		a.dText = s
+	case "thinking":
+		a.dThinking = s
+	case "signature":
+		a.dSignature = s
+	case "partial_json":
+		a.dPartial = s
+	case "stop_reason":
+		a.dStop = s
+	}
+	return end, err
+}
+
+func (a *anthropicDecoder) blockMember(key []byte, i, depth int) (int, error) {
+	s, end, err := a.doc.valueSpan(i, depth)
+	switch string(key) {
+	case "type":
+		a.kType = s
+	case "text", "thinking":
+		a.kText = s
+	case "id":
+		a.kID = s
+	case "name":
+		a.kName = s
+	case "input":
+		a.kInput = s
+	}
+	return end, err
+}
+
+// outOfOrder fails the stream with the event that broke the sequence.
+func (a *anthropicDecoder) outOfOrder(ev sse.Event, why string) error {
+	return a.b.fail(a.b.eventError(ev.Data, 0, fmt.Errorf("%w: %s", ErrOutOfOrder, why)))
+}
+
+func (a *anthropicDecoder) apply(ev sse.Event) error {
+	b := a.b
+	switch {
+	case a.is("content_block_delta"):
+		return a.blockDelta(ev)
+	case a.is("message_start"):
+		if a.started {
+			return a.outOfOrder(ev, "a second message_start")
+		}
+		a.started = true
+		a.fields(a.message, func(key []byte, s span) {
+			if string(key) == "usage" {
+				a.applyUsage(s)
+			}
+		})
+		return nil
+	case a.is("content_block_start"):
+		return a.startBlock(ev)
+	case a.is("content_block_stop"):
+		blk, err := a.openBlock(ev)
+		if err != nil {
+			return err
+		}
+		return a.stopBlock(ev, blk)
+	case a.is("message_delta"):
+		if !a.started {
+			return a.outOfOrder(ev, "message_delta before message_start")
+		}
+		if a.doc.isString(a.dStop) {
+			b.finish = string(a.doc.str(a.arena[:0], a.dStop))
+			b.stop = anthropicStopReason(b.finish)
+			b.progressed = true
+		}
+		if a.usage.ok() {
+			a.applyUsage(a.usage) // cumulative: the last one is the whole
+		}
+		return nil
+	case a.is("message_stop"):
+		if !a.started {
+			return a.outOfOrder(ev, "message_stop before message_start")
+		}
+		for i := range a.blocks {
+			if a.blocks[i].open {
+				return a.outOfOrder(ev, fmt.Sprintf("message_stop with block %d still open", a.blocks[i].index))
+			}
+		}
+		b.done = true
+		return nil
+	case a.is("error"):
+		return b.fail(b.apiError(ev.Data))
+	}
+	return nil // ping, and event types added later
+}
+
+// fields calls fn for each member of the validated object at s.
+func (a *anthropicDecoder) fields(s span, fn func(key []byte, v span)) {
+	if !s.ok() || a.doc.data[s.start] != '{' {
+		return
+	}
+	walkObject(&a.doc, fn, s.start, 0, func(fn func([]byte, span), key []byte, i, depth int) (int, error) {
+		v, end, err := a.doc.valueSpan(i, depth)
+		fn(key, v)
+		return end, err
+	})
+}
+
+// eventIndex is the event's block index.
+func (a *anthropicDecoder) eventIndex(ev sse.Event) (int, error) {
+	if !a.index.ok() || a.doc.data[a.index.start] < '0' || a.doc.data[a.index.start] > '9' {
+		return 0, a.outOfOrder(ev, "an event without a block index")
+	}
+	n, ok := parseIndex(a.doc.data[a.index.start:a.index.end])
+	if !ok || n > toolcall.MaxIndex {
+		return 0, a.outOfOrder(ev, "a block index that is not a small integer")
+	}
+	return n, nil
+}
+
+// openBlock is the open block the event's index names.
+func (a *anthropicDecoder) openBlock(ev sse.Event) (*antBlock, error) {
+	n, err := a.eventIndex(ev)
+	if err != nil {
+		return nil, err
+	}
+	for i := range a.blocks {
+		if blk := &a.blocks[i]; blk.index == n {
+			if !blk.open {
+				return nil, a.outOfOrder(ev, fmt.Sprintf("an event for block %d after its stop", n))
+			}
+			return blk, nil
+		}
+	}
+	return nil, a.outOfOrder(ev, fmt.Sprintf("an event for block %d, which never started", n))
+}
+
+func (a *anthropicDecoder) startBlock(ev sse.Event) error {
+	b := a.b
+	if !a.started {
+		return a.outOfOrder(ev, "content_block_start before message_start")
+	}
+	n, err := a.eventIndex(ev)
+	if err != nil {
+		return err
+	}
+	for i := range a.blocks {
+		if a.blocks[i].index == n {
+			return a.outOfOrder(ev, fmt.Sprintf("block %d started twice", n))
+		}
+	}
+	if !a.block.ok() || a.doc.data[a.block.start] != '{' {
+		return a.outOfOrder(ev, "content_block_start without a content block")
+	}
+	typ, text, id, name, input := a.kType, a.kText, a.kID, a.kName, a.kInput
+	var members []antMember
+	a.fields(a.block, func(key []byte, v span) {
+		if v.ok() {
+			members = append(members, antMember{key: string(key), raw: slices.Clone(a.doc.data[v.start:v.end])})
+		}
+	})
+	blk := antBlock{index: n, open: true, slot: len(b.blocks)}
+	switch {
+	case a.doc.is(typ, "text"):
+		blk.kind, blk.textStart, members = blockText, len(b.content), nil
+		b.blocks = append(b.blocks, Block{Type: BlockText})
+		if a.doc.isString(text) {
+			if err := b.text(inContent, &a.doc, text); err != nil {
+				return err
+			}
+		}
+	case a.doc.is(typ, "thinking"):
+		blk.kind, blk.textStart = blockThinking, len(b.reasoning)
+		b.blocks = append(b.blocks, Block{Type: "thinking"})
+		if a.doc.isString(text) {
+			if err := b.text(inReasoning, &a.doc, text); err != nil {
+				return err
+			}
+		}
+	case a.doc.is(typ, "tool_use"):
+		blk.kind, members = blockToolUse, nil
+		b.blocks = append(b.blocks, Block{Type: BlockToolCall, Call: n})
+		if input.ok() && a.doc.data[input.start] == '{' {
+			blk.start = slices.Clone(a.doc.data[input.start:input.end])
+		}
+		f := toolcall.Fragment{Index: n, Type: "function"}
+		if a.doc.isString(id) {
+			f.ID = string(a.doc.str(nil, id))
+		}
+		if a.doc.isString(name) {
+			f.Name = string(a.doc.str(nil, name))
+		}
+		if err := b.addFragment(f); err != nil {
+			return b.fail(err)
+		}
+	default:
+		blk.kind = blockRaw
+		t := "block"
+		if a.doc.isString(typ) {
+			t = string(a.doc.str(nil, typ))
+		}
+		b.blocks = append(b.blocks, Block{Type: t})
+	}
+	blk.members = members
+	a.blocks = append(a.blocks, blk)
+	return nil
+}
+
+func (a *anthropicDecoder) blockDelta(ev sse.Event) error {
+	b := a.b
+	blk, err := a.openBlock(ev)
+	if err != nil {
+		return err
+	}
+	dtype := a.dType
+	switch blk.kind {
+	case blockText:
+		if a.doc.is(dtype, "text_delta") && a.doc.isString(a.dText) {
+			return b.text(inContent, &a.doc, a.dText)
+		}
+		return nil // citations_delta: references, not text
+	case blockThinking:
+		switch {
+		case a.doc.is(dtype, "thinking_delta") && a.doc.isString(a.dThinking):
+			return b.text(inReasoning, &a.doc, a.dThinking)
+		case a.doc.is(dtype, "signature_delta") && a.doc.isString(a.dSignature):
+			a.appendString(blk, "signature", a.dSignature)
+		}
+		return nil
+	case blockToolUse:
+		if !a.doc.is(dtype, "input_json_delta") {
+			return nil
+		}
+		if !a.doc.isString(a.dPartial) {
+			return nil
+		}
+		a.arena = a.doc.str(a.arena[:0], a.dPartial)
+		if len(a.arena) == 0 {
+			return nil // the first delta is often empty
+		}
+		blk.deltas = true
+		// Not copied: Add copies the arguments into its call and keeps
+		// nothing of the fragment.
+		args := unsafe.String(unsafe.SliceData(a.arena), len(a.arena))
+		if err := b.addFragment(toolcall.Fragment{Index: blk.index, Arguments: args}); err != nil {
+			return b.fail(err)
+		}
+		return nil
+	}
+	// A raw block: input deltas build its "input"; any other delta's
+	// string members extend the start's members of the same name
+	// (compaction_delta's "content", say).
+	if a.doc.is(dtype, "input_json_delta") {
+		if a.doc.isString(a.dPartial) {
+			blk.input = a.doc.str(blk.input, a.dPartial)
+		}
+		return nil
+	}
+	a.fields(a.delta, func(key []byte, v span) {
+		if string(key) != "type" && a.doc.isString(v) {
+			a.appendString(blk, string(key), v)
+		}
+	})
+	return nil
+}
+
+func (a *anthropicDecoder) appendString(blk *antBlock, key string, v span) {
+	for i := range blk.members {
+		if blk.members[i].key == key {
+			blk.members[i].added = a.doc.str(blk.members[i].added, v)
+			return
+		}
+	}
+	blk.members = append(blk.members, antMember{key: key, raw: []byte(`""`), added: a.doc.str(nil, v)})
+}
+
+// stopBlock closes a block and records what it became.
+func (a *anthropicDecoder) stopBlock(ev sse.Event, blk *antBlock) error {
+	b := a.b
+	blk.open = false
+	slot := &b.blocks[blk.slot]
+	switch blk.kind {
+	case blockText:
+		slot.Bytes = len(b.content) - blk.textStart
+	case blockThinking:
+		// The thinking text is the reasoning this block added.
+		for i := range blk.members {
+			if blk.members[i].key == "thinking" {
+				blk.members[i].raw, blk.members[i].added = []byte(`""`), b.reasoning[blk.textStart:]
+			}
+		}
+		slot.Raw = rebuildBlock(blk.members)
+	case blockToolUse:
+		if !blk.deltas && len(blk.start) > 0 && !isEmptyObject(blk.start) {
+			// No delta came: the start's own input is the arguments.
+			if err := b.addFragment(toolcall.Fragment{Index: blk.index, Arguments: string(blk.start)}); err != nil {
+				return b.fail(err)
+			}
+		}
+	case blockRaw:
+		if len(blk.input) > 0 {
+			if !validJSON(blk.input) {
+				return b.fail(b.eventError(ev.Data, 0, fmt.Errorf("the streamed input of %q block %d is not JSON", slot.Type, blk.index)))
+			}
+			setMember(&blk.members, "input", blk.input)
+		}
+		slot.Raw = rebuildBlock(blk.members)
+	}
+	blk.members, blk.input, blk.start = nil, nil, nil
+	b.progressed = true
+	return nil
+}
+
+// rebuildBlock writes a block's members as one JSON object, each string
+// member with the text its deltas added.
+func rebuildBlock(members []antMember) []byte {
+	out := []byte{'{'}
+	for i, m := range members {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = appendQuoted(out, []byte(m.key))
+		out = append(out, ':')
+		if m.added == nil {
+			out = append(out, m.raw...)
+			continue
+		}
+		var start []byte
+		if len(m.raw) > 0 && m.raw[0] == '"' {
+			start, _, _ = appendString(nil, m.raw, 0)
+		}
+		out = appendQuoted(out, append(start, m.added...))
+	}
+	return append(out, '}')
+}
+
+func setMember(members *[]antMember, key string, raw []byte) {
+	for i := range *members {
+		if (*members)[i].key == key {
+			(*members)[i].raw, (*members)[i].added = raw, nil
+			return
+		}
+	}
+	*members = append(*members, antMember{key: key, raw: raw})
+}
+
+// isEmptyObject reports that raw is {} with any spacing.
+func isEmptyObject(raw []byte) bool {
+	i := skipWS(raw, 1)
+	return len(raw) > 0 && raw[0] == '{' && i < len(raw) && raw[i] == '}'
+}
+
+// validJSON reports that raw is one JSON value.
+func validJSON(raw []byte) bool {
+	i := skipWS(raw, 0)
+	end, err := skipValue(raw, i, 0)
+	return err == nil && skipWS(raw, end) == len(raw)
+}
+
+// applyUsage reads an Anthropic usage object; each member present replaces
+// the one before (message_delta's usage is cumulative, not an increment).
+func (a *anthropicDecoder) applyUsage(s span) {
+	b := a.b
+	if b.usage == nil {
+		b.usage = new(Usage)
+	}
+	u := b.usage
+	a.fields(s, func(key []byte, v span) {
+		n, ok := jsonInt(a.doc.data, v)
+		if !ok {
+			return
+		}
+		switch string(key) {
+		case "input_tokens":
+			u.PromptTokens = n
+		case "output_tokens":
+			u.CompletionTokens = n
+		case "cache_read_input_tokens":
+			u.CachedTokens = n
+		case "cache_creation_input_tokens":
+			u.CacheWriteTokens = n
+		}
+	})
+	// input_tokens leaves the cached tokens out.
+	u.TotalTokens = u.PromptTokens + u.CachedTokens + u.CacheWriteTokens + u.CompletionTokens
+}
+
+// jsonInt reads a validated JSON number at s as a non-negative int.
+func jsonInt(d []byte, s span) (int, bool) {
+	if !s.ok() {
+		return 0, false
+	}
+	return parseIndex(d[s.start:s.end])
+}
+
+// anthropicStopReason maps an Anthropic stop_reason.
+func anthropicStopReason(r string) StopReason {
+	switch r {
+	case "end_turn", "stop_sequence":
+		return StopEndTurn
+	case "tool_use":
+		return StopToolCalls
+	case "max_tokens", "model_context_window_exceeded":
+		return StopLength
+	case "refusal":
+		return StopRefusal
+	case "pause_turn":
+		return StopPause
+	case "":
+		return 0
+	}
+	return StopOther
+}

@@ -1,0 +1,224 @@
+package llmstream
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// This file writes Anthropic Messages requests from the neutral Request.
+
+type antRequest struct {
+	Model         string            `json:"model,omitempty"`
+	MaxTokens     int               `json:"max_tokens"`
+	System        string            `json:"system,omitempty"`
+	Messages      []antMessage      `json:"messages"`
+	Tools         []antTool         `json:"tools,omitempty"`
+	ToolChoice    map[string]any    `json:"tool_choice,omitempty"`
+	Temperature   *float64          `json:"temperature,omitempty"`
+	TopP          *float64          `json:"top_p,omitempty"`
+	StopSequences []string          `json:"stop_sequences,omitempty"`
+	Thinking      map[string]any    `json:"thinking,omitempty"`
+	Stream        bool              `json:"stream"`
+	Metadata      map[string]string `json:"metadata,omitempty"`
+}
+
+type antMessage struct {
+	Role    string            `json:"role"`
+	Content []json.RawMessage `json:"content"`
+}
+
+type antTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+// anthropicBudgets is the thinking budget, in tokens, for a reasoning
+// effort when no budget is given.
+var anthropicBudgets = map[string]int{"minimal": 1024, "low": 2048, "medium": 8192, "high": 24576}
+
+// encode writes the Messages request: system messages become "system",
+// consecutive tool answers one user message of tool_result blocks, an
+// assistant's calls tool_use blocks with their input objects, and its
+// thinking blocks go back where they were.
+func (anthropicProtocol) encode(r *Request, _ *config) ([]byte, error) {
+	w := antRequest{
+		Model: r.Model, Stream: true, Temperature: r.Temperature, TopP: r.TopP, StopSequences: r.Stop,
+		Messages: []antMessage{},
+	}
+	var system []string
+	for i := range r.Messages {
+		m := &r.Messages[i]
+		if m.Role == "system" || m.Role == "developer" {
+			if m.Content != "" {
+				system = append(system, m.Content)
+			}
+			continue
+		}
+		role, blocks, err := anthropicBlocks(m)
+		if err != nil {
+			return nil, err
+		}
+		if len(blocks) == 0 {
+			continue // Anthropic refuses empty content
+		}
+		// Anthropic wants user and assistant turns to alternate: tool
+		// answers and a user message after them are one user turn.
+		if n := len(w.Messages); n > 0 && w.Messages[n-1].Role == role {
+			w.Messages[n-1].Content = append(w.Messages[n-1].Content, blocks...)
+			continue
+		}
+		w.Messages = append(w.Messages, antMessage{Role: role, Content: blocks})
+	}
+	w.System = strings.Join(system, "\n\n")
+	for _, t := range r.Tools {
+		schema := t.Function.Parameters
+		if len(schema) == 0 {
+			schema = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		w.Tools = append(w.Tools, antTool{Name: t.Function.Name, Description: t.Function.Description, InputSchema: schema})
+	}
+	w.ToolChoice = anthropicToolChoice(r.ToolChoice, r.ParallelToolCalls)
+
+	budget := 0
+	if r.ThinkingBudget != nil {
+		budget = *r.ThinkingBudget
+		if budget <= 0 {
+			w.Thinking = map[string]any{"type": "disabled"}
+		}
+	} else if r.ReasoningEffort != "" {
+		budget = anthropicBudgets[r.ReasoningEffort]
+	}
+	if budget > 0 {
+		w.Thinking = map[string]any{"type": "enabled", "budget_tokens": budget}
+	}
+	if mt := r.maxTokens(); mt != nil {
+		w.MaxTokens = *mt
+	} else {
+		w.MaxTokens = DefaultAnthropicMaxTokens
+		if budget >= w.MaxTokens {
+			// max_tokens must exceed the budget; leave room for the answer.
+			w.MaxTokens = budget + DefaultAnthropicMaxTokens
+		}
+	}
+	return json.Marshal(w)
+}
+
+// anthropicToolChoice is the tool_choice object; nil sends none.
+func anthropicToolChoice(c ToolChoice, parallel *bool) map[string]any {
+	var tc map[string]any
+	switch c.Mode {
+	case ToolChoiceAuto:
+		tc = map[string]any{"type": "auto"}
+	case ToolChoiceNone:
+		return map[string]any{"type": "none"}
+	case ToolChoiceRequired:
+		tc = map[string]any{"type": "any"}
+	case ToolChoiceFunction:
+		tc = map[string]any{"type": "tool", "name": c.Name}
+	}
+	if parallel != nil && !*parallel {
+		if tc == nil {
+			tc = map[string]any{"type": "auto"}
+		}
+		tc["disable_parallel_tool_use"] = true
+	}
+	return tc
+}
+
+// anthropicBlocks is a message's role and content blocks.
+func anthropicBlocks(m *Message) (string, []json.RawMessage, error) {
+	switch m.Role {
+	case "tool":
+		b := map[string]any{"type": "tool_result", "tool_use_id": m.ToolCallID, "content": m.Content}
+		if m.IsError {
+			b["is_error"] = true
+		}
+		raw, err := json.Marshal(b)
+		return "user", []json.RawMessage{raw}, err
+	case "assistant":
+		blocks, err := anthropicAssistant(m)
+		return "assistant", blocks, err
+	}
+	if m.Content == "" {
+		return "user", nil, nil
+	}
+	raw, err := textBlock(m.Content)
+	return "user", []json.RawMessage{raw}, err
+}
+
+func textBlock(text string) (json.RawMessage, error) {
+	return json.Marshal(map[string]string{"type": "text", "text": text})
+}
+
+// anthropicAssistant writes an assistant's blocks: from its continuity
+// state when it came from Anthropic (thinking first, where it was), else
+// its text and then its calls.
+func anthropicAssistant(m *Message) ([]json.RawMessage, error) {
+	var out []json.RawMessage
+	if c := m.Continuity; c != nil && c.Dialect == DialectAnthropic {
+		if placed, ok := placeBlocks(m, c.Blocks); ok {
+			for _, p := range placed {
+				raw, err := p.anthropic(m)
+				if err != nil {
+					return nil, err
+				}
+				if raw != nil {
+					out = append(out, raw)
+				}
+			}
+			return out, nil
+		}
+		for _, blk := range c.Blocks {
+			if len(blk.Raw) > 0 {
+				out = append(out, blk.Raw)
+			}
+		}
+	}
+	if m.Content != "" {
+		raw, err := textBlock(m.Content)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, raw)
+	}
+	for i := range m.ToolCalls {
+		raw, err := toolUseBlock(&m.ToolCalls[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, raw)
+	}
+	return out, nil
+}
+
+// anthropic writes one placed block.
+func (p placed) anthropic(m *Message) (json.RawMessage, error) {
+	switch {
+	case p.call != nil:
+		return toolUseBlock(p.call)
+	case p.text:
+		if p.content == "" {
+			return nil, nil
+		}
+		return textBlock(p.content)
+	}
+	return p.raw, nil
+}
+
+// toolUseBlock is a call as a tool_use block; arguments that are not a
+// JSON object (an invalid call answered by agentloop) are sent as {}, the
+// only input Anthropic takes.
+func toolUseBlock(c *ToolCall) (json.RawMessage, error) {
+	input := json.RawMessage(bytes.TrimSpace([]byte(c.Function.Arguments)))
+	if len(input) == 0 || input[0] != '{' || !json.Valid(input) {
+		input = json.RawMessage(`{}`)
+	}
+	return json.Marshal(struct {
+		Type  string          `json:"type"`
+		ID    string          `json:"id"`
+		Name  string          `json:"name"`
+		Input json.RawMessage `json:"input"`
+	}{"tool_use", c.ID, c.Function.Name, input})
+}
