@@ -112,9 +112,9 @@ type anthropicDecoder struct {
 	// The current event's members, as spans of doc.data: the top level,
 	// then inside "delta" (d...) and "content_block" (k...). Read in the
 	// one walk that validates the event, so a delta costs no allocation.
-	typ, index, message, block, delta, usage span
-	dType, dText, dThinking, dSignature, dPartial, dStop      span
-	kType, kText, kID, kName, kInput                          span
+	typ, index, message, block, delta, usage             span
+	dType, dText, dThinking, dSignature, dPartial, dStop span
+	kType, kText, kID, kName, kInput                     span
 }
 
 func (a *anthropicDecoder) complete() bool { return a.b.done }
