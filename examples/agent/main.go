@@ -86,7 +86,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		wsName = abs
 	}
 
-	out := &printer{w: stdout, color: useColor(stdout, getenv)}
+	out := newPrinter(stdout, getenv)
 	httpClient := transport.New(transport.WithTimeout(cfg.Timeout), transport.WithConnectTimeout(cfg.ConnectTimeout))
 	defer httpClient.CloseIdleConnections()
 	opts := []llmstream.Option{llmstream.WithHTTPClient(httpClient)}
@@ -118,16 +118,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		MaxToolOutputBytes:  cfg.MaxToolOutputBytes,
 		ToolTimeout:         cfg.ToolTimeout,
 		Hooks: agentloop.Hooks{
-			OnDelta:    out.delta,
-			AfterModel: out.modelDone,
-			AfterTool:  out.toolDone,
+			BeforeModel: out.modelStart,
+			OnDelta:     out.delta,
+			AfterModel:  out.modelDone,
+			BeforeTool:  out.toolStart,
+			AfterTool:   out.toolDone,
 		},
 	}
 	start := time.Now()
+	out.begin()
+	stopClock := out.startClock(clockInterval)
 	res, err := loop.Run(ctx, []llmstream.Message{
 		{Role: "system", Content: systemPrompt},
 		{Role: "user", Content: cfg.Prompt},
 	})
+	stopClock()
 	out.summary(res, time.Since(start), err)
 	switch {
 	case err == nil:
@@ -136,7 +141,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		fmt.Fprintln(stderr, "agent: interrupted")
 		return exitInterrupted
 	default:
-		fmt.Fprintf(stderr, "agent: %v\n", err)
+		fmt.Fprintln(stderr, errorLine(err))
 		return exitFailed
 	}
+}
+
+// errorLine is the line that reports the error a run stopped with. The
+// error may quote the server or the model, so it goes through printable:
+// the libraries clean what they quote, but the demo does not count on it.
+func errorLine(err error) string {
+	return "agent: " + printable(err.Error())
 }
