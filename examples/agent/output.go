@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -281,39 +280,6 @@ func oneLine(s string) string {
 		}
 		return r
 	}, s)
-}
-
-// redactURL hides what in a URL may be a secret: the password, and the
-// values of the query (some servers take the key as ?key=...). Text that
-// does not parse loses everything between "://" and the last "@" of its
-// host part, and its whole query.
-func redactURL(s string) string {
-	if u, err := url.Parse(s); err == nil {
-		if u.RawQuery != "" {
-			q := u.Query()
-			for k := range q {
-				q[k] = []string{"xxxxx"}
-			}
-			u.RawQuery = q.Encode()
-		}
-		return u.Redacted()
-	}
-	if i := strings.IndexAny(s, "?#"); i >= 0 {
-		s = s[:i]
-	}
-	rest := s
-	scheme := ""
-	if i := strings.Index(s, "://"); i >= 0 {
-		scheme, rest = s[:i+3], s[i+3:]
-	}
-	host := rest
-	if i := strings.IndexByte(rest, '/'); i >= 0 {
-		host = rest[:i]
-	}
-	if i := strings.LastIndexByte(host, '@'); i >= 0 {
-		rest = "xxxxx" + rest[i:]
-	}
-	return scheme + rest
 }
 
 // shortArgs compacts a call's JSON arguments and cuts them for one line.

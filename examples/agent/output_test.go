@@ -63,7 +63,7 @@ func TestTerminal(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			live, color, _ := terminal(tc.w.(interface{ Write([]byte) (int, error) }), envOf(tc.env))
+			live, color, _ := terminal(tc.w.(interface{ Write([]byte) (int, error) }), envOf(tc.env).get)
 			if live != tc.want || color != tc.want {
 				t.Errorf("terminal = live %v, color %v; want %v", live, color, tc.want)
 			}
