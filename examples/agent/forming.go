@@ -37,7 +37,7 @@ type formingCall struct {
 // live region shows its preview.
 func (p *printer) formCall(d llmstream.Delta) {
 	p.endTurnText()
-	c := p.call(d.Call.Index)
+	c, added := p.call(d.Call.Index)
 	c.name = d.Call.Name
 	c.preview = d.Call
 	c.fragments++
@@ -47,7 +47,8 @@ func (p *printer) formCall(d llmstream.Delta) {
 		p.println(p.formedLine(c.name, string(d.Call.Partial), c.fragments))
 		return
 	}
-	p.drawLive(false)
+	// A new call redraws at once; progress of one already shown may wait.
+	p.drawLive(added)
 }
 
 // endTurnText ends the streamed text that came before a tool call.
@@ -59,13 +60,13 @@ func (p *printer) endTurnText() {
 }
 
 // call returns the turn's call with index i, adding it in index order
-// when it is new.
-func (p *printer) call(i int) *formingCall {
+// when it is new, and whether it was.
+func (p *printer) call(i int) (c *formingCall, added bool) {
 	pos, found := slices.BinarySearchFunc(p.calls, i, func(c *formingCall, i int) int { return c.index - i })
 	if !found {
 		p.calls = slices.Insert(p.calls, pos, &formingCall{index: i})
 	}
-	return p.calls[pos]
+	return p.calls[pos], !found
 }
 
 // formed reports whether a preview's arguments are final: complete JSON
@@ -76,6 +77,9 @@ func formed(pv toolcall.Preview) bool {
 		return false
 	}
 	trimmed := bytes.TrimRight(pv.Partial, " \t\r\n")
+	if len(trimmed) == 0 {
+		return false
+	}
 	last := trimmed[len(trimmed)-1]
 	return last < '0' || last > '9'
 }

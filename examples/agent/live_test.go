@@ -209,3 +209,31 @@ func TestPrinterClockOffTerminal(t *testing.T) {
 		t.Errorf("wrote %q", b.String())
 	}
 }
+
+// Argument progress alone redraws at most once an interval; a new call,
+// or a call's line going into the transcript, redraws at once.
+func TestPrinterLiveThrottles(t *testing.T) {
+	var b bytes.Buffer
+	p, now := testPrinter(&b, 80, false)
+	p.live.every = 40 * time.Millisecond
+	p.begin()
+	f := newFeed(t, p)
+	f.call(0, "search", `{"pattern":"a`)
+	if got := tail(screen(t, b.String()), 2)[0]; got != `  ◦ search {"pattern":"a"} …` {
+		t.Errorf("a new call not shown at once: %q", got)
+	}
+	drawn := b.Len()
+	f.call(0, "", `b`)
+	if b.Len() != drawn {
+		t.Errorf("redrawn within the interval: %q", b.String()[drawn:])
+	}
+	*now = now.Add(40 * time.Millisecond)
+	f.call(0, "", `c`)
+	if got := tail(screen(t, b.String()), 2)[0]; got != `  ◦ search {"pattern":"abc"} …` {
+		t.Errorf("after the interval the region shows %q", got)
+	}
+	f.call(0, "", `"}`)
+	if got := tail(screen(t, b.String()), 2)[0]; got != `  ◦ search {"pattern":"abc"} formed from 4 fragments` {
+		t.Errorf("a formed call not shown at once: %q", got)
+	}
+}
