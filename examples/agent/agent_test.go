@@ -31,8 +31,9 @@ func demoWorkspace(t *testing.T) string {
 	return dir
 }
 
-// timing matches the parts of the output that vary from run to run.
-var timing = regexp.MustCompile(`[0-9.]+(µs|ms|s)\b|\d+ tokens \(\d+ in, \d+ out\)`)
+// timing matches the parts of the output that vary from run to run, and
+// the fragment counts, which depend on how llmstreamtest cuts arguments.
+var timing = regexp.MustCompile(`[0-9.]+(µs|ms|s)\b|\d+ tokens \(\d+ in, \d+ out\)|\d+ fragments?\b`)
 
 func TestOfflineEndToEnd(t *testing.T) {
 	dir := demoWorkspace(t)
@@ -51,8 +52,13 @@ with the key in AIRLOCK_API_KEY or OPENAI_API_KEY (any OpenAI-compatible server 
 task: Explore this project and tell me what it is.
 
 I'll start by looking at what is in the workspace, so my answer rests on the files themselves.
+  ◦ list_files {"max_entries":200,"path":"."} formed from T
   • list_files {"max_entries":200,"path":"."} → 144 B, T
 I see 6 files. Reading README.md, go.mod, main.go, docs/notes.txt to understand the project.
+  ◦ read_file_safe {"path":"README.md"} formed from T
+  ◦ read_file_safe {"path":"main.go"} formed from T
+  ◦ read_file_safe {"path":"docs/notes.txt"} formed from T
+  ◦ read_file_safe {"path":"go.mod"} formed from T
   • read_file_safe {"path":"README.md"} → 33 B, T
   • read_file_safe {"path":"go.mod"} → 35 B, T
   • read_file_safe {"path":"main.go"} → 98 B, T
@@ -123,7 +129,8 @@ func TestRealModeAgainstServer(t *testing.T) {
 	out := stdout.String()
 	for _, want := range []string{
 		"airlock demo agent — test-model at " + srv.URL + "\nAPI key set; workspace: " + dir + "\n",
-		"Reading.\n  • read_file_safe {\"path\":\"go.mod\"} → 35 B",
+		"Reading.\n  ◦ read_file_safe {\"path\":\"go.mod\"} formed from ",
+		"\n  • read_file_safe {\"path\":\"go.mod\"} → 35 B",
 		"It is the widget module.\n",
 		"done: 2 turns, 1 tool call, 120 tokens (100 in, 20 out)",
 	} {

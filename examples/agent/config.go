@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/airlock-go/airlock/agentloop"
 	"github.com/airlock-go/airlock/transport"
@@ -34,9 +35,10 @@ const (
 // errUsage marks a bad flag, setting or config file: exit status 2.
 var errUsage = errors.New("agent: bad usage")
 
-// settingError says which setting was refused, from where, and why. It
-// never holds a value of api_key or of a key it does not know, as those may
-// be secrets.
+// settingError says which setting was refused, from where, and why; the
+// reason shows the value refused. It never holds the value of api_key or
+// of a key it does not know, as those may be secrets, only a redacted form
+// (redactSecret), and URLs only redacted (redactURL).
 type settingError struct {
 	Key, Source, Reason string
 }
@@ -75,6 +77,7 @@ type kind int
 
 const (
 	kindText     kind = iota + 1 // any text
+	kindSecret                   // text without spaces or quotes, never shown
 	kindURL                      // an http or https URL
 	kindCount                    // a whole number ≥ 1
 	kindDuration                 // a Go duration ≥ 0, like 30s or 2m
@@ -83,9 +86,11 @@ const (
 
 // setting is one configurable value. Its config-file key is key, its flag
 // is key with '-' for '_', and its variable is AIRLOCK_ and key in capitals.
+// arg names its value in the usage ("" for a switch).
 type setting struct {
 	key   string
 	kind  kind
+	arg   string
 	usage string
 	set   func(c *config, text string) error
 }
@@ -96,20 +101,20 @@ func (s setting) envName() string  { return "AIRLOCK_" + strings.ToUpper(s.key) 
 // allSettings lists every setting, in the order usage shows them.
 func allSettings() []setting {
 	return []setting{
-		{"base_url", kindURL, "OpenAI-compatible base URL, e.g. https://api.openai.com/v1 (real mode)", func(c *config, v string) error { c.BaseURL = v; return nil }},
-		{"api_key", kindText, "API key (real mode; prefer the environment, flags show in ps)", func(c *config, v string) error { c.APIKey = v; return nil }},
-		{"model", kindText, "model name (real mode; default " + defaultModel + ")", func(c *config, v string) error { c.Model = v; return nil }},
-		{"workspace", kindText, "directory the tools may read (default: the current directory)", func(c *config, v string) error { c.Workspace = v; return nil }},
-		{"max_turns", kindCount, fmt.Sprintf("model calls per run (default %d)", agentloop.DefaultMaxTurns), setInt(func(c *config) *int { return &c.MaxTurns })},
-		{"max_tool_calls_per_turn", kindCount, fmt.Sprintf("tool calls one answer may make (default %d)", agentloop.DefaultMaxToolCallsPerTurn), setInt(func(c *config) *int { return &c.MaxToolCallsPerTurn })},
-		{"max_total_tool_calls", kindCount, fmt.Sprintf("tool calls per run (default %d)", agentloop.DefaultMaxTotalToolCalls), setInt(func(c *config) *int { return &c.MaxTotalToolCalls })},
-		{"max_tool_output_bytes", kindCount, fmt.Sprintf("bytes of one tool result the model sees (default %d)", agentloop.DefaultMaxToolOutputBytes), setInt(func(c *config) *int { return &c.MaxToolOutputBytes })},
-		{"max_file_bytes", kindCount, fmt.Sprintf("largest file read_file_safe reads or search scans (default %d)", defaultMaxFileBytes), setInt(func(c *config) *int { return &c.MaxFileBytes })},
-		{"tool_timeout", kindDuration, fmt.Sprintf("time limit of one tool call (default %v)", agentloop.DefaultToolTimeout), setDuration(func(c *config) *time.Duration { return &c.ToolTimeout })},
-		{"timeout", kindDuration, fmt.Sprintf("time limit of one model call, 0 for none (default %v)", transport.DefaultTimeout), setDuration(func(c *config) *time.Duration { return &c.Timeout })},
-		{"connect_timeout", kindDuration, fmt.Sprintf("time limit to connect, 0 for none (default %v)", transport.DefaultConnectTimeout), setDuration(func(c *config) *time.Duration { return &c.ConnectTimeout })},
-		{"offline_delay", kindDuration, fmt.Sprintf("pause between the offline model's events (default %v)", defaultOfflineDelay), setDuration(func(c *config) *time.Duration { return &c.OfflineDelay })},
-		{"allow_write", kindBool, "offer write_file for real (default false: it refuses)", func(c *config, v string) error {
+		{"base_url", kindURL, "url", "OpenAI-compatible base URL, e.g. https://api.openai.com/v1 (real mode)", func(c *config, v string) error { c.BaseURL = v; return nil }},
+		{"api_key", kindSecret, "key", "API key (real mode; prefer the environment, flags show in ps)", func(c *config, v string) error { c.APIKey = v; return nil }},
+		{"model", kindText, "name", "model name (real mode; default " + defaultModel + ")", func(c *config, v string) error { c.Model = v; return nil }},
+		{"workspace", kindText, "dir", "directory the tools may read (default: the current directory)", func(c *config, v string) error { c.Workspace = v; return nil }},
+		{"max_turns", kindCount, "n", fmt.Sprintf("model calls per run (default %d)", agentloop.DefaultMaxTurns), setInt(func(c *config) *int { return &c.MaxTurns })},
+		{"max_tool_calls_per_turn", kindCount, "n", fmt.Sprintf("tool calls one answer may make (default %d)", agentloop.DefaultMaxToolCallsPerTurn), setInt(func(c *config) *int { return &c.MaxToolCallsPerTurn })},
+		{"max_total_tool_calls", kindCount, "n", fmt.Sprintf("tool calls per run (default %d)", agentloop.DefaultMaxTotalToolCalls), setInt(func(c *config) *int { return &c.MaxTotalToolCalls })},
+		{"max_tool_output_bytes", kindCount, "n", fmt.Sprintf("bytes of one tool result the model sees (default %d)", agentloop.DefaultMaxToolOutputBytes), setInt(func(c *config) *int { return &c.MaxToolOutputBytes })},
+		{"max_file_bytes", kindCount, "n", fmt.Sprintf("largest file read_file_safe reads or search scans (default %d)", defaultMaxFileBytes), setInt(func(c *config) *int { return &c.MaxFileBytes })},
+		{"tool_timeout", kindDuration, "duration", fmt.Sprintf("time limit of one tool call (default %v)", agentloop.DefaultToolTimeout), setDuration(func(c *config) *time.Duration { return &c.ToolTimeout })},
+		{"timeout", kindDuration, "duration", fmt.Sprintf("time limit of one model call, 0 for none (default %v)", transport.DefaultTimeout), setDuration(func(c *config) *time.Duration { return &c.Timeout })},
+		{"connect_timeout", kindDuration, "duration", fmt.Sprintf("time limit to connect, 0 for none (default %v)", transport.DefaultConnectTimeout), setDuration(func(c *config) *time.Duration { return &c.ConnectTimeout })},
+		{"offline_delay", kindDuration, "duration", fmt.Sprintf("pause between the offline model's events (default %v)", defaultOfflineDelay), setDuration(func(c *config) *time.Duration { return &c.OfflineDelay })},
+		{"allow_write", kindBool, "", "offer write_file for real (default false: it refuses)", func(c *config, v string) error {
 			b, err := strconv.ParseBool(v)
 			c.AllowWrite = b
 			return err
@@ -150,44 +155,65 @@ func defaults() config {
 	}
 }
 
+// show is how a message quotes a value of s: as written, but a secret
+// only redacted and a URL without its password or query values.
+func (s setting) show(text string) string {
+	switch s.kind {
+	case kindSecret:
+		return redactSecret(text)
+	case kindURL:
+		return strconv.Quote(redactURL(text))
+	}
+	return strconv.Quote(text)
+}
+
 // check validates text for s before it is applied, with a reason a person
-// can act on. It never quotes an api_key.
+// can act on that shows the value (see show).
 func (s setting) check(text string) string {
+	text = strings.TrimSpace(text)
 	switch s.kind {
 	case kindURL:
-		u, err := url.Parse(strings.TrimSpace(text))
-		if err != nil {
-			return "not a URL"
-		}
-		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			// Redacted: a URL may carry a password.
-			return fmt.Sprintf("%q is not an http:// or https:// URL", u.Redacted())
+		u, err := url.Parse(text)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return s.show(text) + " is not an http:// or https:// URL"
 		}
 	case kindCount:
-		n, err := strconv.Atoi(strings.TrimSpace(text))
+		n, err := strconv.Atoi(text)
 		switch {
 		case err != nil:
-			return fmt.Sprintf("%q is not a whole number", text)
+			return s.show(text) + " is not a whole number"
 		case n < 0:
 			return fmt.Sprintf("%d is negative; want a whole number ≥ 1", n)
 		case n == 0:
 			return "0 is not allowed; want a whole number ≥ 1"
 		}
 	case kindDuration:
-		d, err := time.ParseDuration(strings.TrimSpace(text))
+		d, err := time.ParseDuration(text)
 		switch {
 		case err != nil:
-			return fmt.Sprintf("%q is not a duration like 30s or 2m", text)
+			return s.show(text) + " is not a duration like 30s or 2m"
 		case d < 0:
 			return fmt.Sprintf("%v is negative", d)
 		}
 	case kindBool:
-		if _, err := strconv.ParseBool(strings.TrimSpace(text)); err != nil {
-			return fmt.Sprintf("%q is not true or false", text)
+		if _, err := strconv.ParseBool(text); err != nil {
+			return s.show(text) + " is not true or false"
 		}
 	case kindText:
-		if strings.TrimSpace(text) == "" {
-			return "empty"
+		if text == "" {
+			return "the value is empty"
+		}
+	case kindSecret:
+		// A server answers a key with quotes or a "Bearer " in it with a
+		// bare 401; say what is wrong before it is sent.
+		switch i := strings.IndexFunc(text, func(r rune) bool { return r == '"' || r == '\'' || unicode.IsSpace(r) || unicode.IsControl(r) }); {
+		case text == "":
+			return "the value is empty"
+		case i < 0:
+		case text[i] == '"' || text[i] == '\'':
+			return s.show(text) + " has a quote in it; an API key has none"
+		default:
+			return s.show(text) + " has a space or control character in it; an API key has none"
 		}
 	}
 	return ""
@@ -227,10 +253,36 @@ func (l *layer) apply(c *config, byKey map[string]setting) error {
 	return nil
 }
 
+// environment is the process's variables by name, passed in so that tests
+// give their own.
+type environment map[string]string
+
+// environ turns os.Environ's "NAME=value" list into an environment.
+func environ(kv []string) environment {
+	e := make(environment, len(kv))
+	for _, s := range kv {
+		if name, value, ok := strings.Cut(s, "="); ok {
+			e[name] = value
+		}
+	}
+	return e
+}
+
+func (e environment) get(name string) string { return e[name] }
+
+// flagError is a command line the flag package refused: an unknown flag,
+// a flag without its value. It wraps errUsage.
+type flagError struct{ msg string }
+
+func (e *flagError) Error() string { return "agent: " + e.msg }
+func (e *flagError) Unwrap() error { return errUsage }
+
 // parseConfig turns args and the environment into a config, with the
 // precedence defaults < config file < environment < flags. Every error
-// wraps errUsage; flag.ErrHelp is returned for -h.
-func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
+// wraps errUsage; flag.ErrHelp is returned for -h, for the caller to print
+// the usage. Variables named AIRLOCK_ that are no setting get a warning on
+// stderr, and are ignored.
+func parseConfig(args []string, env environment, stderr io.Writer) (config, error) {
 	settings := allSettings()
 	byKey := make(map[string]setting, len(settings))
 	for _, s := range settings {
@@ -238,7 +290,10 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	// The flag package would print its complaint and then the whole
+	// usage; the caller prints the complaint and a hint instead.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	flags := &layer{}
 	for _, s := range settings {
 		if s.kind == kindBool {
@@ -253,18 +308,16 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 			return nil
 		})
 	}
-	prompt := fs.String("e", "", "the task to run (default: explore the workspace)")
-	configPath := fs.String("config", "", "a file of `key = value` lines (keys as the flags, with _ for -)")
-	fs.Usage = func() { usage(fs) }
+	prompt := fs.String("e", "", "")
+	configPath := fs.String("config", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return config{}, err
 		}
-		// The flag package has printed the problem and the usage.
-		return config{}, fmt.Errorf("%w: %v", errUsage, err)
+		return config{}, &flagError{msg: err.Error() + flagSuggestion(err, fs)}
 	}
 	if fs.NArg() > 0 {
-		return config{}, &settingError{Source: "arguments", Reason: fmt.Sprintf("unexpected %q; give the task with -e", fs.Arg(0))}
+		return config{}, &flagError{msg: fmt.Sprintf("unexpected argument %q; give the task with -e", fs.Arg(0))}
 	}
 
 	c := defaults()
@@ -277,13 +330,14 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 			return config{}, err
 		}
 	}
-	env := &layer{}
+	warnUnknownVariables(env, settings, stderr)
+	vars := &layer{}
 	for _, s := range settings {
-		if v := getenv(s.envName()); v != "" {
-			env.add(s.key, v, s.envName())
+		if v := env.get(s.envName()); v != "" {
+			vars.add(s.key, v, s.envName())
 		}
 	}
-	if err := env.apply(&c, byKey); err != nil {
+	if err := vars.apply(&c, byKey); err != nil {
 		return config{}, err
 	}
 	if err := flags.apply(&c, byKey); err != nil {
@@ -292,10 +346,15 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	// The OpenAI variables fill in only what no other source gave.
 	// They are trimmed as every other source is.
 	if c.APIKey == "" {
-		c.APIKey = strings.TrimSpace(getenv("OPENAI_API_KEY"))
+		if v := strings.TrimSpace(env.get("OPENAI_API_KEY")); v != "" {
+			if reason := byKey["api_key"].check(v); reason != "" {
+				return config{}, &settingError{Key: "api_key", Source: "OPENAI_API_KEY", Reason: reason}
+			}
+			c.APIKey = v
+		}
 	}
 	if c.BaseURL == "" {
-		if v := strings.TrimSpace(getenv("OPENAI_BASE_URL")); v != "" {
+		if v := strings.TrimSpace(env.get("OPENAI_BASE_URL")); v != "" {
 			if reason := byKey["base_url"].check(v); reason != "" {
 				return config{}, &settingError{Key: "base_url", Source: "OPENAI_BASE_URL", Reason: reason}
 			}
@@ -308,65 +367,42 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	return c, nil
 }
 
-// readConfigFile reads `key = value` lines; blank lines and lines starting
-// with # are skipped. An unknown key, a line without '=', or a key given
-// twice is refused with its line number; a file over maxConfigBytes is
-// refused whole.
-func readConfigFile(path string, byKey map[string]setting) (*layer, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, &settingError{Source: "--config", Reason: err.Error()}
+// flagSuggestion is ` (did you mean -max-turns?)` for an unknown flag close
+// to a known one, and "" otherwise. The flag package reports an unknown
+// flag only in its message, so the name is read from there.
+func flagSuggestion(err error, fs *flag.FlagSet) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return ""
 	}
-	defer f.Close()
-	// One byte past the limit tells a file over it from one at it: a cut
-	// file would apply its head and silently drop (or cut) the rest.
-	data, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
-	if err != nil {
-		return nil, &settingError{Source: path, Reason: err.Error()}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if near := nearest(name, names); near != "" {
+		return " (did you mean -" + near + "?)"
 	}
-	if len(data) > maxConfigBytes {
-		return nil, &settingError{Source: path, Reason: fmt.Sprintf("over the limit of %d bytes", maxConfigBytes)}
-	}
-	l := &layer{}
-	seen := map[string]int{}
-	n := 0
-	for line := range strings.Lines(string(data)) {
-		n++
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		where := fmt.Sprintf("%s:%d", path, n)
-		key, value, ok := strings.Cut(line, "=")
-		if !ok {
-			return nil, &settingError{Source: where, Reason: "not a `key = value` line"}
-		}
-		key, value = strings.TrimSpace(key), strings.TrimSpace(value)
-		if _, known := byKey[key]; !known {
-			// Only the key is shown: a misspelt api_key's value is a secret.
-			return nil, &settingError{Source: where, Reason: fmt.Sprintf("unknown key %q", key)}
-		}
-		if first, dup := seen[key]; dup {
-			return nil, &settingError{Key: key, Source: where, Reason: fmt.Sprintf("given twice (first on line %d)", first)}
-		}
-		seen[key] = n
-		l.add(key, value, where)
-	}
-	return l, nil
+	return ""
 }
 
-func usage(fs *flag.FlagSet) {
-	w := fs.Output()
-	fmt.Fprintf(w, `usage: agent [flags]
-
-A demo coding agent. With no flags it runs offline against a built-in scripted
-model served over loopback HTTP; give --base-url/--api-key/--model (or the
-AIRLOCK_BASE_URL, AIRLOCK_API_KEY, AIRLOCK_MODEL variables) to use any
-OpenAI-compatible server. OPENAI_API_KEY and OPENAI_BASE_URL fill in a key or
-URL no other source gave.
-
-Settings: defaults < --config file < AIRLOCK_<KEY> variables < flags.
-
-`)
-	fs.PrintDefaults()
+// warnUnknownVariables warns, on stderr, of each AIRLOCK_ variable that
+// names no setting, with the nearest one: a misspelt variable is otherwise
+// silently ignored. It names the variable, never its value.
+func warnUnknownVariables(env environment, settings []setting, stderr io.Writer) {
+	known := make([]string, len(settings))
+	for i, s := range settings {
+		known[i] = s.envName()
+	}
+	var unknown []string
+	for name := range env {
+		if strings.HasPrefix(name, "AIRLOCK_") && !slices.Contains(known, name) {
+			unknown = append(unknown, name)
+		}
+	}
+	slices.Sort(unknown)
+	for _, name := range unknown {
+		hint := ""
+		if near := nearest(name, known); near != "" {
+			hint = "; did you mean " + near + "?"
+		}
+		fmt.Fprintf(stderr, "agent: warning: %s is not a setting, ignored%s\n", oneLine(name), hint)
+	}
 }

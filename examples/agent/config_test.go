@@ -12,10 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// envOf returns a getenv over m.
-func envOf(m map[string]string) func(string) string {
-	return func(k string) string { return m[k] }
-}
+// envOf returns an environment of m's variables.
+func envOf(m map[string]string) environment { return environment(m) }
 
 // writeConfig writes a config file into a temp dir and returns its path.
 func writeConfig(t *testing.T, text string) string {
@@ -101,13 +99,32 @@ func TestConfigRefused(t *testing.T) {
 		{"bad URL", []string{"--base-url", "ftp://x"}, nil, "", `agent: setting base_url from --base-url: "ftp://x" is not an http:// or https:// URL`},
 		{"bad OPENAI_BASE_URL", nil, map[string]string{"OPENAI_BASE_URL": "localhost:8080"}, "", `agent: setting base_url from OPENAI_BASE_URL: "localhost:8080" is not an http:// or https:// URL`},
 		{"URL password not shown", []string{"--base-url", "ftp://u:" + secret + "@h"}, nil, "", `agent: setting base_url from --base-url: "ftp://u:xxxxx@h" is not an http:// or https:// URL`},
-		{"empty model", []string{"--model", " "}, nil, "", "agent: setting model from --model: empty"},
-		{"unknown key in file, value not shown", nil, nil, "max_turns = 3\napi-key = " + secret + "\n", `agent: FILE:2: unknown key "api-key"`},
-		{"line without =, not shown", nil, nil, "\n" + secret + "\n", "agent: FILE:2: not a `key = value` line"},
+		{"empty model", []string{"--model", " "}, nil, "", "agent: setting model from --model: the value is empty"},
+		{"unknown key in file, value not shown", nil, nil, "max_turns = 3\napi-key = " + secret + "\n", `agent: FILE:2: unknown key "api-key"; did you mean "api_key"?`},
+		{"typo in file", nil, nil, "modle = gpt-4o\n", `agent: FILE:1: unknown key "modle"; did you mean "model"?`},
+		{"dash for underscore in file", nil, nil, "base-url = http://h/v1\n", `agent: FILE:1: unknown key "base-url"; did you mean "base_url"?`},
+		{"unknown key, nothing near", nil, nil, "colour = red\n", `agent: FILE:1: unknown key "colour"`},
+		{"line without =, redacted", nil, nil, "\n" + secret + "\n", "agent: FILE:2: not a `key = value` line: \"sk-…\" (20 characters)"},
+		{"short line without =, redacted", nil, nil, "[agent]\n", "agent: FILE:1: not a `key = value` line: \"…\" (7 characters)"},
+		{"line with : for =, its first word shown", nil, nil, "model: " + secret + "\n", "agent: FILE:1: not a `key = value` line: \"model: …\""},
+		{"URL in quotes unclosed", nil, nil, `base_url = "http://localhost:8080/v1` + "\n", `agent: setting base_url from FILE:1: "\"http://localhost:8080/v1": no closing "`},
+		{"URL not a URL, shown", nil, nil, `base_url = "localhost:8080"` + "\n", `agent: setting base_url from FILE:1: "localhost:8080" is not an http:// or https:// URL`},
+		{"URL query values not shown", []string{"--base-url", "h.test/v1?key=" + secret}, nil, "", `agent: setting base_url from --base-url: "h.test/v1?key=xxxxx" is not an http:// or https:// URL`},
+		{"unparsable URL password not shown", []string{"--base-url", "http://u:" + secret + "@h\x7f/v1"}, nil, "", `agent: setting base_url from --base-url: "http://xxxxx@h\x7f/v1" is not an http:// or https:// URL`},
+		{"key: bad escape, redacted", nil, nil, `api_key = "` + secret + `\d"` + "\n", `agent: setting api_key from FILE:1: "\"sk…" (24 characters): a bad escape: in double quotes \ starts a Go escape (\" \\ \n \t \xNN \uNNNN); use single quotes to keep backslashes as written`},
+		{"key: text after the quote, redacted", nil, nil, `api_key = '` + secret + `' x` + "\n", `agent: setting api_key from FILE:1: "'sk…" (24 characters): text after the closing ' (only a # comment may follow)`},
+		{"key: empty in quotes", nil, nil, `api_key = ""` + "\n", "agent: setting api_key from FILE:1: the value is empty"},
+		{"key: Bearer pasted, redacted", nil, map[string]string{"AIRLOCK_API_KEY": "Bearer " + secret}, "", `agent: setting api_key from AIRLOCK_API_KEY: "Bea…" (27 characters) has a space or control character in it; an API key has none`},
+		{"key: quotes in a variable, redacted", nil, map[string]string{"AIRLOCK_API_KEY": `"` + secret + `"`}, "", `agent: setting api_key from AIRLOCK_API_KEY: "\"sk…" (22 characters) has a quote in it; an API key has none`},
+		{"key: quotes in OPENAI_API_KEY, redacted", []string{"--model", "m"}, map[string]string{"OPENAI_API_KEY": "'" + secret + "'"}, "", `agent: setting api_key from OPENAI_API_KEY: "'sk…" (22 characters) has a quote in it; an API key has none`},
 		{"negative in file", nil, nil, "max_turns = -1\n", "agent: setting max_turns from FILE:1: -1 is negative; want a whole number ≥ 1"},
 		{"key twice in file", nil, nil, "max_turns = 2\n# again\nmax_turns = 3\n", "agent: setting max_turns from FILE:3: given twice (first on line 1)"},
 		{"bad file value stops the environment too", nil, map[string]string{"AIRLOCK_MAX_TURNS": "4"}, "timeout = soon\n", `agent: setting timeout from FILE:1: "soon" is not a duration like 30s or 2m`},
-		{"stray argument", []string{"explore"}, nil, "", `agent: arguments: unexpected "explore"; give the task with -e`},
+		{"stray argument", []string{"explore"}, nil, "", `agent: unexpected argument "explore"; give the task with -e` + "\nrun 'agent -h' for usage"},
+		{"unknown flag, with the nearest", []string{"--max-turn", "3"}, nil, "", "agent: flag provided but not defined: -max-turn (did you mean -max-turns?)\nrun 'agent -h' for usage"},
+		{"unknown flag, underscores", []string{"-base_url", "http://h"}, nil, "", "agent: flag provided but not defined: -base_url (did you mean -base-url?)\nrun 'agent -h' for usage"},
+		{"unknown flag, nothing near", []string{"--colour"}, nil, "", "agent: flag provided but not defined: -colour\nrun 'agent -h' for usage"},
+		{"flag without its value", []string{"--max-turns"}, nil, "", "agent: flag needs an argument: -max-turns\nrun 'agent -h' for usage"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -130,25 +147,34 @@ func TestConfigRefused(t *testing.T) {
 	}
 }
 
-func TestConfigFlagErrors(t *testing.T) {
-	tests := []struct {
-		name     string
-		args     []string
-		wantCode int
-		wantErr  string
-	}{
-		{"unknown flag", []string{"--max-turn", "3"}, exitUsage, "flag provided but not defined: -max-turn"},
-		{"missing value", []string{"--max-turns"}, exitUsage, "flag needs an argument: -max-turns"},
-		{"help", []string{"-h"}, exitOK, "usage: agent [flags]"},
+// -h prints the usage on stdout, as asked for, with a name for each
+// flag's value; -config takes a file, which its entry says.
+func TestConfigHelp(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(t.Context(), []string{"-h"}, &stdout, &stderr, envOf(nil))
+	out := stdout.String()
+	if code != exitOK || stderr.Len() != 0 || !strings.HasPrefix(out, "usage: agent [flags]\n") {
+		t.Fatalf("exit %d, stderr %q, stdout %q", code, stderr.String(), out)
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			code := run(t.Context(), tc.args, &stdout, &stderr, envOf(nil))
-			if code != tc.wantCode || !strings.Contains(stderr.String(), tc.wantErr) {
-				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr.String(), tc.wantCode, tc.wantErr)
-			}
-		})
+	for _, want := range []string{
+		"\n  -config file\n    \tread settings from file",
+		"\n  -e task\n",
+		"\n  -base-url url\n",
+		"\n  -api-key key\n",
+		"\n  -max-turns n\n    \tmodel calls per run (default 20)\n",
+		"\n  -timeout duration\n",
+		"\n  -allow-write\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("usage lacks %q:\n%s", want, out)
+		}
+	}
+	// Every setting is listed, and nothing is listed twice.
+	for _, s := range allSettings() {
+		entry := "\n  -" + s.flagName()
+		if n := strings.Count(out, entry+" ") + strings.Count(out, entry+"\n"); n != 1 {
+			t.Errorf("-%s listed %d times", s.flagName(), n)
+		}
 	}
 }
 

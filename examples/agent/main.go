@@ -11,9 +11,15 @@
 // in what those leave unset) it talks to any OpenAI-compatible server.
 //
 // Settings come from, in rising precedence: defaults, a --config file of
-// `key = value` lines, AIRLOCK_<KEY> variables, flags. A bad value is
-// refused with exit status 2. Exit status 1 means the run stopped on an
-// error, 130 that it was interrupted.
+// `key = value` lines (values may be quoted; see configfile.go), AIRLOCK_<KEY>
+// variables, flags. A bad value is refused with exit status 2, and a message
+// that shows it (a key only redacted) and, for a misspelt name, the nearest
+// known one; an AIRLOCK_ variable that is no setting gets a warning. Exit
+// status 1 means the run stopped on an error, 130 that it was interrupted.
+//
+// On a terminal the output is redrawn in place: each tool call is shown
+// while its arguments stream, under it a status line. Piped, the same
+// transcript is written plainly, one line per call.
 //
 //	go run ./examples/agent
 //	go run ./examples/agent -e "find TODO"
@@ -55,23 +61,24 @@ func main() {
 	// The first Ctrl-C cancels the run cleanly; restoring the default
 	// handling then lets a second one kill a run slow to stop.
 	context.AfterFunc(ctx, stop)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, environ(os.Environ()))
 	stop()
 	os.Exit(code)
 }
 
 // run is the whole program, with its surroundings passed in so tests can
 // drive it: it returns the exit status.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	cfg, err := parseConfig(args, getenv, stderr)
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, env environment) int {
+	cfg, err := parseConfig(args, env, stderr)
 	if errors.Is(err, flag.ErrHelp) {
+		printUsage(stdout)
 		return exitOK
 	}
 	if err != nil {
-		// The flag package already printed its own complaints.
-		var se *settingError
-		if errors.As(err, &se) {
-			fmt.Fprintln(stderr, err)
+		fmt.Fprintln(stderr, err)
+		var fe *flagError
+		if errors.As(err, &fe) {
+			fmt.Fprintln(stderr, usageHint)
 		}
 		return exitUsage
 	}
@@ -86,7 +93,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		wsName = abs
 	}
 
-	out := &printer{w: stdout, color: useColor(stdout, getenv)}
+	out := newPrinter(stdout, env.get)
 	httpClient := transport.New(transport.WithTimeout(cfg.Timeout), transport.WithConnectTimeout(cfg.ConnectTimeout))
 	defer httpClient.CloseIdleConnections()
 	opts := []llmstream.ClientOption{llmstream.WithHTTPClient(httpClient)}
@@ -118,16 +125,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		MaxToolOutputBytes:  cfg.MaxToolOutputBytes,
 		ToolTimeout:         cfg.ToolTimeout,
 		Hooks: agentloop.Hooks{
-			OnDelta:    out.delta,
-			AfterModel: out.modelDone,
-			AfterTool:  out.toolDone,
+			BeforeModel: out.modelStart,
+			OnDelta:     out.delta,
+			AfterModel:  out.modelDone,
+			BeforeTool:  out.toolStart,
+			AfterTool:   out.toolDone,
 		},
 	}
 	start := time.Now()
+	out.begin()
+	stopClock := out.startClock(clockInterval)
 	res, err := loop.Run(ctx, []llmstream.Message{
 		{Role: "system", Content: systemPrompt},
 		{Role: "user", Content: cfg.Prompt},
 	})
+	stopClock()
 	out.summary(res, time.Since(start), err)
 	switch {
 	case err == nil:
@@ -136,7 +148,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		fmt.Fprintln(stderr, "agent: interrupted")
 		return exitInterrupted
 	default:
-		fmt.Fprintf(stderr, "agent: %v\n", err)
+		fmt.Fprintln(stderr, errorLine(err))
 		return exitFailed
 	}
+}
+
+// errorLine is the line that reports the error a run stopped with. The
+// error may quote the server or the model, so it goes through printable:
+// the libraries clean what they quote, but the demo does not count on it.
+func errorLine(err error) string {
+	return "agent: " + printable(err.Error())
 }

@@ -5,9 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/url"
-	"os"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -28,30 +27,51 @@ const (
 // maxShownArgs is how much of a call's arguments its line shows.
 const maxShownArgs = 72
 
-// printer writes the run for a person: streamed text as it arrives, one
-// line per tool call, and a closing line. Used from the loop's goroutine
-// only (agentloop calls hooks synchronously).
+// printer writes the run for a person. Its transcript is the same on a
+// terminal and off one: streamed text as it arrives, a line for each tool
+// call once it has formed (◦), a line for each call that ran (•), and a
+// closing line. On a terminal (live set) it also keeps a live region under
+// the transcript, redrawn in place: a line per tool call still forming and
+// a status line (see live.go).
+//
+// The loop's hooks call it on the loop's goroutine, the clock that moves
+// the status line on another, so every method that writes holds mu.
 type printer struct {
+	mu    sync.Mutex
 	w     io.Writer
 	color bool
+	live  *liveRegion // nil when w is not a terminal
+	now   func() time.Time
+
 	// midLine is set while streamed text has not ended its line.
 	midLine bool
+	// streaming is set while the model's text or reasoning streams; the
+	// live region stays off the screen then, so it never cuts into it.
+	streaming bool
 	// inReasoning is set while reasoning text is streaming.
 	inReasoning bool
+	// calls are the current turn's tool calls, in index order.
+	calls []*formingCall
+
+	// What the status line tells.
+	start    time.Time
+	turn     int
+	inModel  bool   // between a model call's start and its end
+	received int    // bytes of text and arguments in this model call
+	activity string // what runs now, when not the model: "running search"
+	tokens   int    // tokens of the finished turns that reported usage
+	counted  bool   // some finished turn reported usage
 }
 
-// useColor reports whether w is a terminal and NO_COLOR (any value) is
-// unset, as https://no-color.org asks.
-func useColor(w io.Writer, getenv func(string) string) bool {
-	if getenv("NO_COLOR") != "" || getenv("TERM") == "dumb" {
-		return false
+// newPrinter returns a printer for w that draws in place and in colour
+// when w is a terminal that allows it.
+func newPrinter(w io.Writer, getenv func(string) string) *printer {
+	live, color, columns := terminal(w, getenv)
+	p := &printer{w: w, color: color, now: time.Now}
+	if live {
+		p.live = &liveRegion{columns: columns, every: liveRedrawInterval}
 	}
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return p
 }
 
 func (p *printer) style(s, text string) string {
@@ -70,6 +90,27 @@ func (p *printer) endLine() {
 	p.inReasoning = false
 }
 
+// endText ends streamed text: its line, and the pause of the live region.
+func (p *printer) endText() {
+	p.endLine()
+	p.streaming = false
+}
+
+// println adds one whole line to the transcript, above the live region.
+func (p *printer) println(line string) {
+	p.clearLive()
+	p.endText()
+	fmt.Fprintln(p.w, line)
+	p.drawLive(true)
+}
+
+// stream adds streamed text to the transcript.
+func (p *printer) stream(text string) {
+	p.clearLive()
+	p.streaming = true
+	fmt.Fprint(p.w, text)
+}
+
 func (p *printer) offlineBanner(workspace string) {
 	fmt.Fprintln(p.w, p.style(styleBold, "airlock demo agent — OFFLINE, scripted model"))
 	fmt.Fprintln(p.w, p.style(styleDim, "No network and no API key: a built-in scripted model is served over loopback HTTP and streamed through"))
@@ -80,73 +121,131 @@ func (p *printer) offlineBanner(workspace string) {
 }
 
 // realBanner names the server and model; it says only whether a key is
-// set, never the key, and hides a password in the URL.
+// set, never the key, and hides a password or query values in the URL.
 func (p *printer) realBanner(baseURL, model, workspace string, haveKey bool) {
 	key := "no API key"
 	if haveKey {
 		key = "API key set"
 	}
-	if u, err := url.Parse(baseURL); err == nil {
-		baseURL = u.Redacted()
-	}
-	fmt.Fprintln(p.w, p.style(styleBold, "airlock demo agent — "+model+" at "+baseURL))
-	fmt.Fprintln(p.w, p.style(styleDim, key+"; workspace: "+workspace))
+	fmt.Fprintln(p.w, p.style(styleBold, "airlock demo agent — "+printable(model)+" at "+printable(redactURL(baseURL))))
+	fmt.Fprintln(p.w, p.style(styleDim, key+"; workspace: "+printable(workspace)))
 	fmt.Fprintln(p.w)
 }
 
 func (p *printer) task(prompt string) {
-	fmt.Fprintln(p.w, p.style(styleCyan, "task: ")+prompt)
+	fmt.Fprintln(p.w, p.style(styleCyan, "task: ")+printable(prompt))
 	fmt.Fprintln(p.w)
 }
 
-// delta prints text and reasoning as they stream; tool calls still forming
-// get their line once they have run.
-func (p *printer) delta(d llmstream.Delta) {
-	switch d.Kind {
-	case llmstream.DeltaText, llmstream.DeltaRefusal:
-		if p.inReasoning {
-			p.endLine()
-		}
-		fmt.Fprint(p.w, printable(d.Text))
-	case llmstream.DeltaReasoning:
-		if !p.inReasoning {
-			p.endLine()
-			fmt.Fprint(p.w, p.style(styleDim, "thinking: "))
-			p.inReasoning = true
-		}
-		fmt.Fprint(p.w, p.style(styleDim, printable(d.Text)))
-	default:
-		return
-	}
-	if d.Text != "" {
-		p.midLine = !strings.HasSuffix(d.Text, "\n")
+// begin starts the run's clock and, on a terminal, the live region.
+func (p *printer) begin() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.start = p.now()
+	if p.live != nil {
+		p.live.on = true
+		p.drawLive(true)
 	}
 }
 
-// toolDone prints one line for a call: name, short arguments, and the
-// result size or the error.
+// modelStart shows that the model was asked.
+func (p *printer) modelStart(d agentloop.ModelStart) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.turn, p.inModel, p.received, p.activity = d.Turn, true, 0, ""
+	p.drawLive(true)
+}
+
+// delta prints text and reasoning as they stream, and follows the tool
+// calls forming (see formCall).
+func (p *printer) delta(d llmstream.Delta) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.received += len(d.Text)
+	switch d.Kind {
+	case llmstream.DeltaText, llmstream.DeltaRefusal:
+		text := printable(d.Text)
+		if text == "" {
+			return
+		}
+		if p.inReasoning {
+			p.clearLive()
+			p.endLine()
+		}
+		p.stream(text)
+		p.midLine = !strings.HasSuffix(text, "\n")
+	case llmstream.DeltaReasoning:
+		text := printable(d.Text)
+		if text == "" {
+			return
+		}
+		if !p.inReasoning {
+			p.clearLive()
+			p.endLine()
+			p.stream(p.style(styleDim, "thinking: "))
+			p.inReasoning = true
+		}
+		p.stream(p.style(styleDim, text))
+		p.midLine = !strings.HasSuffix(text, "\n")
+	case llmstream.DeltaToolCall:
+		p.formCall(d)
+	}
+}
+
+// modelDone ends the turn's streamed text and gives every call not yet in
+// the transcript its line: the validated call when the turn succeeded, the
+// cut-off preview when it failed.
+func (p *printer) modelDone(d agentloop.ModelDone) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clearLive()
+	p.endText()
+	p.endTurnCalls(d)
+	p.inModel = false
+	if d.Err == nil && d.Message.Usage != nil {
+		p.tokens += d.Message.Usage.TotalTokens
+		p.counted = true
+	}
+	p.drawLive(true)
+}
+
+// toolStart shows which tool runs.
+func (p *printer) toolStart(d agentloop.ToolStart) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.activity = "running " + oneLine(d.Call.Function.Name)
+	p.drawLive(true)
+}
+
+// toolDone prints one line for a call that ran: name, short arguments, and
+// the result size or the error.
 func (p *printer) toolDone(d agentloop.ToolDone) {
-	p.endLine()
-	args := printable(shortArgs(d.Call.Function.Arguments))
-	head := "  • " + p.style(styleBold, printable(d.Call.Function.Name)) + " " + args
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.activity = ""
+	args := oneLine(shortArgs(d.Call.Function.Arguments))
+	head := "  • " + p.style(styleBold, oneLine(d.Call.Function.Name)) + " " + args
 	if d.Err != nil {
 		msg := printable(strings.TrimPrefix(d.Content, "error: "))
-		fmt.Fprintf(p.w, "%s %s %s\n", head, p.style(styleRed, "✗"), p.style(styleRed, clip(msg, 160)))
+		p.println(fmt.Sprintf("%s %s %s", head, p.style(styleRed, "✗"), p.style(styleRed, clip(msg, 160))))
 		return
 	}
 	size := byteSize(d.OutputBytes)
 	if d.CutBytes > 0 {
 		size += fmt.Sprintf(", %s cut", byteSize(d.CutBytes))
 	}
-	fmt.Fprintf(p.w, "%s %s %s\n", head, p.style(styleGreen, "→"), p.style(styleDim, size+", "+roundDuration(d.Duration).String()))
+	p.println(fmt.Sprintf("%s %s %s", head, p.style(styleGreen, "→"), p.style(styleDim, size+", "+roundDuration(d.Duration).String())))
 }
 
-// modelDone ends the streamed line of a turn.
-func (p *printer) modelDone(agentloop.ModelDone) { p.endLine() }
-
-// summary prints the closing line.
+// summary takes the live region away and prints the closing line.
 func (p *printer) summary(res agentloop.Result, elapsed time.Duration, err error) {
-	p.endLine()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clearLive()
+	if p.live != nil {
+		p.live.on = false
+	}
+	p.endText()
 	tokens := fmt.Sprintf("%d tokens (%d in, %d out)", res.Usage.TotalTokens, res.Usage.PromptTokens, res.Usage.CompletionTokens)
 	line := fmt.Sprintf("%s, %s, %s, %s", plural(res.Turns, "turn"), plural(res.ToolCalls, "tool call"), tokens, roundDuration(elapsed))
 	fmt.Fprintln(p.w)
@@ -166,6 +265,20 @@ func printable(s string) string {
 			return r
 		}
 		return -1
+	}, s)
+}
+
+// oneLine is printable for text that must stay on one line, such as a
+// line the live region redraws: newlines and tabs become spaces.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\t':
+			return ' '
+		case unicode.IsControl(r):
+			return -1
+		}
+		return r
 	}, s)
 }
 

@@ -45,7 +45,7 @@ func TestPrinterColor(t *testing.T) {
 	}
 }
 
-func TestUseColor(t *testing.T) {
+func TestTerminal(t *testing.T) {
 	f, err := os.CreateTemp(t.TempDir(), "out")
 	if err != nil {
 		t.Fatal(err)
@@ -63,8 +63,9 @@ func TestUseColor(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := useColor(tc.w.(interface{ Write([]byte) (int, error) }), envOf(tc.env)); got != tc.want {
-				t.Errorf("useColor = %v, want %v", got, tc.want)
+			live, color, _ := terminal(tc.w.(interface{ Write([]byte) (int, error) }), envOf(tc.env).get)
+			if live != tc.want || color != tc.want {
+				t.Errorf("terminal = live %v, color %v; want %v", live, color, tc.want)
 			}
 		})
 	}

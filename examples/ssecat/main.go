@@ -12,7 +12,8 @@
 // nothing reaches the terminal raw. With -unknown,
 // fields the standard ignores (such as llama.cpp's "error:") are printed too,
 // as "field", the name and the value. It exits with status 1 and a message on
-// standard error if the stream fails (for example, an event over -max bytes).
+// standard error if the stream fails (for example, an event over -max bytes),
+// and with status 2 on a bad flag; -h prints the usage.
 package main
 
 import (
@@ -27,15 +28,61 @@ import (
 )
 
 func main() {
-	maxSize := flag.Int("max", sse.DefaultMaxEventSize, "largest pending line plus event data, in bytes")
-	done := flag.String("done", sse.DefaultDoneSentinel, `data that ends the stream ("" for none)`)
-	unknown := flag.Bool("unknown", false, "also print fields the standard ignores")
-	flag.Parse()
-	if err := run(os.Stdin, os.Stdout, *maxSize, *done, *unknown); err != nil {
-		fmt.Fprintln(os.Stderr, "ssecat:", err)
-		os.Exit(1)
-	}
+	os.Exit(cli(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
+
+// Exit statuses.
+const (
+	exitOK     = 0
+	exitFailed = 1
+	exitUsage  = 2
+)
+
+// cli is the whole program with its surroundings passed in: it parses args,
+// copies in to out, and returns the exit status. -h prints the usage on
+// stdout; a bad flag gets its error and a one-line hint on stderr.
+func cli(args []string, in io.Reader, out, errw io.Writer) int {
+	fs := flag.NewFlagSet("ssecat", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors and usage are printed below
+	maxSize := fs.Int("max", sse.DefaultMaxEventSize, "largest pending line plus event data, in `bytes`")
+	done := fs.String("done", sse.DefaultDoneSentinel, "`data` that ends the stream (\"\" for none)")
+	unknown := fs.Bool("unknown", false, "also print fields the standard ignores, as \"field\", name, value")
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.SetOutput(out)
+		fmt.Fprint(out, usage)
+		fs.PrintDefaults()
+		return exitOK
+	case err != nil:
+		fmt.Fprintf(errw, "ssecat: %v\n%s\n", err, usageHint)
+		return exitUsage
+	case fs.NArg() > 0:
+		fmt.Fprintf(errw, "ssecat: unexpected argument %q; the stream is read from standard input\n%s\n", fs.Arg(0), usageHint)
+		return exitUsage
+	}
+	if err := run(in, out, *maxSize, *done, *unknown); err != nil {
+		fmt.Fprintln(errw, "ssecat:", err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+const usageHint = "run 'ssecat -h' for usage"
+
+const usage = `usage: ssecat [-max bytes] [-done data] [-unknown] < stream
+
+ssecat reads a Server-Sent Events stream from standard input and prints one
+line per event: its type, its ID ("-" when none) and its data, separated by
+tabs, with control characters escaped so that each event stays on one line.
+It shows airlock's sse package alone, under any transport:
+
+	curl -sN https://example.com/stream | go run ./examples/ssecat
+
+It exits with status 1 if the stream fails (an event over -max bytes, say).
+
+Flags:
+`
 
 // run copies the events of the stream in to out, one line each.
 func run(in io.Reader, out io.Writer, maxSize int, done string, unknown bool) error {

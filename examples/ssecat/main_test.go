@@ -60,3 +60,44 @@ func TestRunTooLarge(t *testing.T) {
 		t.Errorf("output %q; the event before the failure must still be printed", out.String())
 	}
 }
+
+func TestCLI(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		args      []string
+		in        string
+		code      int
+		stdout    string // a prefix of it
+		stderr    string
+		stdoutHas []string
+	}{
+		{name: "copies the stream", args: []string{"-done", ""}, in: "data: a\n\ndata: [DONE]\n\n", code: exitOK,
+			stdout: "message\t-\ta\nmessage\t-\t[DONE]\n"},
+		{name: "help on stdout", args: []string{"-h"}, code: exitOK, stdout: "usage: ssecat [-max bytes] [-done data] [-unknown] < stream\n\nssecat reads a Server-Sent Events stream",
+			stdoutHas: []string{"\n  -max bytes\n", "\n  -done data\n", "\n  -unknown\n", "curl -sN"}},
+		{name: "bad flag: the error and a hint", args: []string{"-maxx", "1"}, code: exitUsage,
+			stderr: "ssecat: flag provided but not defined: -maxx\nrun 'ssecat -h' for usage\n"},
+		{name: "bad value", args: []string{"-max", "lots"}, code: exitUsage,
+			stderr: "ssecat: invalid value \"lots\" for flag -max: parse error\nrun 'ssecat -h' for usage\n"},
+		{name: "an argument", args: []string{"stream.sse"}, code: exitUsage,
+			stderr: "ssecat: unexpected argument \"stream.sse\"; the stream is read from standard input\nrun 'ssecat -h' for usage\n"},
+		{name: "a failing stream", args: []string{"-max", "4"}, in: "data: toolong\n\n", code: exitFailed,
+			stderr: "ssecat: " + sse.ErrEventTooLarge.Error()},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := cli(tt.args, strings.NewReader(tt.in), &stdout, &stderr)
+			if code != tt.code || !strings.HasPrefix(stdout.String(), tt.stdout) || !strings.HasPrefix(stderr.String(), tt.stderr) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want %d, %q…, %q…", code, stdout.String(), stderr.String(), tt.code, tt.stdout, tt.stderr)
+			}
+			if tt.stderr == "" && stderr.Len() != 0 {
+				t.Errorf("stderr %q, want nothing", stderr.String())
+			}
+			for _, want := range tt.stdoutHas {
+				if !strings.Contains(stdout.String(), want) {
+					t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+				}
+			}
+		})
+	}
+}

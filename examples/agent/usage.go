@@ -1,0 +1,44 @@
+package main
+
+import (
+	"fmt"
+	"io"
+)
+
+// usageHint is the line that follows a refused command line, in place of
+// the whole usage.
+const usageHint = "run 'agent -h' for usage"
+
+// printUsage writes the -h text: what the program does, where settings
+// come from, and each flag with a name for its value.
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, `usage: agent [flags]
+
+A demo coding agent. With no flags it runs offline against a built-in scripted
+model served over loopback HTTP; give --base-url/--api-key/--model (or the
+AIRLOCK_BASE_URL, AIRLOCK_API_KEY, AIRLOCK_MODEL variables) to use any
+OpenAI-compatible server. OPENAI_API_KEY and OPENAI_BASE_URL fill in a key or
+URL no other source gave.
+
+Settings: defaults < --config file < AIRLOCK_<KEY> variables < flags.
+The config file has one "key = value" per line, keys as the flags with _ for -
+(max_turns = 5), and # comment lines. A value may be quoted: "..." is read as
+a Go string literal (\" \\ \n ...), '...' is taken as written.
+
+Flags:
+`)
+	flagUsage(w, "e", "task", "the task to run (default: explore the workspace)")
+	flagUsage(w, "config", "file", "read settings from file (see above)")
+	for _, s := range allSettings() {
+		flagUsage(w, s.flagName(), s.arg, s.usage)
+	}
+}
+
+// flagUsage writes one flag's entry, laid out as the flag package's
+// PrintDefaults does.
+func flagUsage(w io.Writer, name, arg, usage string) {
+	if arg != "" {
+		arg = " " + arg
+	}
+	fmt.Fprintf(w, "  -%s%s\n    \t%s\n", name, arg, usage)
+}
