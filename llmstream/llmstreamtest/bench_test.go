@@ -25,7 +25,7 @@ func BenchmarkRender(b *testing.B) {
 		b.Run(f.String(), func(b *testing.B) {
 			cfg := newConfig([]Option{WithFlavor(f)})
 			req := &Request{Seq: 1, Model: "m", StreamOptions: &StreamOptions{IncludeUsage: true}}
-			evs, err := newRenderer(&cfg, req, benchTurn).render()
+			evs, err := newRenderer(&cfg, chatWire{}, req, benchTurn).render()
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -36,7 +36,7 @@ func BenchmarkRender(b *testing.B) {
 			b.SetBytes(int64(size))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := newRenderer(&cfg, req, benchTurn).render(); err != nil {
+				if _, err := newRenderer(&cfg, chatWire{}, req, benchTurn).render(); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -56,7 +56,7 @@ func FuzzRoundTrip(f *testing.F) {
 		}
 		cfg := newConfig([]Option{WithFlavor(Flavor(flavor % uint8(flavorEnd))), WithSeed(seed), WithInterleavedCalls(interleave)})
 		req := &Request{Seq: 1, Model: "m", StreamOptions: &StreamOptions{IncludeUsage: true}}
-		evs, err := newRenderer(&cfg, req, turn).render()
+		evs, err := newRenderer(&cfg, chatWire{}, req, turn).render()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +136,7 @@ func FuzzRequestBody(f *testing.F) {
 		}
 		var probe Request
 		probe.Body = body
-		isChat := len(body) <= 1<<16 && probe.decodeBody() == nil && probe.Stream
+		isChat := len(body) <= 1<<16 && probe.decodeChat() == nil && probe.Stream
 		switch {
 		case isChat:
 			d, err := decodeStream(rec.Body.Bytes())

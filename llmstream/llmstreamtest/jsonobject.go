@@ -69,6 +69,11 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 }
 
 // with returns o with one more member, leaving o itself unchanged.
+// join returns o followed by the members of p.
+func (o object) join(p object) object {
+	return append(o[:len(o):len(o)], p...)
+}
+
 func (o object) with(key string, value any) object {
 	return append(o[:len(o):len(o)], member{key, value})
 }

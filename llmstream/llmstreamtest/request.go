@@ -26,8 +26,15 @@ type Request struct {
 	Header http.Header
 	// Body is the raw request body (up to the size limit).
 	Body []byte
+	// Dialect is the wire the request came in on, by its path: chat for
+	// /chat/completions, Anthropic for /messages, ... (the zero value, as
+	// chat, for a path the server does not serve).
+	Dialect llmstream.Dialect
 
-	// Model, Messages, Tools and Stream are the decoded chat request.
+	// Model, Messages, Tools and Stream are the decoded request, in the
+	// neutral form whatever the dialect: a system prompt is a "system"
+	// message, tool results are "tool" messages, an assistant's provider
+	// state (Anthropic's thinking blocks, ...) is its Continuity.
 	Model    string
 	Messages []llmstream.Message
 	Tools    []llmstream.Tool
@@ -49,9 +56,9 @@ type StreamOptions struct {
 // includeUsage reports whether the request asked for usage.
 func (r *Request) includeUsage() bool { return r.StreamOptions != nil && r.StreamOptions.IncludeUsage }
 
-// decodeBody fills the chat fields from r.Body; the error is the
-// decoder's, for the detail of an ErrBadRequest.
-func (r *Request) decodeBody() error {
+// decodeChat fills the neutral fields from a chat request body; the error
+// is the decoder's, for the detail of an ErrBadRequest.
+func (r *Request) decodeChat() error {
 	var w struct {
 		Model         string              `json:"model"`
 		Messages      []llmstream.Message `json:"messages"`
@@ -89,6 +96,14 @@ func (r Request) clone() Request {
 			if m.Usage != nil {
 				u := *m.Usage
 				m.Usage = &u
+			}
+			if m.Continuity != nil {
+				c := *m.Continuity
+				c.Blocks = append([]llmstream.Block(nil), c.Blocks...)
+				for k := range c.Blocks {
+					c.Blocks[k].Raw = bytes.Clone(c.Blocks[k].Raw)
+				}
+				m.Continuity = &c
 			}
 			msgs[i] = m
 		}

@@ -166,7 +166,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		writeError(w, http.StatusServiceUnavailable, errors.New("llmstreamtest: server closed"), "server_error")
+		wr, _, ok := wireFor(r.URL.Path)
+		if !ok {
+			wr = chatWire{}
+		}
+		writeError(w, wr, http.StatusServiceUnavailable, errors.New("llmstreamtest: server closed"))
 		return
 	}
 	s.handlers.Add(1)
@@ -176,7 +180,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	req := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone()}
 	body, readErr := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.maxBody))
 	req.Body = body
-	decodeErr := req.decodeBody()
+	wr, pathModel, served := wireFor(r.URL.Path)
+	var decodeErr error
+	if served {
+		req.Dialect = wr.dialect()
+		decodeErr = wr.decode(&req)
+		if pathModel != "" {
+			req.Model = pathModel
+		}
+	} else {
+		wr = chatWire{}
+	}
 
 	s.mu.Lock()
 	s.seq++
@@ -185,14 +199,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.reqs = append(s.reqs, req.clone())
 	s.mu.Unlock()
 
-	status, detail, category := s.checkRequest(&req, readErr, decodeErr)
+	status, detail, category := s.checkRequest(&req, served, readErr, decodeErr)
 	if category != nil {
-		s.fail(w, idx, status, &RequestError{Seq: req.Seq, Detail: detail, Err: category})
+		s.fail(w, wr, idx, status, &RequestError{Seq: req.Seq, Detail: detail, Err: category})
 		return
 	}
 	t, detail, category := s.turnFor(&req)
 	if category != nil {
-		s.fail(w, idx, http.StatusInternalServerError, &RequestError{Seq: req.Seq, Detail: detail, Err: category})
+		s.fail(w, wr, idx, http.StatusInternalServerError, &RequestError{Seq: req.Seq, Detail: detail, Err: category})
 		return
 	}
 	if t.Fault.Kind == FaultStatus {
@@ -201,13 +215,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(t.Fault.status())
-		w.Write(errorBody(t.Fault))
+		w.Write(wr.errorBody(t.Fault.status(), t.Fault))
 		return
 	}
-	rd := newRenderer(&s.cfg, &req, t)
+	rd := newRenderer(&s.cfg, wr, &req, t)
 	evs, err := rd.render()
 	if err != nil {
-		s.fail(w, idx, http.StatusInternalServerError, &RequestError{Seq: req.Seq, Detail: err.Error(), Err: ErrBadTurn})
+		s.fail(w, wr, idx, http.StatusInternalServerError, &RequestError{Seq: req.Seq, Detail: err.Error(), Err: ErrBadTurn})
 		return
 	}
 	sw := &streamWriter{w: w, rc: http.NewResponseController(w), ctx: r.Context(), done: s.done, delay: s.cfg.delay}
@@ -216,21 +230,21 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 // checkRequest returns the status, detail and category of what is wrong
 // with the request, a nil category when nothing is.
-func (s *Server) checkRequest(req *Request, readErr, decodeErr error) (int, string, error) {
+func (s *Server) checkRequest(req *Request, served bool, readErr, decodeErr error) (int, string, error) {
 	var tooBig *http.MaxBytesError
 	switch {
 	case s.cfgErr != "":
 		return http.StatusInternalServerError, s.cfgErr, ErrBadOption
 	case req.Method != http.MethodPost:
 		return http.StatusMethodNotAllowed, "method " + req.Method + ", want POST", ErrBadRequest
-	case req.Path != "/chat/completions" && req.Path != "/v1/chat/completions":
-		return http.StatusNotFound, fmt.Sprintf("path %q, want /chat/completions or /v1/chat/completions", req.Path), ErrBadRequest
+	case !served:
+		return http.StatusNotFound, fmt.Sprintf("path %q, want %s", req.Path, allPaths()), ErrBadRequest
 	case errors.As(readErr, &tooBig):
 		return http.StatusRequestEntityTooLarge, fmt.Sprintf("body is over the limit of %d bytes", tooBig.Limit), ErrBadRequest
 	case readErr != nil:
 		return http.StatusBadRequest, "reading the body: " + readErr.Error(), ErrBadRequest
 	case decodeErr != nil:
-		return http.StatusBadRequest, "body is not a chat request: " + decodeErr.Error(), ErrBadRequest
+		return http.StatusBadRequest, "body is not a " + req.Dialect.String() + " request: " + decodeErr.Error(), ErrBadRequest
 	case !req.Stream:
 		return http.StatusBadRequest, `"stream" is not true; the server serves only streaming requests`, ErrBadRequest
 	}
@@ -276,24 +290,28 @@ func (s *Server) turnFor(req *Request) (Turn, string, error) {
 	return t, "", nil
 }
 
-// fail records err on request idx and answers it.
-func (s *Server) fail(w http.ResponseWriter, idx, status int, err *RequestError) {
+// fail records err on request idx and answers it in the request's
+// dialect.
+func (s *Server) fail(w http.ResponseWriter, wr wire, idx, status int, err *RequestError) {
 	s.mu.Lock()
 	s.reqs[idx].Err = err
 	s.mu.Unlock()
-	typ := "invalid_request_error"
-	if status >= 500 {
-		typ = "server_error"
-	}
-	writeError(w, status, err, typ)
+	writeError(w, wr, status, err)
 }
 
-// writeError answers with status and an OpenAI-shaped JSON error.
-func writeError(w http.ResponseWriter, status int, err error, typ string) {
+// writeError answers with status and the dialect's JSON error.
+func writeError(w http.ResponseWriter, wr wire, status int, err error) {
 	if status == http.StatusMethodNotAllowed {
 		w.Header().Set("Allow", http.MethodPost)
 	}
+	typ := ""
+	if _, chat := wr.(chatWire); chat {
+		typ = "invalid_request_error"
+		if status >= 500 {
+			typ = "server_error"
+		}
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	w.Write(errorBody(Fault{Message: err.Error(), Type: typ}))
+	w.Write(wr.errorBody(status, Fault{Message: err.Error(), Type: typ}))
 }

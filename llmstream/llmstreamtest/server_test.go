@@ -43,7 +43,7 @@ func TestRequestRecorded(t *testing.T) {
 	}
 	got := reqs[0]
 	want := Request{
-		Seq: 1, Method: "POST", Path: "/v1/chat/completions", Body: []byte(body),
+		Seq: 1, Method: "POST", Path: "/v1/chat/completions", Body: []byte(body), Dialect: llmstream.DialectChat,
 		Model: "m1", Stream: true, StreamOptions: &StreamOptions{IncludeUsage: true},
 		Messages: []llmstream.Message{
 			{Role: "system", Content: "be brief"},
@@ -89,8 +89,8 @@ func TestBadRequests(t *testing.T) {
 		wantDetail string
 	}{
 		{"GET", http.MethodGet, "/chat/completions", "", nil, 405, ErrBadRequest, "method GET, want POST"},
-		{"other path", http.MethodPost, "/v1/completions", chatBody, nil, 404, ErrBadRequest, `path "/v1/completions", want /chat/completions or /v1/chat/completions`},
-		{"trailing slash", http.MethodPost, "/chat/completions/", chatBody, nil, 404, ErrBadRequest, `path "/chat/completions/", want /chat/completions or /v1/chat/completions`},
+		{"other path", http.MethodPost, "/v1/completions", chatBody, nil, 404, ErrBadRequest, `path "/v1/completions", want ` + allPaths()},
+		{"trailing slash", http.MethodPost, "/chat/completions/", chatBody, nil, 404, ErrBadRequest, `path "/chat/completions/", want ` + allPaths()},
 		{"not JSON", http.MethodPost, "/chat/completions", `{"model":`, nil, 400, ErrBadRequest, "body is not a chat request: unexpected end of JSON input"},
 		{"empty body", http.MethodPost, "/chat/completions", ``, nil, 400, ErrBadRequest, "body is not a chat request: unexpected end of JSON input"},
 		{"stream false", http.MethodPost, "/chat/completions", `{"model":"m","stream":false,"messages":[]}`, nil, 400, ErrBadRequest, `"stream" is not true; the server serves only streaming requests`},

@@ -67,8 +67,9 @@ func (sw *streamWriter) stream(r *renderer, evs []event) {
 	if sw.rc.Flush() != nil {
 		return
 	}
+	keepAlive := r.wire.keepAlive()
 	for range t.KeepAlive {
-		if !sw.write(keepAliveComment) {
+		if !sw.write(keepAlive) {
 			return
 		}
 	}
@@ -84,7 +85,7 @@ func (sw *streamWriter) stream(r *renderer, evs []event) {
 			if !sw.pause() {
 				return
 			}
-			if t.KeepAlive > 0 && !sw.write(keepAliveComment) {
+			if t.KeepAlive > 0 && !sw.write(keepAlive) {
 				return
 			}
 		}
@@ -98,7 +99,9 @@ func (sw *streamWriter) stream(r *renderer, evs []event) {
 	if f.After >= len(evs) && !sw.strike(r, f) {
 		return
 	}
-	sw.write(doneEvent)
+	if end := r.wire.end(); end != nil {
+		sw.write(end)
+	}
 }
 
 // firstFinal returns the index of the first event that carries a finish
@@ -114,12 +117,21 @@ func firstFinal(evs []event) int {
 
 // strike injects stream fault f; false means the stream ends here.
 func (sw *streamWriter) strike(r *renderer, f Fault) bool {
+	_, chat := r.wire.(chatWire)
 	switch f.Kind {
 	case FaultErrorEvent:
-		sw.write(r.errorEvent(f))
+		sw.write(r.wire.errorEvent(r, f))
 	case FaultErrorFinish:
+		if !chat {
+			sw.write(r.wire.errorEvent(r, f)) // OpenRouter's form is chat's alone
+			return false
+		}
 		sw.write(r.errorFinishEvent(f))
 	case FaultErrorLine:
+		if !chat {
+			sw.write(r.wire.errorEvent(r, f)) // llama.cpp's form is chat's alone
+			return false
+		}
 		sw.write(errorLine(f))
 	case FaultCut:
 		// The documented way to make net/http drop the connection without
@@ -129,9 +141,12 @@ func (sw *streamWriter) strike(r *renderer, f Fault) bool {
 		sw.stall()
 		return false
 	case FaultMalformed:
-		return sw.write(r.malformedEvent())
+		return sw.write(r.wire.malformed(r))
 	default:
 		return true
+	}
+	if !chat {
+		return false // an in-stream error ends these dialects' streams
 	}
 	sw.write(doneEvent)
 	return false

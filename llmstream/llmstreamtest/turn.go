@@ -36,6 +36,10 @@ type Turn struct {
 	Refusal string
 	// ToolCalls are the calls the model makes, in index order.
 	ToolCalls []Call
+	// Signature signs the reasoning in the dialects that sign it
+	// (Anthropic's thinking signature); empty means one made up from the
+	// request number. Must be valid UTF-8.
+	Signature string
 	// FinishReason is the finish reason sent; empty means "tool_calls" when
 	// there are calls and "stop" otherwise ("stop" always for [Gemini]).
 	FinishReason string
@@ -91,7 +95,7 @@ func (c Call) callID(f Flavor, seq, i int) string {
 
 // check returns what is wrong with the turn, "" when nothing is.
 func (t Turn) check() string {
-	for _, f := range []struct{ name, s string }{{"Text", t.Text}, {"Reasoning", t.Reasoning}, {"Refusal", t.Refusal}} {
+	for _, f := range []struct{ name, s string }{{"Text", t.Text}, {"Reasoning", t.Reasoning}, {"Refusal", t.Refusal}, {"Signature", t.Signature}} {
 		if !utf8.ValidString(f.s) {
 			return f.name + " is not valid UTF-8"
 		}

@@ -19,8 +19,10 @@ type event struct {
 	final bool
 }
 
-// renderer turns one turn into the chunk events of one flavour.
+// renderer turns one turn into the events of one dialect (and, for chat,
+// one flavour).
 type renderer struct {
+	wire         wire
 	flavor       Flavor
 	turn         Turn
 	seq          int
@@ -31,12 +33,13 @@ type renderer struct {
 	err          error // the first encoding failure
 }
 
-func newRenderer(c *config, req *Request, t Turn) *renderer {
+func newRenderer(c *config, w wire, req *Request, t Turn) *renderer {
 	model := req.Model
 	if model == "" {
 		model = "llmstreamtest"
 	}
 	return &renderer{
+		wire:         w,
 		flavor:       c.flavor,
 		turn:         t,
 		seq:          req.Seq,
@@ -49,19 +52,36 @@ func newRenderer(c *config, req *Request, t Turn) *renderer {
 
 func (r *renderer) id() string { return "chatcmpl-" + strconv.Itoa(r.seq) }
 
-// render returns the turn's chunk events, without [DONE].
+// render returns the turn's events.
 func (r *renderer) render() ([]event, error) {
-	var evs []event
-	switch r.flavor {
-	case Ollama:
-		evs = r.ollama()
-	case Gemini:
-		evs = r.gemini()
-	default:
-		evs = r.streamed()
-	}
+	evs := r.wire.render(r)
 	return evs, r.err
 }
+
+// chatWire is the OpenAI Chat Completions dialect, in the configured
+// flavour.
+type chatWire struct{}
+
+func (chatWire) dialect() llmstream.Dialect { return llmstream.DialectChat }
+func (chatWire) decode(r *Request) error    { return r.decodeChat() }
+func (chatWire) end() []byte                { return doneEvent }
+func (chatWire) keepAlive() []byte          { return keepAliveComment }
+
+func (chatWire) render(r *renderer) []event {
+	switch r.flavor {
+	case Ollama:
+		return r.ollama()
+	case Gemini:
+		return r.gemini()
+	}
+	return r.streamed()
+}
+
+func (chatWire) errorBody(_ int, f Fault) []byte { return errorBody(f) }
+
+func (chatWire) errorEvent(r *renderer, f Fault) []byte { return r.errorEvent(f) }
+
+func (chatWire) malformed(r *renderer) []byte { return r.malformedEvent() }
 
 // encode returns v as an SSE data event.
 func (r *renderer) encode(v any) []byte {
