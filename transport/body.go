@@ -3,73 +3,68 @@ package transport
 import (
 	"io"
 	"sync"
-	"sync/atomic"
 )
 
 // body is the response body [Client.Do] hands out. It enforces the stream
-// cap and the low-speed rule as the caller reads, turns failures into this
-// package's errors, and, at its end, releases everything the exchange holds.
+// cap and, through its exchange's watch, the low-speed rule as the caller
+// reads, turns failures into this package's errors, and, at its end,
+// releases everything the exchange holds. It lives inside its exchange.
 //
 // Read is for one goroutine at a time, as for any io.Reader; Close may be
 // called from any goroutine, also during a Read, which it ends.
 type body struct {
-	rc    io.ReadCloser
-	max   int64 // the cap; 0 means none
-	watch *stallWatch
-	// mapErr turns an error from rc into the one the caller sees.
-	mapErr func(error) error
-	// onEnd runs once, when the body ends for any reason, with the bytes
-	// handed on and how it ended (nil for a clean end).
-	onEnd func(n int64, err error)
+	x      *exchange
+	rc     io.ReadCloser
+	status int // the response's, for the end event
 
-	n       atomic.Int64 // bytes handed to the caller
+	// n and err are guarded by x.mu.
+	n       int64 // bytes handed to the caller
+	err     error // the first terminal error; io.EOF for a clean end
 	once    sync.Once
-	mu      sync.Mutex
-	err     error   // the first terminal error; io.EOF for a clean end
 	scratch [1]byte // for the probe past the cap, so that no byte past it lands in the caller's buffer
 }
 
 // Read reads the next bytes of the body. At the end it returns io.EOF; after
 // any failure it returns that same error on every later call.
 func (b *body) Read(p []byte) (int, error) {
-	if err := b.terminal(); err != nil {
+	x := b.x
+	x.mu.Lock()
+	if err := b.err; err != nil || len(p) == 0 {
+		x.mu.Unlock()
 		return 0, err
 	}
-	if len(p) == 0 {
-		return 0, nil
-	}
-	if b.max > 0 {
-		remaining := b.max - b.n.Load()
-		if remaining == 0 {
-			return 0, b.probe()
-		}
-		if int64(len(p)) > remaining {
+	probe := false
+	if limit := x.c.cfg.maxStream; limit > 0 {
+		switch remaining := limit - b.n; {
+		case remaining == 0:
+			// The body of exactly the cap is allowed, so only a
+			// byte that really exists past it is an error.
+			p, probe = b.scratch[:], true
+		case int64(len(p)) > remaining:
 			p = p[:remaining]
 		}
 	}
-	b.watch.begin()
+	x.watch.begin()
+	x.mu.Unlock()
+
 	n, err := b.rc.Read(p)
-	b.watch.end(n)
-	b.n.Add(int64(n))
+
+	x.mu.Lock()
+	x.watch.end(n)
+	if !probe {
+		b.n += int64(n)
+	}
+	x.mu.Unlock()
+	switch {
+	case probe && n > 0:
+		return 0, b.finish(&StreamTooLargeError{Max: x.c.cfg.maxStream, ContentLength: -1})
+	case probe:
+		n = 0
+	}
 	if err != nil {
-		err = b.finish(b.mapErr(err))
+		err = b.finish(x.bodyError(err))
 	}
 	return n, err
-}
-
-// probe looks for one more byte once the cap is reached: the body of exactly
-// the cap is allowed, so only a byte that really exists past it is an error.
-func (b *body) probe() error {
-	b.watch.begin()
-	n, err := b.rc.Read(b.scratch[:])
-	b.watch.end(n)
-	switch {
-	case n > 0:
-		return b.finish(&StreamTooLargeError{Max: b.max, ContentLength: -1})
-	case err != nil:
-		return b.finish(b.mapErr(err))
-	}
-	return nil
 }
 
 // Close ends the body, releasing its connection and every timer of the
@@ -80,26 +75,24 @@ func (b *body) Close() error {
 	return nil
 }
 
-func (b *body) terminal() error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.err
-}
-
 // finish makes err the body's end unless it already has one, and returns the
 // end in effect: a Read racing a Close reports the Close.
 func (b *body) finish(err error) error {
+	x := b.x
 	b.once.Do(func() {
-		b.mu.Lock()
+		x.mu.Lock()
 		b.err = err
-		b.mu.Unlock()
-		b.watch.stop()
+		n := b.n
+		x.stopTimer()
+		x.mu.Unlock()
 		b.rc.Close()
-		reported := err
+		x.release()
 		if err == io.EOF {
-			reported = nil
+			err = nil
 		}
-		b.onEnd(b.n.Load(), reported)
+		x.emit(Event{Kind: EventEnd, StatusCode: b.status, Bytes: n, Err: err})
 	})
-	return b.terminal()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return b.err
 }

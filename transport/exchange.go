@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/airlock-go/airlock/internal/redact"
@@ -19,31 +20,39 @@ var errReleased = errors.New("transport: exchange released")
 
 // exchange is one call of Client.Do: its attempts, the waits between them,
 // and the body it hands out. It owns a context derived from the request's,
-// which carries the total timeout and which the low-speed watch cancels;
-// releasing it stops every timer the exchange started.
+// which its one timer cancels when a time limit breaks; releasing it stops
+// the timer and cancels the context, which ends the transport's watch on the
+// request.
+//
+// Everything an exchange keeps while its body is read is in this one
+// allocation, the first attempt's copy of the request and the body included:
+// thousands of streams may be held open at once.
 type exchange struct {
-	c         *Client
-	req       *http.Request
-	parent    context.Context
-	ctx       context.Context
-	cancel    context.CancelCauseFunc
-	stopTotal context.CancelFunc
-	start     time.Time
-	attempt   int
-	url       string // redacted; set only when there is an observer
+	c       *Client
+	req     *http.Request // the caller's; its context is the parent
+	cancel  context.CancelCauseFunc
+	start   time.Time
+	attempt int
+
+	// mu orders the timer with the attempts and the body's reads. It
+	// guards timer, phase, due, watch and the body's count and end.
+	mu    sync.Mutex
+	timer *time.Timer
+	phase phase
+	due   time.Duration // since start: the end of the wait for headers, or the next low-speed tick
+	watch stallWatch
+
+	body body
+	// first is the first attempt's request. Its context is the exchange's,
+	// which is kept nowhere else.
+	first http.Request
 }
 
 func newExchange(c *Client, req *http.Request) *exchange {
-	x := &exchange{c: c, req: req, parent: req.Context(), start: time.Now(), stopTotal: func() {}}
-	ctx := x.parent
-	if c.cfg.timeout > 0 {
-		ctx, x.stopTotal = context.WithTimeoutCause(ctx, c.cfg.timeout,
-			&TimeoutError{Limit: LimitTotal, After: c.cfg.timeout})
-	}
-	x.ctx, x.cancel = context.WithCancelCause(ctx)
-	if c.cfg.observer != nil {
-		x.url = redact.URL(req.URL.String())
-	}
+	x := &exchange{c: c, req: req, start: time.Now()}
+	ctx, cancel := context.WithCancelCause(req.Context())
+	x.first, x.cancel = *req.WithContext(ctx), cancel
+	x.startTimer()
 	return x
 }
 
@@ -54,7 +63,7 @@ func (x *exchange) run() (*http.Response, error) {
 	}
 	for {
 		x.attempt++
-		r := x.req.WithContext(x.ctx)
+		r := x.request()
 		r.GetBody = getBody
 		if x.attempt == 1 {
 			r.Body = body
@@ -89,7 +98,7 @@ func (x *exchange) run() (*http.Response, error) {
 		if !serverWait {
 			wait = backoff(x.attempt, x.c.cfg.initialBackoff, x.c.cfg.maxBackoff, rand.Int64N)
 		}
-		if dl, ok := x.ctx.Deadline(); ok && time.Until(dl) < wait {
+		if dl, ok := x.deadline(); ok && time.Until(dl) < wait {
 			// The next attempt could not finish in time: the answer we
 			// have says more than the timeout would.
 			return nil, x.fail(err, status)
@@ -130,6 +139,29 @@ func (x *exchange) prepareBody() (getBody func() (io.ReadCloser, error), first i
 	return getBody, first, true, nil
 }
 
+// context returns the exchange's context, derived from the request's.
+func (x *exchange) context() context.Context { return x.first.Context() }
+
+// request returns the request for the next attempt, carrying the exchange's
+// context. The first attempt's lives in the exchange; a later attempt gets a
+// new one, since net/http may still be closing the body of the last.
+func (x *exchange) request() *http.Request {
+	if x.attempt > 1 {
+		return x.req.WithContext(x.context())
+	}
+	return &x.first
+}
+
+// deadline is the end of the exchange: the total timeout or the request
+// context's deadline, whichever comes first.
+func (x *exchange) deadline() (time.Time, bool) {
+	dl, ok := x.req.Context().Deadline()
+	if t := x.c.cfg.timeout; t > 0 && (!ok || x.start.Add(t).Before(dl)) {
+		dl, ok = x.start.Add(t), true
+	}
+	return dl, ok
+}
+
 type readCloser struct {
 	io.Reader
 	io.Closer
@@ -138,17 +170,9 @@ type readCloser struct {
 // send makes one attempt and waits for its response headers, under the
 // low-speed rule's bound on that wait.
 func (x *exchange) send(r *http.Request) (*http.Response, error) {
-	cfg := &x.c.cfg
-	var headerWatch *time.Timer
-	if cfg.lowSpeedBytes > 0 && cfg.lowSpeedWindow > 0 {
-		headerWatch = time.AfterFunc(cfg.lowSpeedWindow, func() {
-			x.cancel(&StalledError{BytesPerSecond: cfg.lowSpeedBytes, Window: cfg.lowSpeedWindow, AwaitingHeaders: true})
-		})
-	}
+	x.enter(phaseHeaders)
 	resp, err := x.c.hc.Do(r)
-	if headerWatch != nil {
-		headerWatch.Stop()
-	}
+	x.enter(phaseIdle)
 	if err != nil {
 		return nil, x.attemptError(err)
 	}
@@ -157,7 +181,7 @@ func (x *exchange) send(r *http.Request) (*http.Response, error) {
 
 // attemptError turns an error from http.Client.Do into ours.
 func (x *exchange) attemptError(err error) error {
-	if x.ctx.Err() != nil {
+	if x.context().Err() != nil {
 		return x.contextError()
 	}
 	err = redact.Error(err, redact.FromRequest(x.req))
@@ -175,7 +199,7 @@ func (x *exchange) bodyError(err error) error {
 	switch {
 	case err == io.EOF:
 		return err
-	case x.ctx.Err() != nil:
+	case x.context().Err() != nil:
 		return x.contextError()
 	}
 	return redact.Error(fmt.Errorf("transport: reading the response body: %w", err), redact.FromRequest(x.req))
@@ -185,8 +209,9 @@ func (x *exchange) bodyError(err error) error {
 // (cancelled, or its deadline passed), else our total timeout or low-speed
 // rule, whose errors are the cancellation causes.
 func (x *exchange) contextError() error {
-	if perr := x.parent.Err(); perr != nil {
-		cause := context.Cause(x.parent)
+	parent := x.req.Context()
+	if perr := parent.Err(); perr != nil {
+		cause := context.Cause(parent)
 		if cause != perr {
 			perr = fmt.Errorf("%w: %w", perr, cause)
 		}
@@ -195,7 +220,7 @@ func (x *exchange) contextError() error {
 		}
 		return fmt.Errorf("transport: %w", perr)
 	}
-	return context.Cause(x.ctx)
+	return context.Cause(x.context())
 }
 
 // readStatusError reads and closes the body of a non-2xx answer, under the
@@ -203,17 +228,15 @@ func (x *exchange) contextError() error {
 // the exchange while reading it.
 func (x *exchange) readStatusError(resp *http.Response) error {
 	defer resp.Body.Close()
-	watch := newStallWatch(x.c.cfg.lowSpeedBytes, x.c.cfg.lowSpeedWindow, x.stalled)
-	body, err := io.ReadAll(io.LimitReader(watchedReader{resp.Body, watch}, MaxErrorBodyBytes+1))
-	watch.stop()
-	if err != nil && x.ctx.Err() != nil {
+	x.enter(phaseBody)
+	body, err := io.ReadAll(io.LimitReader(watchedReader{resp.Body, x}, MaxErrorBodyBytes+1))
+	x.enter(phaseIdle)
+	if err != nil && x.context().Err() != nil {
 		return x.contextError()
 	}
 	// Another read error leaves a partial body; the status is the news.
 	return newStatusError(resp, body, redact.FromRequest(x.req))
 }
-
-func (x *exchange) stalled(e *StalledError) { x.cancel(e) }
 
 // accept wraps a 2xx response's body in the limits and hands it on.
 func (x *exchange) accept(resp *http.Response) (*http.Response, error) {
@@ -223,17 +246,9 @@ func (x *exchange) accept(resp *http.Response) (*http.Response, error) {
 		return nil, x.fail(&StreamTooLargeError{Max: maxBytes, ContentLength: resp.ContentLength}, resp.StatusCode)
 	}
 	x.emit(Event{Kind: EventResponse, StatusCode: resp.StatusCode})
-	status := resp.StatusCode
-	resp.Body = &body{
-		rc:     resp.Body,
-		max:    maxBytes,
-		watch:  newStallWatch(x.c.cfg.lowSpeedBytes, x.c.cfg.lowSpeedWindow, x.stalled),
-		mapErr: x.bodyError,
-		onEnd: func(n int64, err error) {
-			x.release()
-			x.emit(Event{Kind: EventEnd, StatusCode: status, Bytes: n, Err: err})
-		},
-	}
+	x.body = body{x: x, rc: resp.Body, status: resp.StatusCode}
+	x.enter(phaseBody)
+	resp.Body = &x.body
 	return resp, nil
 }
 
@@ -244,7 +259,7 @@ func (x *exchange) sleep(d time.Duration) error {
 	select {
 	case <-t.C:
 		return nil
-	case <-x.ctx.Done():
+	case <-x.context().Done():
 		return x.contextError()
 	}
 }
@@ -259,11 +274,13 @@ func (x *exchange) fail(err error, status int) error {
 	return err
 }
 
-// release stops the total timeout and cancels the context, which ends the
+// release stops the timer and cancels the context, which ends the
 // transport's watch on the request.
 func (x *exchange) release() {
+	x.mu.Lock()
+	x.stopTimer()
+	x.mu.Unlock()
 	x.cancel(errReleased)
-	x.stopTotal()
 }
 
 func (x *exchange) emit(e Event) {
@@ -271,7 +288,9 @@ func (x *exchange) emit(e Event) {
 	if fn == nil {
 		return
 	}
-	e.Method, e.URL, e.Attempt, e.Elapsed = x.req.Method, x.url, x.attempt, time.Since(x.start)
+	// The URL is redacted for each event rather than kept: most exchanges
+	// have no observer, and an exchange's few events are not worth its bytes.
+	e.Method, e.URL, e.Attempt, e.Elapsed = x.req.Method, redact.URL(x.req.URL.String()), x.attempt, time.Since(x.start)
 	if e.Method == "" {
 		e.Method = http.MethodGet
 	}

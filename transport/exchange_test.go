@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // attemptContexts records the context of every attempt, which is the
@@ -30,8 +31,8 @@ func (a *attemptContexts) proxy(r *http.Request) (*url.URL, error) {
 }
 
 // checkReleased fails unless every attempt's context is done — which is how
-// the exchange stops its total timeout and the transport's watch on the
-// request — and, for a body, its low-speed watch has stopped ticking.
+// the exchange ends the transport's watch on the request — and, for a body,
+// the exchange's timer is stopped.
 func (a *attemptContexts) checkReleased(t *testing.T, b *body) {
 	t.Helper()
 	a.mu.Lock()
@@ -44,13 +45,22 @@ func (a *attemptContexts) checkReleased(t *testing.T, b *body) {
 			t.Errorf("attempt %d: the exchange's context is still live after the end", i+1)
 		}
 	}
-	if b != nil && b.watch != nil {
-		b.watch.mu.Lock()
-		stopped := b.watch.stopped
-		b.watch.mu.Unlock()
-		if !stopped {
-			t.Error("the low-speed watch still ticks after the end")
-		}
+	if b != nil {
+		checkTimerStopped(t, b.x)
+	}
+}
+
+// checkTimerStopped fails unless x's timer is stopped for good: no fire
+// pending, and none that would act.
+func checkTimerStopped(t *testing.T, x *exchange) {
+	t.Helper()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.phase != phaseDone {
+		t.Errorf("the exchange's timer watches phase %d after the end", x.phase)
+	}
+	if x.timer != nil && x.timer.Stop() {
+		t.Error("the exchange's timer was still pending after the end")
 	}
 }
 
@@ -142,5 +152,17 @@ func TestExchangeReleasedAtEveryEnd(t *testing.T) {
 			}
 			attempts.checkReleased(t, b)
 		})
+	}
+}
+
+// TestExchangeSize guards the bytes each held stream costs. An exchange is
+// one allocation, net/http's Request included; with Go 1.26's 304-byte
+// Request, the rest must stay within 208 bytes for the whole to fit the
+// 512-byte size class. A field that breaks this budget costs 64 bytes per
+// stream (the next class is 576).
+func TestExchangeSize(t *testing.T) {
+	const budget = 208
+	if own := unsafe.Sizeof(exchange{}) - unsafe.Sizeof(http.Request{}); own > budget {
+		t.Errorf("exchange without its Request is %d bytes, over the budget of %d", own, budget)
 	}
 }

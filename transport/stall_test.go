@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -49,72 +50,116 @@ func TestStallWatch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var got *StalledError
-			calls := 0
-			// A window so long the timer never fires: the test drives the ticks.
-			w := newStallWatch(1, 10*time.Second, func(e *StalledError) { got = e; calls++ })
-			defer w.stop()
-			stalledAt := 0
-			for i, s := range tt.steps {
-				if s.reading {
-					w.begin()
-					w.end(s.bytes)
-				}
-				w.onTick()
-				if calls > 0 && stalledAt == 0 {
-					stalledAt = i + 1
-				}
+			var w stallWatch
+			stalledAt, bytes := runTicks(&w, 10, tt.steps)
+			if stalledAt != tt.wantStall {
+				t.Fatalf("stalled at tick %d, want %d", stalledAt, tt.wantStall)
 			}
-			if stalledAt != tt.wantStall || calls > 1 {
-				t.Fatalf("stalled at tick %d (%d calls), want %d", stalledAt, calls, tt.wantStall)
-			}
-			if got != nil && (got.Bytes != tt.wantBytes || got.BytesPerSecond != 1 || got.Window != 10*time.Second) {
-				t.Errorf("StalledError = %+v", got)
+			if stalledAt != 0 && bytes != tt.wantBytes {
+				t.Errorf("stalled with %d bytes in the window, want %d", bytes, tt.wantBytes)
 			}
 		})
 	}
 }
 
-func TestStallWatchReadAcrossTicks(t *testing.T) {
-	calls := 0
-	w := newStallWatch(1, 10*time.Second, func(*StalledError) { calls++ })
-	defer w.stop()
-	w.begin() // one Read that blocks through a whole window
-	for range 10 {
-		w.onTick()
-	}
-	if calls != 1 {
-		t.Errorf("a Read blocked for a full window: %d stall calls, want 1", calls)
-	}
-}
-
-func TestStallWatchOff(t *testing.T) {
-	tests := []struct {
-		bps    int64
-		window time.Duration
-	}{{0, time.Second}, {1, 0}, {0, 0}}
-	for _, tt := range tests {
-		w := newStallWatch(tt.bps, tt.window, func(*StalledError) { t.Error("stalled") })
-		if w != nil {
-			t.Errorf("newStallWatch(%d, %v) = %v, want nil", tt.bps, tt.window, w)
+// runTicks plays steps on w, one tick each, and returns the 1-based tick at
+// which the rule first broke (0 for never) and the bytes it reported then.
+func runTicks(w *stallWatch, need float64, steps []tickStep) (int, int64) {
+	for i, s := range steps {
+		if s.reading {
+			w.begin()
+			w.end(s.bytes)
 		}
-		// A nil watch is usable.
-		w.begin()
-		w.end(1)
-		w.stop()
+		if n, stalled := w.tick(need); stalled {
+			return i + 1, n
+		}
+	}
+	return 0, 0
+}
+
+// TestStallWatchFloor checks the window's sum against the floor at the
+// floor, one byte under it and one over, for floors that are whole, that
+// are fractional, and that reach the 32-bit counts' saturation.
+func TestStallWatchFloor(t *testing.T) {
+	window := func(perTick ...int) []tickStep {
+		out := make([]tickStep, len(perTick))
+		for i, n := range perTick {
+			out[i] = tickStep{reading: true, bytes: n}
+		}
+		return out
+	}
+	spread := func(total int) []tickStep {
+		// total bytes over one window, as evenly as whole ticks allow.
+		perTick := make([]int, stallBuckets)
+		for i := range perTick {
+			perTick[i] = total / stallBuckets
+		}
+		perTick[0] += total % stallBuckets
+		return window(perTick...)
+	}
+	const max32 = math.MaxUint32
+	tests := []struct {
+		name      string
+		need      float64
+		steps     []tickStep
+		wantStall bool
+		wantBytes int64
+	}{
+		{"1 KiB/s over 10 s, at the floor", 10240, spread(10240), false, 0},
+		{"1 KiB/s over 10 s, one under", 10240, spread(10239), true, 10239},
+		{"1 KiB/s over 10 s, one over", 10240, spread(10241), false, 0},
+		{"all in one tick, at the floor", 10240, window(10240, 0, 0, 0, 0, 0, 0, 0, 0, 0), false, 0},
+		{"all in the last tick, one under", 10240, window(0, 0, 0, 0, 0, 0, 0, 0, 0, 10239), true, 10239},
+		// 1 B/s over 2.5 s needs 2.5 bytes: 3 meet it, 2 do not.
+		{"fractional floor, above", 2.5, spread(3), false, 0},
+		{"fractional floor, below", 2.5, spread(2), true, 2},
+		// The floor at the largest count a tick holds, 2^32-1 bytes.
+		{"floor of 2^32-1, at it in one tick", max32, window(max32, 0, 0, 0, 0, 0, 0, 0, 0, 0), false, 0},
+		{"floor of 2^32-1, at it spread", max32, spread(max32), false, 0},
+		{"floor of 2^32-1, one under", max32, spread(max32 - 1), true, max32 - 1},
+		// A tick of 2^32-1 or more bytes meets any floor, even a higher one.
+		{"a saturated tick meets a higher floor", 2 * max32, window(max32, 0, 0, 0, 0, 0, 0, 0, 0, 0), false, 0},
+		{"counts over 32 bits within the floor", 20 * float64(max32), spread(10 * (max32 - 1)), true, 10 * (max32 - 1)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var w stallWatch
+			stalledAt, bytes := runTicks(&w, tt.need, tt.steps)
+			if (stalledAt != 0) != tt.wantStall || (tt.wantStall && stalledAt != stallBuckets) {
+				t.Fatalf("stalled at tick %d, want a stall: %v (at tick %d)", stalledAt, tt.wantStall, stallBuckets)
+			}
+			if bytes != tt.wantBytes {
+				t.Errorf("stalled with %d bytes, want %d", bytes, tt.wantBytes)
+			}
+		})
 	}
 }
 
-func TestStallWatchStopsTicking(t *testing.T) {
-	calls := 0
-	w := newStallWatch(1, 10*time.Second, func(*StalledError) { calls++ })
-	w.stop()
-	w.begin()
-	for range 20 {
-		w.onTick()
+// TestStallWatchSaturates checks that one tick's count stops at 2^32-1 bytes
+// however many reads it takes, rather than wrapping to a small number.
+func TestStallWatchSaturates(t *testing.T) {
+	var w stallWatch
+	for range 5 {
+		w.begin()
+		w.end(math.MaxUint32 / 2)
 	}
-	if calls != 0 {
-		t.Errorf("a stopped watch reported %d stalls", calls)
+	if w.cur != math.MaxUint32 {
+		t.Errorf("count after 5 reads of 2^31-1 bytes = %d, want %d", w.cur, uint32(math.MaxUint32))
+	}
+	w.begin()
+	w.end(1 << 40)
+	if w.cur != math.MaxUint32 {
+		t.Errorf("count after a read of 2^40 bytes = %d", w.cur)
+	}
+}
+
+func TestStallWatchReadAcrossTicks(t *testing.T) {
+	var w stallWatch
+	w.begin() // one Read that blocks through a whole window
+	for i := range stallBuckets {
+		if _, stalled := w.tick(10); stalled != (i == stallBuckets-1) {
+			t.Fatalf("tick %d: stalled = %v", i+1, stalled)
+		}
 	}
 }
 
