@@ -178,6 +178,36 @@ func TestDoRetryCount(t *testing.T) {
 	}
 }
 
+// TestDoShouldRetryHeader: the server's x-should-retry decides over the
+// status, both ways.
+func TestDoShouldRetryHeader(t *testing.T) {
+	tests := []struct {
+		status   int
+		header   string
+		wantHits int
+	}{
+		{529, "", 2}, {529, "false", 1}, {503, "false", 1}, {400, "true", 2}, {429, "true", 2}, {400, "maybe", 1},
+	}
+	for _, tt := range tests {
+		t.Run(strconv.Itoa(tt.status)+"/"+tt.header, func(t *testing.T) {
+			var hits counter
+			srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+				hits.next()
+				if tt.header != "" {
+					w.Header().Set("X-Should-Retry", tt.header)
+				}
+				w.WriteHeader(tt.status)
+			})
+			c := newClient(t, transport.WithRetry(1, 0, 0))
+			_, err := c.Do(mustRequest(t, context.Background(), http.MethodGet, srv.URL, nil))
+			var se *transport.StatusError
+			if !errors.As(err, &se) || se.StatusCode != tt.status || hits.get() != tt.wantHits {
+				t.Errorf("err = %v, attempts = %d, want %d", err, hits.get(), tt.wantHits)
+			}
+		})
+	}
+}
+
 func TestDoRetryableStatuses(t *testing.T) {
 	tests := []struct {
 		status   int

@@ -46,7 +46,9 @@
 //
 // A failed attempt is retried (twice by default) only before Do returns:
 // connection failures (dial, proxy, TLS handshake, connect timeout) and the
-// answers 408, 409, 429 and 5xx. The wait is the server's retry-after-ms or
+// answers 408, 409, 429 and 5xx (Anthropic's 529 among them), unless the
+// server's "x-should-retry" header says otherwise ("false" stops the
+// retries, "true" allows one whatever the status). The wait is the server's retry-after-ms or
 // Retry-After (seconds or HTTP date) up to [DefaultMaxRetryAfter], else an
 // exponential backoff with jitter; the wait ends with the context. The
 // request body is replayed through GetBody, or buffered when it has none.

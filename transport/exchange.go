@@ -85,7 +85,7 @@ func (x *exchange) run() (*http.Response, error) {
 			wait, serverWait = retryAfter(resp.Header, time.Now())
 			err = x.readStatusError(resp)
 			var se *StatusError
-			retryable = errors.As(err, &se) && retryableStatus(status)
+			retryable = errors.As(err, &se) && retryableAnswer(status, resp.Header)
 		} else {
 			retryable = retryableError(err)
 		}

@@ -20,6 +20,19 @@ func retryableStatus(code int) bool {
 		code == http.StatusTooManyRequests || (code >= 500 && code <= 599)
 }
 
+// retryableAnswer reports whether an answer with this status and header may
+// be tried again: the server's own "x-should-retry" (sent by Anthropic and
+// OpenAI) decides when present, "true" or "false"; else the status does.
+func retryableAnswer(code int, h http.Header) bool {
+	switch h.Get("X-Should-Retry") {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	return retryableStatus(code)
+}
+
 // retryableError reports whether an attempt that got no answer may be tried
 // again. Only failures before the request could have reached the server
 // qualify — a dial, a proxy connection, a TLS handshake that timed out —
