@@ -43,11 +43,12 @@ func TestOfflineEndToEnd(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
 	}
 	got := timing.ReplaceAllString(stdout.String(), "T")
-	want := `airlock demo agent — OFFLINE, scripted model
+	want := `airlock demo agent — OFFLINE, scripted model, chat wire
 No network and no API key: a built-in scripted model is served over loopback HTTP and streamed through
 the whole stack (transport, sse, bridge, tool-call assembler, agent loop). Workspace: ` + dir + `
 To use a real model: go run ./examples/agent --base-url https://api.openai.com/v1 --model gpt-4o-mini
-with the key in AIRLOCK_API_KEY or OPENAI_API_KEY (any OpenAI-compatible server works: vLLM, Ollama, ...).
+with the key in AIRLOCK_API_KEY or OPENAI_API_KEY (any OpenAI-compatible server works: vLLM, Ollama, ...);
+--dialect anthropic, responses or gemini speaks those APIs (ANTHROPIC_API_KEY, GEMINI_API_KEY).
 
 task: Explore this project and tell me what it is.
 
@@ -128,7 +129,7 @@ func TestRealModeAgainstServer(t *testing.T) {
 	}
 	out := stdout.String()
 	for _, want := range []string{
-		"airlock demo agent — test-model at " + srv.URL + "\nAPI key set; workspace: " + dir + "\n",
+		"airlock demo agent — test-model at " + srv.URL + "\nchat dialect; API key set; workspace: " + dir + "\n",
 		"Reading.\n  ◦ read_file_safe {\"path\":\"go.mod\"} formed from ",
 		"\n  • read_file_safe {\"path\":\"go.mod\"} → 35 B",
 		"It is the widget module.\n",

@@ -13,13 +13,17 @@ import (
 	"unicode"
 
 	"github.com/airlock-go/airlock/agentloop"
+	"github.com/airlock-go/airlock/llmstream"
 	"github.com/airlock-go/airlock/transport"
 )
 
 // Defaults of the settings that are not the agentloop or transport ones.
 const (
-	// defaultModel is the model asked for in real mode when none is set.
-	defaultModel = "gpt-4o-mini"
+	// defaultModel is the model asked for in real mode when none is set;
+	// the Anthropic and Gemini dialects have their own.
+	defaultModel          = "gpt-4o-mini"
+	defaultAnthropicModel = "claude-sonnet-4-5"
+	defaultGeminiModel    = "gemini-2.5-flash"
 	// defaultMaxFileBytes caps what read_file_safe, search and write_file
 	// handle per file: 256 KiB.
 	defaultMaxFileBytes = 256 << 10
@@ -55,8 +59,14 @@ func (e *settingError) Unwrap() error { return errUsage }
 // config is everything a run needs.
 type config struct {
 	BaseURL, APIKey, Model string
-	Workspace              string
-	Prompt                 string
+	// Dialect is the wire the model speaks: set by "dialect", else
+	// guessed from the base URL's host (api.anthropic.com, the Gemini API),
+	// else chat.
+	Dialect    llmstream.Dialect
+	dialectSet bool
+	modelSet   bool // a source named the model
+	Workspace  string
+	Prompt     string
 
 	MaxTurns, MaxToolCallsPerTurn, MaxTotalToolCalls int
 	MaxToolOutputBytes, MaxFileBytes                 int
@@ -82,6 +92,7 @@ const (
 	kindCount                    // a whole number ≥ 1
 	kindDuration                 // a Go duration ≥ 0, like 30s or 2m
 	kindBool                     // true/false/1/0
+	kindDialect                  // chat, anthropic, responses or gemini
 )
 
 // setting is one configurable value. Its config-file key is key, its flag
@@ -103,7 +114,12 @@ func allSettings() []setting {
 	return []setting{
 		{"base_url", kindURL, "url", "OpenAI-compatible base URL, e.g. https://api.openai.com/v1 (real mode)", func(c *config, v string) error { c.BaseURL = v; return nil }},
 		{"api_key", kindSecret, "key", "API key (real mode; prefer the environment, flags show in ps)", func(c *config, v string) error { c.APIKey = v; return nil }},
-		{"model", kindText, "name", "model name (real mode; default " + defaultModel + ")", func(c *config, v string) error { c.Model = v; return nil }},
+		{"model", kindText, "name", "model name (real mode; default " + defaultModel + " for chat and responses, " + defaultAnthropicModel + " for anthropic, " + defaultGeminiModel + " for gemini)", func(c *config, v string) error { c.Model, c.modelSet = v, true; return nil }},
+		{"dialect", kindDialect, "name", "wire protocol: chat, anthropic, responses or gemini (default: anthropic for an api.anthropic.com base URL, gemini for generativelanguage.googleapis.com, else chat)", func(c *config, v string) error {
+			d, err := llmstream.ParseDialect(v)
+			c.Dialect, c.dialectSet = d, true
+			return err
+		}},
 		{"workspace", kindText, "dir", "directory the tools may read (default: the current directory)", func(c *config, v string) error { c.Workspace = v; return nil }},
 		{"max_turns", kindCount, "n", fmt.Sprintf("model calls per run (default %d)", agentloop.DefaultMaxTurns), setInt(func(c *config) *int { return &c.MaxTurns })},
 		{"max_tool_calls_per_turn", kindCount, "n", fmt.Sprintf("tool calls one answer may make (default %d)", agentloop.DefaultMaxToolCallsPerTurn), setInt(func(c *config) *int { return &c.MaxToolCallsPerTurn })},
@@ -141,6 +157,7 @@ func setDuration(field func(*config) *time.Duration) func(*config, string) error
 func defaults() config {
 	return config{
 		Model:               defaultModel,
+		Dialect:             llmstream.DialectChat,
 		Workspace:           ".",
 		Prompt:              defaultPrompt,
 		MaxTurns:            agentloop.DefaultMaxTurns,
@@ -198,6 +215,10 @@ func (s setting) check(text string) string {
 	case kindBool:
 		if _, err := strconv.ParseBool(text); err != nil {
 			return s.show(text) + " is not true or false"
+		}
+	case kindDialect:
+		if _, err := llmstream.ParseDialect(text); err != nil {
+			return s.show(text) + " is not chat, anthropic, responses or gemini"
 		}
 	case kindText:
 		if text == "" {
@@ -343,17 +364,23 @@ func parseConfig(args []string, env environment, stderr io.Writer) (config, erro
 	if err := flags.apply(&c, byKey); err != nil {
 		return config{}, err
 	}
-	// The OpenAI variables fill in only what no other source gave.
+	c.settleDialect()
+	// The provider's own variables fill in only what no other source gave.
 	// They are trimmed as every other source is.
 	if c.APIKey == "" {
-		if v := strings.TrimSpace(env.get("OPENAI_API_KEY")); v != "" {
+		for _, name := range keyVariables(c.Dialect) {
+			v := strings.TrimSpace(env.get(name))
+			if v == "" {
+				continue
+			}
 			if reason := byKey["api_key"].check(v); reason != "" {
-				return config{}, &settingError{Key: "api_key", Source: "OPENAI_API_KEY", Reason: reason}
+				return config{}, &settingError{Key: "api_key", Source: name, Reason: reason}
 			}
 			c.APIKey = v
+			break
 		}
 	}
-	if c.BaseURL == "" {
+	if c.BaseURL == "" && (c.Dialect == llmstream.DialectChat || c.Dialect == llmstream.DialectResponses) {
 		if v := strings.TrimSpace(env.get("OPENAI_BASE_URL")); v != "" {
 			if reason := byKey["base_url"].check(v); reason != "" {
 				return config{}, &settingError{Key: "base_url", Source: "OPENAI_BASE_URL", Reason: reason}
@@ -405,4 +432,40 @@ func warnUnknownVariables(env environment, settings []setting, stderr io.Writer)
 		}
 		fmt.Fprintf(stderr, "agent: warning: %s is not a setting, ignored%s\n", oneLine(name), hint)
 	}
+}
+
+// settleDialect picks the dialect when no setting named one, from the base
+// URL's host, and the dialect's default model when none was set.
+func (c *config) settleDialect() {
+	if !c.dialectSet {
+		c.Dialect = llmstream.DialectChat
+		if u, err := url.Parse(c.BaseURL); err == nil {
+			switch host := u.Hostname(); {
+			case host == "api.anthropic.com":
+				c.Dialect = llmstream.DialectAnthropic
+			case host == "generativelanguage.googleapis.com":
+				c.Dialect = llmstream.DialectGemini
+			}
+		}
+	}
+	if !c.modelSet {
+		switch c.Dialect {
+		case llmstream.DialectAnthropic:
+			c.Model = defaultAnthropicModel
+		case llmstream.DialectGemini:
+			c.Model = defaultGeminiModel
+		}
+	}
+}
+
+// keyVariables are the provider's own key variables for a dialect, the
+// first set one wins.
+func keyVariables(d llmstream.Dialect) []string {
+	switch d {
+	case llmstream.DialectAnthropic:
+		return []string{"ANTHROPIC_API_KEY"}
+	case llmstream.DialectGemini:
+		return []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}
+	}
+	return []string{"OPENAI_API_KEY"}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // envOf returns an environment of m's variables.
@@ -73,7 +74,7 @@ func TestConfigPrecedence(t *testing.T) {
 			}
 			want := defaults()
 			tc.want(&want)
-			if diff := cmp.Diff(want, got); diff != "" {
+			if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(config{})); diff != "" {
 				t.Errorf("config (-want +got):\n%s", diff)
 			}
 		})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/airlock-go/airlock/llmstream/llmstreamtest"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func TestConfigValue(t *testing.T) {
@@ -56,7 +57,7 @@ allow_write = 'true'
 	want := defaults()
 	want.BaseURL, want.APIKey, want.Model, want.Workspace, want.MaxTurns, want.AllowWrite, want.Real =
 		"http://localhost:8080/v1", "sk-quoted", "gpt-4o", `C:\work\project`, 5, true, true
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(config{})); diff != "" {
 		t.Errorf("config (-want +got):\n%s", diff)
 	}
 }

@@ -55,7 +55,7 @@ func TestPrinterNeutralizesControlCharacters(t *testing.T) {
 			var b bytes.Buffer
 			p, now := testPrinter(&b, tc.columns, tc.columns > 0)
 			f := newFeed(t, p)
-			p.realBanner("https://h.test/v1", "m"+hostile, "/ws"+hostile, true)
+			p.realBanner(llmstream.DialectChat, "https://h.test/v1", "m"+hostile, "/ws"+hostile, true)
 			p.task("go" + hostile)
 			p.begin()
 			p.modelStart(agentloop.ModelStart{Turn: 1})

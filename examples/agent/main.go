@@ -96,14 +96,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 	out := newPrinter(stdout, env.get)
 	httpClient := transport.New(transport.WithTimeout(cfg.Timeout), transport.WithConnectTimeout(cfg.ConnectTimeout))
 	defer httpClient.CloseIdleConnections()
-	opts := []llmstream.ClientOption{llmstream.WithHTTPClient(httpClient)}
+	opts := []llmstream.ClientOption{llmstream.WithHTTPClient(httpClient), llmstream.WithDialect(cfg.Dialect)}
 	if cfg.Real {
 		baseURL := cfg.BaseURL
 		if baseURL == "" {
-			baseURL = llmstream.DefaultBaseURL
+			baseURL = defaultBaseURL(cfg.Dialect)
 		}
 		opts = append(opts, llmstream.WithBaseURL(baseURL), llmstream.WithAPIKey(cfg.APIKey), llmstream.WithModel(cfg.Model))
-		out.realBanner(baseURL, cfg.Model, wsName, cfg.APIKey != "")
+		out.realBanner(cfg.Dialect, baseURL, cfg.Model, wsName, cfg.APIKey != "")
 	} else {
 		srv := llmstreamtest.NewServer(
 			llmstreamtest.WithResponder(scriptedTurn),
@@ -112,7 +112,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 		)
 		defer srv.Close()
 		opts = append(opts, llmstream.WithBaseURL(srv.URL), llmstream.WithAPIKey("offline-demo"), llmstream.WithModel("airlock-scripted"))
-		out.offlineBanner(wsName)
+		out.offlineBanner(cfg.Dialect, wsName)
 	}
 	out.task(cfg.Prompt)
 
@@ -158,4 +158,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 // the libraries clean what they quote, but the demo does not count on it.
 func errorLine(err error) string {
 	return "agent: " + printable(err.Error())
+}
+
+// defaultBaseURL is the provider's own base URL for a dialect.
+func defaultBaseURL(d llmstream.Dialect) string {
+	switch d {
+	case llmstream.DialectAnthropic:
+		return llmstream.DefaultAnthropicBaseURL
+	case llmstream.DialectGemini:
+		return "https://generativelanguage.googleapis.com/v1beta"
+	}
+	return llmstream.DefaultBaseURL
 }

@@ -111,24 +111,25 @@ func (p *printer) stream(text string) {
 	fmt.Fprint(p.w, text)
 }
 
-func (p *printer) offlineBanner(workspace string) {
-	fmt.Fprintln(p.w, p.style(styleBold, "airlock demo agent — OFFLINE, scripted model"))
+func (p *printer) offlineBanner(d llmstream.Dialect, workspace string) {
+	fmt.Fprintln(p.w, p.style(styleBold, "airlock demo agent — OFFLINE, scripted model, "+d.String()+" wire"))
 	fmt.Fprintln(p.w, p.style(styleDim, "No network and no API key: a built-in scripted model is served over loopback HTTP and streamed through"))
 	fmt.Fprintln(p.w, p.style(styleDim, "the whole stack (transport, sse, bridge, tool-call assembler, agent loop). Workspace: "+workspace))
 	fmt.Fprintln(p.w, p.style(styleDim, "To use a real model: go run ./examples/agent --base-url https://api.openai.com/v1 --model gpt-4o-mini"))
-	fmt.Fprintln(p.w, p.style(styleDim, "with the key in AIRLOCK_API_KEY or OPENAI_API_KEY (any OpenAI-compatible server works: vLLM, Ollama, ...)."))
+	fmt.Fprintln(p.w, p.style(styleDim, "with the key in AIRLOCK_API_KEY or OPENAI_API_KEY (any OpenAI-compatible server works: vLLM, Ollama, ...);"))
+	fmt.Fprintln(p.w, p.style(styleDim, "--dialect anthropic, responses or gemini speaks those APIs (ANTHROPIC_API_KEY, GEMINI_API_KEY)."))
 	fmt.Fprintln(p.w)
 }
 
 // realBanner names the server and model; it says only whether a key is
 // set, never the key, and hides a password or query values in the URL.
-func (p *printer) realBanner(baseURL, model, workspace string, haveKey bool) {
+func (p *printer) realBanner(d llmstream.Dialect, baseURL, model, workspace string, haveKey bool) {
 	key := "no API key"
 	if haveKey {
 		key = "API key set"
 	}
 	fmt.Fprintln(p.w, p.style(styleBold, "airlock demo agent — "+printable(model)+" at "+printable(redactURL(baseURL))))
-	fmt.Fprintln(p.w, p.style(styleDim, key+"; workspace: "+printable(workspace)))
+	fmt.Fprintln(p.w, p.style(styleDim, d.String()+" dialect; "+key+"; workspace: "+printable(workspace)))
 	fmt.Fprintln(p.w)
 }
 
