@@ -6,9 +6,8 @@ import "github.com/airlock-go/airlock/toolcall"
 type DeltaKind uint8
 
 const (
-	_ DeltaKind = iota
 	// DeltaText is a piece of the answer text.
-	DeltaText
+	DeltaText DeltaKind = iota + 1
 	// DeltaReasoning is a piece of the reasoning text.
 	DeltaReasoning
 	// DeltaRefusal is a piece of a refusal.

@@ -16,13 +16,12 @@ import (
 type Dialect uint8
 
 const (
-	_ Dialect = iota
 	// DialectChat is OpenAI Chat Completions and every server compatible
 	// with it (Azure, vLLM, Ollama, llama.cpp, OpenRouter, Groq, DeepSeek,
 	// Mistral, Gemini's OpenAI endpoint, ...): POST {base}/chat/completions
 	// with "Authorization: Bearer <key>"; the stream ends properly with
 	// "[DONE]" or at its end after a finish reason.
-	DialectChat
+	DialectChat Dialect = iota + 1
 	// DialectAnthropic is Anthropic's Messages API: POST {base}/messages
 	// (base https://api.anthropic.com/v1) with "x-api-key" and
 	// "anthropic-version: 2023-06-01"; the stream ends properly with

@@ -77,9 +77,8 @@ type ToolChoice struct {
 type ToolChoiceMode uint8
 
 const (
-	_ ToolChoiceMode = iota
 	// ToolChoiceAuto lets the model decide whether to call tools.
-	ToolChoiceAuto
+	ToolChoiceAuto ToolChoiceMode = iota + 1
 	// ToolChoiceNone forbids tool calls.
 	ToolChoiceNone
 	// ToolChoiceRequired makes the model call at least one tool

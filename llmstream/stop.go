@@ -24,9 +24,8 @@ import "fmt"
 type StopReason uint8
 
 const (
-	_ StopReason = iota
 	// StopEndTurn: the model finished its answer (or hit a stop sequence).
-	StopEndTurn
+	StopEndTurn StopReason = iota + 1
 	// StopToolCalls: the model asks for its tool calls to be run.
 	StopToolCalls
 	// StopLength: the output hit the token limit; the text is cut.

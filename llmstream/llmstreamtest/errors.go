@@ -13,7 +13,8 @@ var (
 	// with a 4xx status and an OpenAI-shaped JSON error.
 	ErrBadRequest = errors.New("llmstreamtest: bad request")
 	// ErrNoTurn: the script had no turn for the request (every turn of
-	// [WithTurns] was used, or no script was given). Answered with 500.
+	// [WithTurns] was used, or no script was given). Answered with 500 and
+	// "x-should-retry: false", so that no client retries it.
 	ErrNoTurn = errors.New("llmstreamtest: no turn scripted")
 	// ErrBadTurn: the turn scripted for the request is invalid (see [Turn]).
 	// Answered with 500; nothing of the turn is streamed.

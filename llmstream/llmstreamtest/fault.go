@@ -10,12 +10,11 @@ import (
 type FaultKind uint8
 
 const (
-	_ FaultKind = iota
 	// FaultStatus answers the request with an HTTP error status and an
 	// OpenAI-shaped JSON error body ({"error":{"message","type","param",
 	// "code"}}), plus a Retry-After header when [Fault.RetryAfter] is set.
 	// See [Fault.Attempts] for retry tests.
-	FaultStatus
+	FaultStatus FaultKind = iota + 1
 	// FaultErrorEvent writes an in-stream error event
 	// (data: {"error":{...}}) after [Fault.After] chunks, then [DONE].
 	FaultErrorEvent

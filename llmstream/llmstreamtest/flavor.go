@@ -9,7 +9,6 @@ import "strconv"
 type Flavor uint8
 
 const (
-	_ Flavor = iota
 	// OpenAI: role on the first chunk (which carries the first tool-call
 	// header when the turn starts with a call); "service_tier",
 	// "system_fingerprint" and a random "obfuscation" on every chunk;
@@ -18,7 +17,7 @@ const (
 	// "usage":null on every chunk and the usage on a final "choices":[]
 	// chunk; then [DONE]. Reasoning is sent as "reasoning_content" and a
 	// refusal as "refusal".
-	OpenAI
+	OpenAI Flavor = iota + 1
 	// Azure: as OpenAI, but the first chunk has "choices":[] and
 	// "prompt_filter_results", choices carry "content_filter_results", and
 	// one chunk before the finish has a choice with no "delta".

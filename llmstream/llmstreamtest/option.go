@@ -2,6 +2,7 @@ package llmstreamtest
 
 import (
 	"fmt"
+	"os"
 	"time"
 )
 
@@ -39,6 +40,8 @@ func (o Options) apply(c *config) {
 func (o Options) String() string { return fmt.Sprint([]Option(o)) }
 
 type config struct {
+	tls        bool
+	report     func(string) // where Close reports a handler that will not end
 	turns      []Turn
 	responder  func(Request) Turn
 	flavor     Flavor
@@ -49,7 +52,7 @@ type config struct {
 }
 
 func newConfig(opts []Option) config {
-	c := config{flavor: OpenAI, seed: DefaultSeed, maxBody: DefaultMaxRequestBytes}
+	c := config{flavor: OpenAI, seed: DefaultSeed, maxBody: DefaultMaxRequestBytes, report: func(msg string) { fmt.Fprintln(os.Stderr, msg) }}
 	Options(opts).apply(&c)
 	return c
 }
@@ -184,3 +187,20 @@ func (o maxBodyOption) apply(c *config) {
 func (o maxBodyOption) String() string {
 	return fmt.Sprintf("llmstreamtest.WithMaxRequestBytes(%d)", int64(o))
 }
+
+type tlsOption struct{}
+
+// WithTLS serves HTTPS with a certificate made for the server at start,
+// valid for 127.0.0.1, as httptest.NewTLSServer does: [Server.URL] starts
+// with "https://", and [Server.Client] and [Server.ClientOptions] trust the
+// certificate (nothing else does). Ignored by [NewHandler].
+func WithTLS() Option { return tlsOption{} }
+
+func (tlsOption) apply(c *config) { c.tls = true }
+func (tlsOption) String() string  { return "llmstreamtest.WithTLS()" }
+
+// reportOption sends Close's report elsewhere; NewTestServer uses it.
+type reportOption struct{ f func(string) }
+
+func (o reportOption) apply(c *config) { c.report = o.f }
+func (reportOption) String() string    { return "llmstreamtest.report" }

@@ -1,14 +1,21 @@
 package llmstreamtest
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
+	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/airlock-go/airlock/llmstream"
+	"github.com/airlock-go/airlock/transport"
 )
 
 // Server is a fake OpenAI-compatible chat-completions server on a loopback
@@ -31,9 +38,11 @@ type Server struct {
 	URL string
 
 	cfg    config
-	cfgErr string // what is wrong with cfg, "" when nothing is
-	hs     *http.Server
+	cfgErr string       // what is wrong with cfg, "" when nothing is
+	hs     *http.Server // nil for a server from NewHandler
 	client *http.Client
+	tls    *tls.Config       // the client side's trust of the server's certificate, for WithTLS
+	tr     *transport.Client // made by ClientOptions, closed by Close
 
 	done      chan struct{} // closed by Close: ends stalls and waits
 	serveDone chan struct{} // closed when Serve has returned
@@ -43,12 +52,13 @@ type Server struct {
 
 	respMu sync.Mutex // serializes calls of the responder
 
-	mu     sync.Mutex // guards the fields below
-	closed bool
-	seq    int
-	reqs   []Request
-	pos    int // the next turn of cfg.turns
-	failed int // status answers already given for turns[pos]
+	mu       sync.Mutex // guards the fields below
+	closed   bool
+	inFlight map[int]string // requests being served: seq → "METHOD path"
+	seq      int
+	reqs     []Request
+	pos      int // the next turn of cfg.turns
+	failed   int // status answers already given for turns[pos]
 }
 
 // NewServer starts a server on a random port of 127.0.0.1 and returns it.
@@ -71,7 +81,7 @@ func NewServer(opts ...Option) *Server {
 // pass unnoticed; a test that wants such failures should use [NewServer].
 func NewTestServer(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
-	s, err := newServer(opts)
+	s, err := newServer(append(opts, reportOption{func(msg string) { tb.Log(msg) }}))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -86,6 +96,18 @@ func NewTestServer(tb testing.TB, opts ...Option) *Server {
 	return s
 }
 
+// NewHandler returns a server that does not listen: mount it in a server
+// of your own (it is an http.Handler; see [Server.ServeHTTP]). Its URL is
+// empty and its Client and ClientOptions point nowhere; everything else —
+// the script, Requests, faults, Close ending stalls and waiting for the
+// handlers — works as for [NewServer].
+func NewHandler(opts ...Option) *Server {
+	s := &Server{cfg: newConfig(opts), done: make(chan struct{}), serveDone: make(chan struct{}), client: &http.Client{}}
+	s.cfgErr = s.cfg.check()
+	close(s.serveDone)
+	return s
+}
+
 func newServer(opts []Option) (*Server, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -94,17 +116,62 @@ func newServer(opts []Option) (*Server, error) {
 	s := &Server{
 		URL:       "http://" + ln.Addr().String(),
 		cfg:       newConfig(opts),
-		client:    &http.Client{Transport: &http.Transport{}},
 		done:      make(chan struct{}),
 		serveDone: make(chan struct{}),
 	}
 	s.cfgErr = s.cfg.check()
-	s.hs = &http.Server{Handler: http.HandlerFunc(s.serve), ReadHeaderTimeout: 10 * time.Second, ConnState: s.connState}
+	tr := &http.Transport{}
+	if s.cfg.tls {
+		serverTLS, clientTLS, err := selfSigned()
+		if err != nil {
+			ln.Close()
+			return nil, err
+		}
+		ln = tls.NewListener(ln, serverTLS)
+		s.URL = "https://" + ln.Addr().String()
+		s.tls, tr.TLSClientConfig = clientTLS, clientTLS.Clone()
+	}
+	s.client = &http.Client{Transport: tr}
+	// A client that refuses the certificate is a test's own doing: its
+	// handshake errors are not worth a log line.
+	s.hs = &http.Server{Handler: http.HandlerFunc(s.serve), ReadHeaderTimeout: 10 * time.Second, ConnState: s.connState,
+		ErrorLog: log.New(io.Discard, "", 0)}
 	go func() {
 		defer close(s.serveDone)
 		s.hs.Serve(ln) // returns http.ErrServerClosed after Close
 	}()
 	return s, nil
+}
+
+// ServeHTTP serves one request as the server does on its own port, for a
+// server made with [NewHandler] and mounted in yours. The paths it answers
+// are the same (mount it at the root, or strip your prefix).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.serve(w, r) }
+
+// ClientOptions returns the options of an llmstream.Client for this
+// server: its URL, a test key, and airlock's own transport with the
+// server's TLS trust and fast retries (1 ms, then 10 ms), so that a
+// scripted [FaultStatus] with [Fault.Attempts] is retried the way the
+// default client retries a real server, without its half-second waits.
+// Every call returns options around the same transport, whose idle
+// connections [Server.Close] closes. Add WithDialect for a dialect other
+// than chat.
+//
+// [Server.Client] is a plain *http.Client: passed to
+// llmstream.WithHTTPClient it replaces airlock's transport, so nothing is
+// retried and none of its limits apply.
+func (s *Server) ClientOptions() []llmstream.ClientOption {
+	s.mu.Lock()
+	if s.tr == nil {
+		topts := []transport.Option{transport.WithRetry(2, time.Millisecond, 10*time.Millisecond)}
+		if s.tls != nil {
+			topts = append(topts, transport.WithTLSConfig(s.tls))
+		}
+		s.tr = transport.New(topts...)
+	}
+	tr := s.tr
+	s.mu.Unlock()
+	return []llmstream.ClientOption{llmstream.WithBaseURL(s.URL), llmstream.WithAPIKey("llmstreamtest-key"), llmstream.WithHTTPClient(tr)}
 }
 
 // Client returns an HTTP client for the server: plain HTTP to the loopback
@@ -125,15 +192,56 @@ func (s *Server) Close() {
 		s.mu.Unlock()
 		// Connections first, so that a handler woken from a stall below
 		// cannot end its response cleanly: the client must see a cut.
-		s.hs.Close()
+		if s.hs != nil {
+			s.hs.Close()
+		}
 		close(s.done)
 		<-s.serveDone
-		s.handlers.Wait()
+		s.waitHandlers()
 		// net/http's connection goroutines outlive http.Server.Close, one
 		// of them for up to half a second after a body over the limit.
 		s.conns.Wait()
 		s.client.CloseIdleConnections()
+		s.mu.Lock()
+		if s.tr != nil {
+			s.tr.CloseIdleConnections()
+		}
+		s.mu.Unlock()
 	})
+}
+
+// closeReportAfter is how long Close waits for the handlers before it
+// says which requests are still being handled.
+var closeReportAfter = 5 * time.Second
+
+// waitHandlers waits until every handler has returned. A handler can only
+// outlast Close in the caller's own responder (WithResponder), which Close
+// cannot interrupt: after closeReportAfter it reports the requests still
+// being handled, on the server's report function (tb.Logf for a test
+// server, standard error otherwise), and goes on waiting, as httptest's
+// Close does.
+func (s *Server) waitHandlers() {
+	finished := make(chan struct{})
+	go func() {
+		s.handlers.Wait()
+		close(finished)
+	}()
+	t := time.NewTimer(closeReportAfter)
+	defer t.Stop()
+	select {
+	case <-finished:
+		return
+	case <-t.C:
+	}
+	s.mu.Lock()
+	var still []string
+	for seq, what := range s.inFlight {
+		still = append(still, fmt.Sprintf("request %d (%s)", seq, what))
+	}
+	s.mu.Unlock()
+	sort.Strings(still)
+	s.cfg.report(fmt.Sprintf("llmstreamtest: Close has waited %v for %s, still in the responder; it waits on", closeReportAfter, strings.Join(still, ", ")))
+	<-finished
 }
 
 // connState counts connections from net/http's first report of one to its
@@ -197,7 +305,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	req.Seq = s.seq
 	idx := len(s.reqs)
 	s.reqs = append(s.reqs, req.clone())
+	if s.inFlight == nil {
+		s.inFlight = make(map[int]string)
+	}
+	s.inFlight[req.Seq] = req.Method + " " + req.Path
 	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.inFlight, req.Seq)
+		s.mu.Unlock()
+	}()
 
 	status, detail, category := s.checkRequest(&req, served, readErr, decodeErr)
 	if category != nil {
@@ -296,6 +413,12 @@ func (s *Server) fail(w http.ResponseWriter, wr wire, idx, status int, err *Requ
 	s.mu.Lock()
 	s.reqs[idx].Err = err
 	s.mu.Unlock()
+	if !errors.Is(err, ErrBadRequest) {
+		// A script mistake is not a server that may recover: a retrying
+		// client (airlock's transport, openai-go, anthropic-sdk-go) gives
+		// up at once instead of retrying into the same failure.
+		w.Header().Set("X-Should-Retry", "false")
+	}
 	writeError(w, wr, status, err)
 }
 
