@@ -56,6 +56,7 @@ type Bridge struct {
 	err                         error
 	msg                         *Message // the result, once Message has run
 	progressed                  bool     // the last event carried content
+	events                      int      // events read by consume, for the Client's log
 	validUTF8                   bool     // events come from an sse.Reader, so their data is valid UTF-8
 }
 
@@ -127,6 +128,7 @@ func (b *Bridge) consume(src EventSource, after func()) (Message, error) {
 			b.fail(interrupted(err))
 			break
 		}
+		b.events++
 		b.Handle(ev)
 		if after != nil {
 			after()

@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"log/slog"
 	"net/url"
 	"strings"
 	"time"
@@ -49,7 +50,7 @@ func NewClient(opts ...ClientOption) *Client {
 	c := &Client{cfg: newClientConfig(opts)}
 	c.cfg.header = c.cfg.header.Clone()
 	if c.cfg.httpClient == nil {
-		c.cfg.httpClient = transport.New()
+		c.cfg.httpClient = transport.New(transport.WithLogger(c.cfg.logger))
 	}
 	switch {
 	case c.cfg.dialect >= dialectEnd:
@@ -141,18 +142,55 @@ func (c *Client) CompleteStream(ctx context.Context, messages []Message, tools [
 }
 
 func (c *Client) stream(ctx context.Context, r *Request) (Message, error) {
+	if l := c.cfg.logger; l != nil && l.Enabled(ctx, slog.LevelDebug) {
+		start := time.Now()
+			msg, events, err := c.send(ctx, r)
+		c.logEnd(ctx, l, r, start, msg, events, err)
+		return msg, err
+	}
+	msg, _, err := c.send(ctx, r)
+	return msg, err
+}
+
+// logEnd logs one request at its end.
+func (c *Client) logEnd(ctx context.Context, l *slog.Logger, r *Request, start time.Time, m Message, events int, err error) {
+	model := r.Model
+	if model == "" {
+		model = c.cfg.model
+	}
+	attrs := []slog.Attr{slog.String("dialect", c.cfg.dialect.String()), slog.String("model", model),
+		slog.Duration("elapsed", time.Since(start)), slog.Int("events", events)}
+	if c.base != nil {
+		attrs = append(attrs, slog.String("base_url", redact.URL(c.base.String())))
+	}
+	if m.StopReason != 0 {
+		attrs = append(attrs, slog.String("stop", m.StopReason.String()))
+	}
+	if u := m.Usage; u != nil {
+		attrs = append(attrs, slog.Int("prompt_tokens", u.PromptTokens), slog.Int("completion_tokens", u.CompletionTokens))
+	}
+	attrs = append(attrs, slog.Int("tool_calls", len(m.ToolCalls)))
+	if err != nil {
+		attrs = append(attrs, slog.String("err", err.Error())) // already redacted
+	}
+	l.LogAttrs(ctx, slog.LevelDebug, "llmstream: response", attrs...)
+}
+
+// send makes one request and reads its answer; it also says how many
+// events it read.
+func (c *Client) send(ctx context.Context, r *Request) (Message, int, error) {
 	switch {
 	case c.cfg.httpClient == nil:
-		return Message{}, fmt.Errorf("%w: Client not made by NewClient", ErrMisuse)
+		return Message{}, 0, fmt.Errorf("%w: Client not made by NewClient", ErrMisuse)
 	case c.err != nil:
-		return Message{}, c.err
+		return Message{}, 0, c.err
 	}
 	full := r.withDefaults(&c.cfg.defaults, c.cfg.model)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	req, err := c.newRequest(ctx, &full)
 	if err != nil {
-		return Message{}, c.redact(err)
+		return Message{}, 0, c.redact(err)
 	}
 	var idle *time.Timer
 	if d := c.cfg.idleTimeout; d > 0 {
@@ -162,12 +200,12 @@ func (c *Client) stream(ctx context.Context, r *Request) (Message, error) {
 	}
 	resp, err := c.cfg.httpClient.Do(req)
 	if err != nil {
-		return Message{}, c.mapError(ctx, err, false)
+		return Message{}, 0, c.mapError(ctx, err, false)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		// A transport.Client never returns such an answer; another Doer does.
-		return Message{}, c.mapError(ctx, transport.ReadStatusError(req, resp), false)
+		return Message{}, 0, c.mapError(ctx, transport.ReadStatusError(req, resp), false)
 	}
 
 	cfg := c.cfg
@@ -181,11 +219,11 @@ func (c *Client) stream(ctx context.Context, r *Request) (Message, error) {
 		// The server ignored "stream": true and sent one whole completion.
 		msg, err := b.whole(resp.Body, maxWholeBytes)
 		if err != nil {
-			return msg, c.mapError(ctx, err, true)
+			return msg, 1, c.mapError(ctx, err, true)
 		}
-		return msg, nil
+		return msg, 1, nil
 	default:
-		return Message{}, c.mapError(ctx, c.notStream(resp), false)
+		return Message{}, 0, c.mapError(ctx, c.notStream(resp), false)
 	}
 	var after func()
 	if idle != nil {
@@ -197,9 +235,9 @@ func (c *Client) stream(ctx context.Context, r *Request) (Message, error) {
 	}
 	msg, err := b.consume(b.newReader(resp.Body), after)
 	if err != nil {
-		return msg, c.mapError(ctx, err, true)
+		return msg, b.events, c.mapError(ctx, err, true)
 	}
-	return msg, nil
+	return msg, b.events, nil
 }
 
 // newRequest builds the HTTP request for r in the client's dialect. The

@@ -2,6 +2,7 @@ package llmstream
 
 import (
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"time"
@@ -50,6 +51,7 @@ type config struct {
 	noUsage     bool
 	idleTimeout time.Duration
 	defaults    Request // WithRequestDefaults
+	logger      *slog.Logger
 
 	secretValues []string    // WithSecrets
 	secrets      *redact.Set // all of the credentials above, made by the constructors
@@ -304,4 +306,24 @@ func WithRequestDefaults(defaults Request) ClientOption {
 func (o requestDefaultsOption) applyToClient(c *config) { c.defaults = o.r.clone() }
 func (o requestDefaultsOption) String() string {
 	return "llmstream.WithRequestDefaults(...)"
+}
+
+type loggerOption struct{ l *slog.Logger }
+
+// WithLogger logs every request of the Client on l at debug level: the
+// dialect, model and endpoint when it is sent, and when it ends the time
+// it took, the events read, the stop reason, the token usage and the error
+// — and, when the Client makes its own transport (no [WithHTTPClient]),
+// every step of the HTTP exchange too (attempts, retries and their waits,
+// time to the first byte; see transport.WithLogger). Nothing is logged by
+// default, and no log line carries a credential: URLs and errors are
+// redacted as the errors the Client returns are.
+func WithLogger(l *slog.Logger) ClientOption { return loggerOption{l} }
+
+func (o loggerOption) applyToClient(c *config) { c.logger = o.l }
+func (o loggerOption) String() string {
+	if o.l == nil {
+		return "llmstream.WithLogger(nil)"
+	}
+	return "llmstream.WithLogger(*slog.Logger)"
 }

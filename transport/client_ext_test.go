@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -1079,4 +1080,39 @@ type zeros struct{}
 func (zeros) Read(p []byte) (int, error) {
 	clear(p)
 	return len(p), nil
+}
+
+// TestLoggerAndObserver: WithLogger logs every event at debug level beside
+// the observer, the URL redacted; a logger above debug level gets nothing.
+func TestLoggerAndObserver(t *testing.T) {
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
+	var logged bytes.Buffer
+	var events []transport.Event
+	l := slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	c := newClient(t, transport.WithLogger(l), transport.WithObserver(func(e transport.Event) { events = append(events, e) }))
+	resp, err := c.Do(mustRequest(t, context.Background(), http.MethodGet, srv.URL+"/p?token=tok-secret-123&x=1", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	text := logged.String()
+	for _, want := range []string{`msg="transport: attempt"`, `msg="transport: response"`, "status=200", `msg="transport: end"`, "bytes=2", "token=REDACTED&x=1"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("log lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "tok-secret-123") || len(events) != 3 {
+		t.Errorf("log %s; %d events", text, len(events))
+	}
+	var quiet bytes.Buffer
+	c = newClient(t, transport.WithLogger(slog.New(slog.NewTextHandler(&quiet, &slog.HandlerOptions{Level: slog.LevelInfo}))))
+	resp, err = c.Do(mustRequest(t, context.Background(), http.MethodGet, srv.URL, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if quiet.Len() != 0 {
+		t.Errorf("logged above debug level: %s", quiet.String())
+	}
 }

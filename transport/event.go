@@ -2,6 +2,7 @@ package transport
 
 import (
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 )
@@ -89,4 +90,23 @@ func (e Event) String() string {
 		fmt.Fprintf(&b, " err=%q", e.Err.Error())
 	}
 	return b.String()
+}
+
+// attrs is e as log attributes, the same fields String prints.
+func (e Event) attrs() []slog.Attr {
+	a := []slog.Attr{slog.String("method", e.Method), slog.String("url", e.URL), slog.Int("attempt", e.Attempt)}
+	if e.StatusCode != 0 {
+		a = append(a, slog.Int("status", e.StatusCode))
+	}
+	if e.Kind == EventRetry {
+		a = append(a, slog.Duration("wait", e.Wait))
+	}
+	if e.Kind == EventEnd {
+		a = append(a, slog.Int64("bytes", e.Bytes))
+	}
+	a = append(a, slog.Duration("elapsed", e.Elapsed))
+	if e.Err != nil {
+		a = append(a, slog.String("err", e.Err.Error()))
+	}
+	return a
 }

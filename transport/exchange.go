@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"log/slog"
 	"net/http"
 	"sync"
 	"time"
@@ -284,8 +285,10 @@ func (x *exchange) release() {
 }
 
 func (x *exchange) emit(e Event) {
-	fn := x.c.cfg.observer
-	if fn == nil {
+	fn, l := x.c.cfg.observer, x.c.cfg.logger
+	ctx := x.req.Context()
+	logging := l != nil && l.Enabled(ctx, slog.LevelDebug)
+	if fn == nil && !logging {
 		return
 	}
 	// The URL is redacted for each event rather than kept: most exchanges
@@ -294,5 +297,10 @@ func (x *exchange) emit(e Event) {
 	if e.Method == "" {
 		e.Method = http.MethodGet
 	}
-	fn(e)
+	if fn != nil {
+		fn(e)
+	}
+	if logging {
+		l.LogAttrs(ctx, slog.LevelDebug, "transport: "+e.Kind.String(), e.attrs()...)
+	}
 }

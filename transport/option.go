@@ -3,6 +3,7 @@ package transport
 import (
 	"crypto/tls"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"time"
@@ -77,6 +78,7 @@ type config struct {
 	maxBackoff     time.Duration
 	maxRetryAfter  time.Duration
 	observer       func(Event)
+	logger         *slog.Logger
 	proxy          func(*http.Request) (*url.URL, error)
 	errs           []error
 }
@@ -330,6 +332,27 @@ func (o observerOption) String() string {
 		return "WithObserver(nil)"
 	}
 	return "WithObserver(func)"
+}
+
+type loggerOption struct{ l *slog.Logger }
+
+// WithLogger logs every [Event] of every exchange on l at debug level —
+// the attempt, a retry with its status, wait and cause, the response
+// status (its elapsed time is the time to the first byte), the end with
+// the bytes handed on and how it ended — with the request's context, as
+// attributes (method, url, attempt, status, wait, bytes, elapsed, err).
+// Nothing is logged by default, and nothing a log line holds carries a
+// credential: the URL and the error are redacted as every event is. It
+// works beside [WithObserver]; nil turns logging off.
+func WithLogger(l *slog.Logger) Option { return loggerOption{l} }
+
+func (o loggerOption) apply(c *config) { c.logger = o.l }
+
+func (o loggerOption) String() string {
+	if o.l == nil {
+		return "WithLogger(nil)"
+	}
+	return "WithLogger(*slog.Logger)"
 }
 
 type proxyOption struct {
