@@ -7,9 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
-	"log/slog"
 	"net/url"
 	"strings"
 	"time"
@@ -144,7 +144,7 @@ func (c *Client) CompleteStream(ctx context.Context, messages []Message, tools [
 func (c *Client) stream(ctx context.Context, r *Request) (Message, error) {
 	if l := c.cfg.logger; l != nil && l.Enabled(ctx, slog.LevelDebug) {
 		start := time.Now()
-			msg, events, err := c.send(ctx, r)
+		msg, events, err := c.send(ctx, r)
 		c.logEnd(ctx, l, r, start, msg, events, err)
 		return msg, err
 	}
