@@ -18,9 +18,30 @@ const MaxIndex = 1<<30 - 1
 const linearLimit = 8
 
 // An Assembler merges the [Fragment]s of a streamed response's tool calls
-// into complete [Call]s, applying the merge rules, policies and limits the
-// package documentation describes. Create one with [NewAssembler]; after
+// into complete [Call]s. Create one with [NewAssembler]; after
 // [Assembler.Reset] it can assemble the next response, reusing its memory.
+//
+// Fragments merge by index, and the calls of one response may interleave in
+// any order. For each call the first non-empty ID, Name and Type win (names
+// are never concatenated); Arguments are concatenated in arrival order and
+// kept exactly as sent; the first non-empty Extra (the provider's own
+// members, such as Gemini's extra_content with its thought_signature) is
+// kept so the next request can echo it; a call no fragment gave an id is
+// "call_<index>", one with no type "function", one with empty arguments
+// "{}".
+//
+// A fragment at an index whose call already has a different non-empty id is
+// merged into that call (some servers change the id mid-call), unless it
+// also carries a name and the call's arguments already form complete JSON:
+// then it starts a new call at the next free index (one past the highest in
+// use), where later fragments with that provider index go too. Old Ollama
+// versions number every parallel call 0; this keeps them apart.
+//
+// A fragment marked [Fragment.NoIndex] (Gemini's OpenAI endpoint sends calls
+// whole without an index) starts a new call at the next free index when it
+// carries an ID or a Name (unless its ID is the newest call's), and else
+// continues the newest call; [WithStrictIndex] ignores such fragments.
+// [Assembler.LastIndex] tells where a fragment went.
 //
 // An Assembler is not safe for concurrent use: one goroutine feeds it, as it
 // reads the stream. It starts no goroutines. The zero Assembler is ready to
@@ -310,8 +331,16 @@ func (a *Assembler) setRoute(p, pos int) {
 // documentation): on a stream cut short, the calls that happen to be
 // complete so far look valid, and a call that never started is missing.
 //
-// Validation happened as the fragments arrived, so Finalize costs O(calls)
-// plus copying the arguments out.
+// A call's arguments are accepted when they are exactly one JSON value as
+// RFC 8259 defines it (any value, not only an object: a tool that needs an
+// object checks that itself), with optional whitespace around it — the
+// check encoding/json.Valid makes, byte for byte, including its two
+// readings of the RFC: bytes inside strings are not checked for UTF-8
+// validity, and \u escapes of unpaired surrogates are accepted. A
+// byte-order mark is rejected, and so is nesting deeper than
+// [MaxNestingDepth]. The check ran as the fragments arrived (each byte looked
+// at once, without allocation), so Finalize costs O(calls) plus copying the
+// arguments out.
 func (a *Assembler) Finalize() ([]Call, error) {
 	if len(a.calls) == 0 {
 		return nil, nil

@@ -74,9 +74,8 @@ func (o maxArgumentBytesOption) String() string {
 
 // WithStrictIndex makes [Assembler.Add] ignore every fragment marked
 // [Fragment.NoIndex] (it returns nil and [Assembler.LastIndex] reports -1).
-// This is the policy of NanoCodeAgent, which this package descends from; it
-// loses every call of providers that send no index, such as Gemini's
-// OpenAI-compatible endpoint. Without it, index-less fragments are placed as
+// That strict policy loses every call of providers that send no index,
+// such as Gemini's OpenAI-compatible endpoint. Without it, index-less fragments are placed as
 // the package documentation describes.
 func WithStrictIndex() Option { return strictIndexOption{} }
 

@@ -20,8 +20,17 @@
 //
 //	go run ./examples/assemble < examples/assemble/testdata/openai.jsonl
 //
+// The input must end the way a whole stream ends — a "data: [DONE]" line or
+// a chunk with a finish_reason — or no call is printed: on a stream cut
+// short, the calls complete so far look valid and a call that never started
+// is missing, so Finalize belongs after a proper end. (Other dialects end
+// otherwise: Anthropic with message_stop, the Responses API with
+// response.completed or response.incomplete, Gemini with a candidate's
+// finishReason; llmstream checks each.)
+//
 // It exits 1 with a message naming the line when a line is not JSON, a limit
-// is hit, or a call's arguments are not valid JSON at the end.
+// is hit, the input ends before the stream did, or a call's arguments are
+// not valid JSON at the end.
 package main
 
 import (
@@ -53,20 +62,23 @@ func run(r io.Reader, w io.Writer) error {
 	a := toolcall.NewAssembler()
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	ended := false // the input ended as a whole stream does
 	for n := 1; sc.Scan(); n++ {
 		line := bytes.TrimSpace(sc.Bytes())
 		line, sse := bytes.CutPrefix(line, []byte("data:"))
 		line = bytes.TrimSpace(line)
 		if sse && string(line) == "[DONE]" {
+			ended = true
 			break
 		}
 		if len(line) == 0 {
 			continue
 		}
-		frags, err := fragments(line)
+		frags, finished, err := fragments(line)
 		if err != nil {
 			return fmt.Errorf("line %d: %w", n, err)
 		}
+		ended = ended || finished
 		for _, f := range frags {
 			if err := a.Add(f); err != nil {
 				return fmt.Errorf("line %d: %w", n, err)
@@ -75,6 +87,9 @@ func run(r io.Reader, w io.Writer) error {
 	}
 	if err := sc.Err(); err != nil {
 		return err
+	}
+	if !ended {
+		return errNoEnd
 	}
 	calls, err := a.Finalize()
 	if err != nil {
@@ -89,36 +104,43 @@ func run(r io.Reader, w io.Writer) error {
 	return nil
 }
 
-// fragments decodes one line: a tool_calls array or a whole chunk.
-func fragments(line []byte) ([]toolcall.Fragment, error) {
+// errNoEnd reports input that stopped before the stream did.
+var errNoEnd = errors.New(`the input ended without "data: [DONE]" or a finish_reason, so the stream may have been cut off; no call is printed (end whole input with a "data: [DONE]" line)`)
+
+// fragments decodes one line: a tool_calls array or a whole chunk, and says
+// whether the chunk carried a finish reason.
+func fragments(line []byte) ([]toolcall.Fragment, bool, error) {
 	var deltas []json.RawMessage
+	finished := false
 	if line[0] == '{' {
 		var chunk struct {
 			Choices []struct {
 				Delta struct {
 					ToolCalls []json.RawMessage `json:"tool_calls"`
 				} `json:"delta"`
+				FinishReason *string `json:"finish_reason"`
 			} `json:"choices"`
 		}
 		if err := json.Unmarshal(line, &chunk); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if len(chunk.Choices) == 0 {
-			return nil, nil
+			return nil, false, nil
 		}
 		deltas = chunk.Choices[0].Delta.ToolCalls
+		finished = chunk.Choices[0].FinishReason != nil && *chunk.Choices[0].FinishReason != ""
 	} else if err := json.Unmarshal(line, &deltas); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	frags := make([]toolcall.Fragment, 0, len(deltas))
 	for i, d := range deltas {
 		f, err := fragment(d)
 		if err != nil {
-			return nil, fmt.Errorf("tool call %d: %w", i, err)
+			return nil, false, fmt.Errorf("tool call %d: %w", i, err)
 		}
 		frags = append(frags, f)
 	}
-	return frags, nil
+	return frags, finished, nil
 }
 
 // fragment decodes one tool-call delta object.

@@ -52,7 +52,7 @@ func TestRunErrors(t *testing.T) {
 		wantIs  error // nil: only the message is checked
 		wantMsg string
 	}{
-		{"truncated arguments", `[{"index":0,"id":"c","function":{"name":"f","arguments":"{\"a\":"}}]`, toolcall.ErrInvalidArguments,
+		{"truncated arguments", `[{"index":0,"id":"c","function":{"name":"f","arguments":"{\"a\":"}}]` + "\ndata: [DONE]", toolcall.ErrInvalidArguments,
 			`toolcall: invalid arguments: call 0 (c) to "f": unexpected end of JSON input at byte 5; tail "{\"a\":"`},
 		{"a line that is not JSON", "[{\"index\":0}]\n[{", nil,
 			"line 2: unexpected end of JSON input"},
@@ -62,6 +62,10 @@ func TestRunErrors(t *testing.T) {
 			"line 1: tool call 0: id: not a string"},
 		{"a negative index", `[{"index":-1,"id":"c"}]`, toolcall.ErrInvalidIndex,
 			"line 1: toolcall: invalid index: fragment for index -1: index -1 is outside [0, 1073741823]"},
+		{"a stream cut after five events of two calls: nothing, though call 0 is whole",
+			"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"a\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"x\\\":1}\"}}]}}]}\n" +
+				"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":\"b\",\"function\":{\"name\":\"g\",\"arguments\":\"{\\\"y\\\"\"}}]}}]}\n",
+			nil, errNoEnd.Error()},
 		{"too many calls", `[{"index":0}]` + "\n" + manyCalls(toolcall.DefaultMaxCalls+1), toolcall.ErrTooManyCalls,
 			"line 2: toolcall: too many calls: call at index 32 would be call number 33, over the maximum of 32"},
 	}
@@ -101,7 +105,14 @@ func manyCalls(n int) string {
 
 func TestRunEmpty(t *testing.T) {
 	var out bytes.Buffer
-	if err := run(strings.NewReader("\n\n"), &out); err != nil || out.Len() != 0 {
-		t.Errorf("run on blank input = %v, output %q; want nil and nothing", err, out.String())
+	if err := run(strings.NewReader("\n\ndata: [DONE]\n"), &out); err != nil || out.Len() != 0 {
+		t.Errorf("run on a stream with no calls = %v, output %q; want nil and nothing", err, out.String())
+	}
+	if err := run(strings.NewReader("\n\n"), &out); err != errNoEnd {
+		t.Errorf("run on blank input = %v; want errNoEnd", err)
+	}
+	finish := `data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`
+	if err := run(strings.NewReader(finish), &out); err != nil {
+		t.Errorf("a finish_reason ends the stream: %v", err)
 	}
 }
