@@ -19,13 +19,49 @@ const (
 	// DialectChat is OpenAI Chat Completions and every server compatible
 	// with it (Azure, vLLM, Ollama, llama.cpp, OpenRouter, Groq, DeepSeek,
 	// Mistral, Gemini's OpenAI endpoint, ...): POST {base}/chat/completions
-	// with "Authorization: Bearer <key>"; the stream ends properly with
-	// "[DONE]" or at its end after a finish reason.
+	// with "Authorization: Bearer <key>". Each event's data is one
+	// chat.completion.chunk; of its choices only index 0 is followed:
+	//
+	//	{"error":{...}} (non-null)        → *APIError, message/type/code kept exactly
+	//	data that is not one JSON object  → *EventError (ErrBadEvent), raw data kept
+	//	delta.content                     → text (a string, or parts: "text" parts are
+	//	                                    text, "thinking"/"reasoning" parts reasoning)
+	//	delta.reasoning_content/reasoning → reasoning (both in one delta: the first)
+	//	delta.refusal                     → refusal
+	//	delta.tool_calls                  → the toolcall.Assembler
+	//	finish_reason                     → kept; "error" fails the stream (OpenRouter)
+	//	usage, x_groq.usage               → kept, the last one wins
+	//	event: error, an "error:" field   → *APIError (llama.cpp reports failures so)
+	//
+	// Empty or absent choices, a choice with no delta, null for any member,
+	// role on every chunk and unknown members are normal; a delta and a
+	// finish reason in one chunk apply the delta first. The stream ends
+	// properly with "[DONE]", or at its end after a finish reason. A whole
+	// JSON completion (a server that ignored "stream") is read too.
 	DialectChat Dialect = iota + 1
 	// DialectAnthropic is Anthropic's Messages API: POST {base}/messages
-	// (base https://api.anthropic.com/v1) with "x-api-key" and
-	// "anthropic-version: 2023-06-01"; the stream ends properly with
-	// message_stop.
+	// (base [DefaultAnthropicBaseURL]) with "x-api-key" and
+	// "anthropic-version: 2023-06-01":
+	//
+	//	message_start                       → input usage
+	//	text blocks (text_delta)            → text, in block order, nothing inserted
+	//	thinking blocks (thinking_delta,    → reasoning; the block with its signature
+	//	  signature_delta)                    kept whole in Continuity
+	//	tool_use blocks (input_json_delta)  → calls by block index; the start's empty
+	//	                                      input is replaced, never merged
+	//	other blocks (redacted_thinking,    → kept whole in Continuity, never in
+	//	  server_tool_use, *_tool_result,     Content or the calls
+	//	  compaction, ...)
+	//	message_delta                       → stop reason; usage (cumulative)
+	//	message_stop                        → the proper end
+	//	event: error                        → *APIError
+	//
+	// A second message_start, an event for a block never started or
+	// already stopped, or a block started twice is [ErrOutOfOrder]; pings
+	// and unknown event types are ignored. Requests send system messages
+	// as "system", tool answers as tool_result blocks (is_error for a
+	// failed tool), calls as tool_use blocks, Continuity back in place, and
+	// max_tokens always ([DefaultAnthropicMaxTokens] when unset).
 	DialectAnthropic
 	// DialectResponses is OpenAI's Responses API: POST {base}/responses
 	// with "Authorization: Bearer <key>"; the stream ends properly with

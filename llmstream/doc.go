@@ -1,73 +1,63 @@
-// Package llmstream turns an OpenAI-compatible chat-completions stream into
+// Package llmstream turns a model's streamed response — OpenAI Chat
+// Completions, Anthropic Messages, the OpenAI Responses API or Gemini — into
 // one materialized assistant [Message]: the text, the reasoning, and
-// complete, validated tool calls. Nothing half-formed crosses that line: a
-// tool call whose arguments are still arriving is shown as progress
-// ([Delta]), never handed out as a call that may run.
+// complete, validated tool calls. A tool call whose arguments are still
+// arriving is shown as progress ([Delta]), never handed out as a call that
+// may run.
+//
+//	client := llmstream.NewClient(llmstream.WithDialect(llmstream.DialectAnthropic),
+//		llmstream.WithAPIKey(os.Getenv("ANTHROPIC_API_KEY")), llmstream.WithModel("claude-sonnet-4-5"))
+//	msg, err := client.Stream(ctx, llmstream.Request{
+//		Messages: []llmstream.Message{{Role: "user", Content: "What is in go.mod?"}},
+//		Tools:    tools,
+//		OnDelta:  func(d llmstream.Delta) error { fmt.Print(d.Text); return nil },
+//	})
+//	// msg.ToolCalls are whole and valid JSON; append msg to the conversation as it is
 //
 // # Three ways in
 //
-//   - [Client.Stream] (or [Client.Complete]) sends a request to a server and
-//     returns the message; *Client satisfies agentloop.Model.
-//   - [ReadMessage] decodes a whole SSE body you already have (a recorded
-//     stream, a body from your own HTTP client).
-//   - [Bridge] takes events one at a time from any [EventSource], for code
-//     that owns the SSE layer.
+//   - [Client.Stream] sends a [Request] and returns the message; *Client
+//     satisfies agentloop.Model and agentloop.RequestModel.
+//   - [ReadMessage] decodes a whole SSE body you already have (a recording,
+//     a body from your own HTTP client).
+//   - [Bridge] takes events one at a time from any [EventSource].
 //
-// # The stream contract
+// # One Message from four dialects
 //
-// Each event's data is one chat.completion.chunk JSON object. Per event:
-//
-//	{"error":{...}} (non-null)          → *APIError, message/type/code kept exactly
-//	data that is not one JSON object    → *EventError (ErrBadEvent), raw data kept
-//	choices[0].delta.content            → text (empty strings are not delivered)
-//	  .reasoning_content / .reasoning   → reasoning
-//	  .refusal                          → refusal
-//	  .tool_calls                       → the toolcall.Assembler
-//	choices[0].finish_reason            → kept; "error" fails the stream
-//	usage, x_groq.usage                 → kept, the last one wins
-//	event: error, or an "error:" field  → *APIError (llama.cpp reports failures this way)
-//
-// Empty or absent choices, a choice with no delta, null for any member,
-// role on every chunk, and unknown members are all normal. When one chunk
-// carries a delta and a finish reason, the delta is applied first.
-//
-// The stream ends properly with data "[DONE]", or at the end of the body
-// after a finish reason. An end with neither is [ErrTruncated]; the partial
-// message comes back with it for display, without tool calls. Then the
-// assembler validates every call's arguments as JSON; a failure there fails
-// the message. Reading stops at the first failure, and that failure's cause
-// is the error returned. A message that carries tool calls is a tool-call
-// turn whatever its finish reason says (Gemini sends "stop").
-//
-// # Speed
-//
-// The chunk shape is decoded by a purpose-built single-pass scanner that
-// validates the whole event as it goes and appends text straight into the
-// message: no allocation per event in steady state (with a [WithOnDelta]
-// callback, one string per delivered delta; each tool-call fragment's
-// strings cost one or two). It is fuzzed against
-// encoding/json (FuzzChunk) so speed never costs correctness.
+// [WithDialect] picks the wire; each [Dialect] constant documents how its
+// events map. Whatever the dialect: text is [Message.Content], reasoning
+// [Message.Reasoning], calls [Message.ToolCalls], the raw finish reason
+// [Message.FinishReason] and its meaning [Message.StopReason], token counts
+// [Message.Usage]; the provider state the next request needs (thinking
+// signatures, encrypted reasoning, thought signatures) is
+// [Message.Continuity], which marshals with the message and which the same
+// dialect writes back exactly. A message that carries tool calls is a
+// tool-call turn whatever the finish reason says. The stream must end the
+// dialect's proper way; any other end is [ErrTruncated], and the message
+// that comes with it has the text so far and never a call.
 //
 // # Errors
 //
-// Every error is typed: [*APIError] when the provider said so;
-// [ErrTruncated], [*EventError], [ErrIdleTimeout] and [*ContentTypeError]
-// ([ErrNotEventStream]) when this package inferred it; [ErrAborted] (with
-// the callback's own error) when the caller stopped it; [*ToolCallsError]
-// when the stream ended properly but a call's arguments are not JSON;
-// toolcall's errors for calls past a limit; sse.ErrEventTooLarge for an
-// oversized event; and the transport's errors (transport.ErrTimeout,
-// transport.ErrStalled, context.Canceled, ...) unchanged in the chain.
+// Every error is typed: [*APIError] (with a normalized [ErrorKind]) when the
+// provider said so; [ErrTruncated], [*EventError] ([ErrBadEvent],
+// [ErrOutOfOrder]), [ErrIdleTimeout] and [*ContentTypeError] when this
+// package inferred it; [ErrAborted] when the delta callback stopped it;
+// [*ToolCallsError] when the stream ended properly with arguments that are
+// not JSON; toolcall's limit errors; sse.ErrEventTooLarge; and the
+// transport's errors unchanged in the chain. A stream that broke once it
+// had begun matches [ErrInterrupted]: sending the same request again is
+// reasonable, as it is for an [*APIError] whose Retryable is true.
 //
-// Whether to try again: a stream that began and broke — cut, stalled,
-// silent, timed out, ended early — matches [ErrInterrupted], and sending
-// the same request again is reasonable; so it is for an [*APIError] whose
-// [APIError.Retryable] is true (rate limited, overloaded, a server error).
-// A bad request, a rejected key, a bad event, a content filter or the
-// caller's own cancellation fails the same way again.
+// No error, error field, log line or transport event ever holds a
+// credential the request carried, whatever HTTP client sent it: a server
+// that echoes one gets it replaced by "REDACTED".
 //
-// No error, error field or transport event ever holds a credential the
-// request carried — the API key, any [WithHeader] value, a secret query
-// value of the base URL, a [WithSecrets] value — whatever HTTP client sent
-// it: a server that echoes one gets it replaced by "REDACTED".
+// # Speed
+//
+// Every dialect is decoded by a single-pass scanner that validates each
+// event whole before applying it and appends text straight into the
+// message: no allocation per event in steady state (a [WithOnDelta]
+// callback costs one string per delta). The chat decoder is fuzzed against
+// encoding/json (FuzzChunk), every dialect against every chunking
+// (FuzzReadMessage).
 package llmstream
