@@ -1,5 +1,15 @@
 // Package sse parses Server-Sent Events: the text/event-stream format that
-// LLM APIs stream their answers in.
+// LLM APIs stream their answers in. It follows the WHATWG standard in full,
+// bounds every event, and gives the same events however the bytes are split.
+//
+//	r := sse.NewReader(resp.Body) // "[DONE]" ends the stream; 256 KiB per event
+//	for {
+//		ev, err := r.Next() // io.EOF at the end
+//		if err != nil {
+//			break
+//		}
+//		fmt.Println(ev.Type, string(ev.Data)) // Data is valid until the next Next
+//	}
 //
 // It implements the interpretation rules of the WHATWG HTML Living Standard,
 // §9.2 "Server-sent events" (https://html.spec.whatwg.org/multipage/server-sent-events.html),
