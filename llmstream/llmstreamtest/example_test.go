@@ -107,6 +107,39 @@ func ExampleFault_retry() {
 	// 3 200  5
 }
 
+// A client made from ClientOptions retries a scripted 429 as airlock's
+// default transport retries a real one; the server records every attempt.
+func ExampleServer_ClientOptions() {
+	// readme:begin
+	srv := llmstreamtest.NewServer(llmstreamtest.WithTurns(
+		llmstreamtest.Turn{ToolCalls: []llmstreamtest.Call{{Name: "read_file", Arguments: `{"path":"go.mod"}`}}},
+		llmstreamtest.Turn{Text: "The module is airlock.",
+			Fault: llmstreamtest.Fault{Kind: llmstreamtest.FaultStatus, Status: 429, Attempts: 2}},
+	))
+	defer srv.Close()
+	client := llmstream.NewClient(srv.ClientOptions()...) // airlock's transport, fast retries
+
+	ctx := context.Background()
+	msgs := []llmstream.Message{{Role: "user", Content: "What is the module called?"}}
+	first, err := client.Stream(ctx, llmstream.Request{Messages: msgs})
+	if err != nil {
+		panic(err)
+	}
+	call := first.ToolCalls[0]
+	msgs = append(msgs, first, llmstream.Message{Role: "tool", ToolCallID: call.ID, Content: "module airlock"})
+	second, err := client.Stream(ctx, llmstream.Request{Messages: msgs}) // 429, 429, then the stream
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(call.Function.Name, call.Function.Arguments)
+	fmt.Println(second.Content, len(srv.Requests()), "requests")
+	// readme:end
+
+	// Output:
+	// read_file {"path":"go.mod"}
+	// The module is airlock. 4 requests
+}
+
 // What the server received, for assertions.
 func ExampleServer_Requests() {
 	srv := llmstreamtest.NewServer(llmstreamtest.WithTurns(llmstreamtest.Turn{Text: "hello"}))
