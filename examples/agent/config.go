@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/airlock-go/airlock/agentloop"
+	"github.com/airlock-go/airlock/internal/redact"
 	"github.com/airlock-go/airlock/llmstream"
 	"github.com/airlock-go/airlock/transport"
 )
@@ -179,7 +180,7 @@ func (s setting) show(text string) string {
 	case kindSecret:
 		return redactSecret(text)
 	case kindURL:
-		return strconv.Quote(redactURL(text))
+		return strconv.Quote(redact.URL(text))
 	}
 	return strconv.Quote(text)
 }

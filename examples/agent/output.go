@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/airlock-go/airlock/agentloop"
+	"github.com/airlock-go/airlock/internal/redact"
 	"github.com/airlock-go/airlock/llmstream"
 )
 
@@ -128,7 +129,7 @@ func (p *printer) realBanner(d llmstream.Dialect, baseURL, model, workspace stri
 	if haveKey {
 		key = "API key set"
 	}
-	fmt.Fprintln(p.w, p.style(styleBold, "airlock demo agent — "+printable(model)+" at "+printable(redactURL(baseURL))))
+	fmt.Fprintln(p.w, p.style(styleBold, "airlock demo agent — "+printable(model)+" at "+printable(redact.URL(baseURL))))
 	fmt.Fprintln(p.w, p.style(styleDim, d.String()+" dialect; "+key+"; workspace: "+printable(workspace)))
 	fmt.Fprintln(p.w)
 }

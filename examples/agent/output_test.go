@@ -102,7 +102,7 @@ func TestRealBannerHidesSecrets(t *testing.T) {
 	var b bytes.Buffer
 	p := &printer{w: &b}
 	p.realBanner(llmstream.DialectChat, "https://user:s3cret@example.test/v1", "m", "/ws", true)
-	want := "airlock demo agent — m at https://user:xxxxx@example.test/v1\nchat dialect; API key set; workspace: /ws\n\n"
+	want := "airlock demo agent — m at https://example.test/v1\nchat dialect; API key set; workspace: /ws\n\n"
 	if got := b.String(); got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}

@@ -32,7 +32,11 @@ func TestRedactURL(t *testing.T) {
 		{"semicolon in a plain value", "https://x.test/?q=a;b&key=c", "https://x.test/?q=a;b&key=REDACTED"},
 		{"trailing separator kept", "https://x.test/?key=a&", "https://x.test/?key=REDACTED&"},
 		{"fragment dropped", "https://x.test/p#token=abc", "https://x.test/p"},
-		{"unparsable replaced whole", "http://[::1%zz/?key=abc", "REDACTED"},
+		{"unparsable: query dropped", "http://[::1%zz/?key=abc", "http://[::1%zz/"},
+		{"unparsable: userinfo blanked", "http://u:pw@h\x7f/v1?key=1", "http://REDACTED@h\x7f/v1"},
+		{"unparsable: an @ in the path stays", "http://h\x7f/a@b", "http://h\x7f/a@b"},
+		{"unparsable without a scheme", "u:pw@h\x7f", "REDACTED@h\x7f"},
+		{"unparsable: a quote in front", `"http://localhost:8080/v1`, `"http://localhost:8080/v1`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,17 +7,40 @@ import (
 
 // URL returns raw with its userinfo and fragment dropped and the value of
 // every secret query parameter replaced by [Mask], so the text still shows
-// which parameters were sent. A raw that does not parse is replaced whole:
-// it cannot be shown safely.
+// which parameters were sent. Of a raw that does not parse (a typo in a
+// configuration, say) only what cannot hold a credential is kept: the query
+// and fragment go, and so does everything from "://" to the last '@' of the
+// host part.
 func URL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return Mask
+		return unparsed(raw)
 	}
 	u.User = nil
 	u.Fragment, u.RawFragment = "", ""
 	u.RawQuery = query(u.RawQuery)
 	return u.String()
+}
+
+// unparsed is URL for text url.Parse refuses.
+func unparsed(s string) string {
+	if i := strings.IndexAny(s, "?#"); i >= 0 {
+		s = s[:i]
+	}
+	scheme, rest := "", s
+	if i := strings.Index(s, "://"); i >= 0 {
+		scheme, rest = s[:i+3], s[i+3:]
+	} else if strings.HasPrefix(s, "//") {
+		scheme, rest = "//", s[2:]
+	}
+	host := rest
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		host = rest[:i]
+	}
+	if i := strings.LastIndexByte(host, '@'); i >= 0 {
+		rest = Mask + rest[i:]
+	}
+	return scheme + rest
 }
 
 // query rewrites a raw query in place of order and encoding, replacing only
