@@ -43,9 +43,10 @@ type EventSource interface {
 // A Bridge is not safe for concurrent use. The zero Bridge is ready to use,
 // in [DialectChat] with the defaults and no delta callback.
 type Bridge struct {
-	cfg config
-	dec decoder
-	asm *toolcall.Assembler
+	cfg     *config // shared with the Client that made it; never written
+	onDelta func(Delta) error
+	dec     decoder
+	asm     *toolcall.Assembler
 
 	content, reasoning, refusal []byte
 	finish                      string     // the provider's raw finish reason
@@ -62,20 +63,31 @@ type Bridge struct {
 
 // NewBridge returns a Bridge for one stream.
 func NewBridge(opts ...BridgeOption) *Bridge {
-	return newBridge(newBridgeConfig(opts))
+	cfg := newBridgeConfig(opts)
+	return newBridge(&cfg, cfg.onDelta)
 }
 
-func newBridge(cfg config) *Bridge {
-	b := &Bridge{cfg: cfg}
+// newBridge returns a Bridge reading with cfg, which it shares and does not
+// change: a Client's thousands of concurrent streams hold one config.
+func newBridge(cfg *config, onDelta func(Delta) error) *Bridge {
+	b := &Bridge{cfg: cfg, onDelta: onDelta}
 	b.dec = cfg.dialect.protocol().newDecoder(b)
 	return b
+}
+
+// config returns the Bridge's configuration, the defaults for a zero Bridge.
+func (b *Bridge) config() *config {
+	if b.cfg == nil {
+		b.cfg = new(config)
+	}
+	return b.cfg
 }
 
 // decoder returns the dialect's decoder, made for a zero Bridge at its
 // first event.
 func (b *Bridge) decoder() decoder {
 	if b.dec == nil {
-		b.dec = b.cfg.dialect.protocol().newDecoder(b)
+		b.dec = b.config().dialect.protocol().newDecoder(b)
 	}
 	return b.dec
 }
@@ -84,7 +96,7 @@ func (b *Bridge) decoder() decoder {
 // most responses carry no tool call.
 func (b *Bridge) assembler() *toolcall.Assembler {
 	if b.asm == nil {
-		b.asm = toolcall.NewAssembler(b.cfg.toolOpts...)
+		b.asm = toolcall.NewAssembler(b.config().toolOpts...)
 	}
 	return b.asm
 }
@@ -98,8 +110,8 @@ func (b *Bridge) Handle(ev sse.Event) error {
 		return b.err
 	}
 	b.progressed = false
-	if b.cfg.dialect >= dialectEnd {
-		return b.fail(fmt.Errorf("%w: unknown dialect %v", ErrMisuse, b.cfg.dialect))
+	if b.config().dialect >= dialectEnd {
+		return b.fail(fmt.Errorf("%w: unknown dialect %v", ErrMisuse, b.config().dialect))
 	}
 	if ev.Type == "error" {
 		return b.fail(b.apiError(ev.Data))
@@ -189,7 +201,7 @@ func (b *Bridge) Message() (Message, error) {
 	if b.err == nil {
 		m.StopReason = b.stopReason(len(m.ToolCalls) > 0)
 		if providerBlocks(b.blocks) {
-			m.Continuity = &Continuity{Dialect: b.cfg.dialect.normal(), Blocks: placeCalls(b.blocks, calls)}
+			m.Continuity = &Continuity{Dialect: b.config().dialect.normal(), Blocks: placeCalls(b.blocks, calls)}
 		}
 	}
 	b.msg = &m
@@ -308,7 +320,7 @@ func (b *Bridge) text(k bufKind, s *doc, sp span) error {
 		return nil
 	}
 	b.progressed = true
-	if b.cfg.onDelta == nil {
+	if b.onDelta == nil {
 		return nil
 	}
 	return b.deliver(Delta{Kind: k.deltaKind(), Text: string((*buf)[start:])})
@@ -322,7 +334,7 @@ func (b *Bridge) addFragment(f toolcall.Fragment) error {
 		return err
 	}
 	b.progressed = true
-	if b.cfg.onDelta == nil {
+	if b.onDelta == nil {
 		return nil
 	}
 	p, ok := asm.Preview(asm.LastIndex())
@@ -333,7 +345,7 @@ func (b *Bridge) addFragment(f toolcall.Fragment) error {
 }
 
 func (b *Bridge) deliver(d Delta) error {
-	if err := b.cfg.onDelta(d); err != nil {
+	if err := b.onDelta(d); err != nil {
 		return b.fail(fmt.Errorf("%w: %w", ErrAborted, err))
 	}
 	return nil
@@ -351,13 +363,13 @@ func (b *Bridge) unknownField(name string, value []byte) error {
 // apiError is the provider error an event reported, its text cleaned of
 // the request's credentials.
 func (b *Bridge) apiError(raw []byte) *APIError {
-	e, ok := b.cfg.dialect.protocol().parseError(raw, 0)
+	e, ok := b.config().dialect.protocol().parseError(raw, 0)
 	if !ok {
 		// Of no known shape, JSON or not: the message as it is.
 		e = &APIError{Message: string(raw)}
 		e.classify()
 	}
-	e.redact(b.cfg.secrets)
+	e.redact(b.config().secrets)
 	return e
 }
 
@@ -365,7 +377,7 @@ func (b *Bridge) apiError(raw []byte) *APIError {
 // offset at: a copy of the data with the request's credentials replaced.
 func (b *Bridge) eventError(data []byte, at int, err error) *EventError {
 	cp := append([]byte(nil), data...)
-	return &EventError{Data: b.cfg.secrets.Bytes(cp), Offset: at, Err: err}
+	return &EventError{Data: b.config().secrets.Bytes(cp), Offset: at, Err: err}
 }
 
 // ReadMessage reads one whole SSE stream of the dialect chosen with
@@ -384,10 +396,10 @@ func ReadMessage(r io.Reader, opts ...BridgeOption) (Message, error) {
 // UTF-8 (invalid bytes become U+FFFD), so the decoder need not check again.
 func (b *Bridge) newReader(r io.Reader) *sse.Reader {
 	b.validUTF8 = true
-	opts := make([]sse.Option, 0, len(b.cfg.sseOpts)+3)
+	opts := make([]sse.Option, 0, len(b.config().sseOpts)+3)
 	opts = append(opts, sse.WithMaxEventSize(DefaultMaxEventSize))
-	opts = append(opts, sse.WithDoneSentinel(b.cfg.dialect.protocol().doneSentinel()))
-	opts = append(opts, b.cfg.sseOpts...)
+	opts = append(opts, sse.WithDoneSentinel(b.config().dialect.protocol().doneSentinel()))
+	opts = append(opts, b.config().sseOpts...)
 	opts = append(opts, sse.WithUnknownField(b.unknownField))
 	return sse.NewReader(r, opts...)
 }

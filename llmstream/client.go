@@ -208,11 +208,11 @@ func (c *Client) send(ctx context.Context, r *Request) (Message, int, error) {
 		return Message{}, 0, c.mapError(ctx, transport.ReadStatusError(req, resp), false)
 	}
 
-	cfg := c.cfg
+	onDelta := c.cfg.onDelta
 	if full.OnDelta != nil {
-		cfg.onDelta = full.OnDelta
+		onDelta = full.OnDelta
 	}
-	b := newBridge(cfg)
+	b := newBridge(&c.cfg, onDelta)
 	switch mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); {
 	case mt == "text/event-stream":
 	case mt == "application/json" && c.cfg.dialect.normal() == DialectChat:

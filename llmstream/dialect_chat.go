@@ -274,17 +274,15 @@ func (c *chatDecoder) choiceMember(key []byte, i, depth int) (int, error) {
 	return skipValue(d, i, depth)
 }
 
-// minTextRoom is the free space a text buffer keeps ahead of a delta.
-const minTextRoom = 512
-
 // appendText decodes the string at d[i] into the buffer of kind k and
 // records a mark for the callback.
 func (c *chatDecoder) appendText(k bufKind, i int) (int, error) {
 	buf := c.b.buffer(k)
-	if room := max(len(c.ev.data)-i, minTextRoom); cap(*buf)-len(*buf) < room {
+	if room := len(c.ev.data) - i; cap(*buf)-len(*buf) < room {
 		// The rest of the event bounds the decoded text. Double the buffer
 		// ourselves: append grows large slices by only 1.25x, which copies
-		// a long answer many more times.
+		// a long answer many more times. No more room than that is kept: a
+		// held stream's short answer should not carry a large empty tail.
 		*buf = slices.Grow(*buf, max(len(*buf), room))
 	}
 	start := len(*buf)
@@ -555,7 +553,7 @@ func (c *chatDecoder) apply() error {
 			}
 			continue
 		}
-		if c.b.cfg.onDelta == nil {
+		if c.b.onDelta == nil {
 			continue
 		}
 		buf := *c.b.buffer(mk.kind)

@@ -81,7 +81,7 @@ func (b *Bridge) wholeChoice(data, raw json.RawMessage) {
 			continue
 		}
 		*t.buf = append(*t.buf, t.text...)
-		if b.cfg.onDelta != nil && b.deliver(Delta{Kind: t.kind, Text: t.text}) != nil {
+		if b.onDelta != nil && b.deliver(Delta{Kind: t.kind, Text: t.text}) != nil {
 			return
 		}
 	}
