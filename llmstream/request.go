@@ -58,7 +58,8 @@ type Request struct {
 	// Extra members are merged into the request object, for
 	// provider-specific parameters; they may not replace a member the
 	// dialect writes itself (every call then fails with
-	// [ErrInvalidRequest]).
+	// [ErrInvalidRequest]), except that for [DialectResponses] "store",
+	// "include" and "reasoning" replace the dialect's own.
 	Extra map[string]any
 	// OnDelta, when set, receives this request's deltas instead of the
 	// client's [WithOnDelta] callback; see it for the rules.
