@@ -48,9 +48,10 @@ import (
 //     adds the items it never streamed, by the same rules as
 //     output_item.done.
 //   - A delta for an item that was never added opens it (text, refusal and
-//     reasoning only); argument deltas for an unknown item, an item added
-//     twice, anything for an item after its output_item.done, and a delta
-//     of the wrong kind for its item fail with [ErrOutOfOrder].
+//     reasoning only). These fail with [ErrOutOfOrder]: argument deltas
+//     for an unknown item, an item added twice, anything for an item after
+//     its output_item.done, a delta of the wrong kind for its item, and a
+//     second function_call_arguments.done for a call.
 //   - obfuscation, sequence_number, logprobs and unknown members and events
 //     are ignored; data "[DONE]", which some proxies append, is skipped.
 
@@ -107,14 +108,15 @@ const (
 // respItem is one output item, from the first event that names its
 // output_index.
 type respItem struct {
-	index  int // output_index
-	kind   respKind
-	slot   int  // its Block in Bridge.blocks, -1 for none yet
-	added  bool // output_item.added arrived (or the item was opened by a delta)
-	done   bool // closed: output_item.done, or the terminal response
-	deltas bool // a call got argument deltas
-	parts  []respPart
-	start  []byte // a call's arguments as output_item.added carried them
+	index   int // output_index
+	kind    respKind
+	slot    int  // its Block in Bridge.blocks, -1 for none yet
+	added   bool // output_item.added arrived (or the item was opened by a delta)
+	done    bool // closed: output_item.done, or the terminal response
+	deltas  bool // a call got argument deltas
+	argsEnd bool // a call got function_call_arguments.done
+	parts   []respPart
+	start   []byte // a call's arguments as output_item.added carried them
 }
 
 // respPart names a part of an item that has text: a content part
@@ -596,6 +598,11 @@ func (r *responsesDecoder) argsDone(ev sse.Event) error {
 	if err != nil {
 		return err
 	}
+	if it.argsEnd {
+		// Each one may restart every call (see fullArguments): once.
+		return r.outOfOrder(ev, fmt.Sprintf("function_call_arguments.done twice for output item %d", it.index))
+	}
+	it.argsEnd = true
 	if r.doc.isString(r.name2) {
 		if err := r.header(it, noSpan, r.name2); err != nil {
 			return err

@@ -397,6 +397,9 @@ func TestResponsesRules(t *testing.T) {
 		{"a fractional content_index", ev("response.output_text.delta", `{"type":"response.output_text.delta","output_index":0,"content_index":0.5,"delta":"a"}`) + completed, "", "", "", llmstream.ErrOutOfOrder},
 		{"an output_index past the limit", ev("response.output_text.delta", `{"type":"response.output_text.delta","output_index":1073741824,"delta":"a"}`) + completed, "", "", "", llmstream.ErrOutOfOrder},
 		{"the largest output_index", ev("response.output_text.delta", `{"type":"response.output_text.delta","output_index":1073741823,"delta":"a"}`) + completed, "a", "", "", nil},
+		{"arguments done twice", callStart(0, "c", "f") +
+			ev("response.function_call_arguments.done", `{"type":"response.function_call_arguments.done","output_index":0,"arguments":"{}"}`) +
+			ev("response.function_call_arguments.done", `{"type":"response.function_call_arguments.done","output_index":0,"arguments":"[]"}`) + completed, "", "", "", llmstream.ErrOutOfOrder},
 		{"added without an item", ev("response.output_item.added", `{"type":"response.output_item.added","output_index":0,"item":null}`) + completed, "", "", "", llmstream.ErrOutOfOrder},
 		{"a bad event changes nothing", textStream("a") + "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"output_index\":0,\"delta\":\"b\",}\n\n", "a", "", "", llmstream.ErrBadEvent},
 	} {
