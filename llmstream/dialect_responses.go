@@ -110,13 +110,14 @@ const (
 type respItem struct {
 	index   int // output_index
 	kind    respKind
-	slot    int  // its Block in Bridge.blocks, -1 for none yet
-	added   bool // output_item.added arrived (or the item was opened by a delta)
-	done    bool // closed: output_item.done, or the terminal response
-	deltas  bool // a call got argument deltas
-	argsEnd bool // a call got function_call_arguments.done
-	parts   []respPart
-	start   []byte // a call's arguments as output_item.added carried them
+	slot    int                   // its Block in Bridge.blocks, -1 for none yet
+	added   bool                  // output_item.added arrived (or the item was opened by a delta)
+	done    bool                  // closed: output_item.done, or the terminal response
+	deltas  bool                  // a call got argument deltas
+	argsEnd bool                  // a call got function_call_arguments.done
+	parts   []respPart            // the parts that have text, up to maxListedParts
+	many    map[respPart]struct{} // all of them, past that
+	start   []byte                // a call's arguments as output_item.added carried them
 }
 
 // respPart names a part of an item that has text: a content part
@@ -424,21 +425,42 @@ func (k respKind) String() string {
 	return "other"
 }
 
+// maxListedParts is how many parts of an item are looked up in a list:
+// items have one or two; past it a map keeps a stream that opens a part
+// per delta linear.
+const maxListedParts = 8
+
 // claim marks a part of it as having text and reports whether it had none
 // before.
 func (it *respItem) claim(summary bool, index int) bool {
-	for _, p := range it.parts {
-		if p.summary == summary && p.index == index {
-			return false
-		}
+	p := respPart{summary, index}
+	if it.has(summary, index) {
+		return false
 	}
-	it.parts = append(it.parts, respPart{summary, index})
+	switch {
+	case it.many != nil:
+		it.many[p] = struct{}{}
+	case len(it.parts) == maxListedParts:
+		it.many = make(map[respPart]struct{}, 2*maxListedParts)
+		for _, q := range it.parts {
+			it.many[q] = struct{}{}
+		}
+		it.many[p] = struct{}{}
+	default:
+		it.parts = append(it.parts, p)
+	}
 	return true
 }
 
+// has reports whether a part of it has text.
 func (it *respItem) has(summary bool, index int) bool {
-	for _, p := range it.parts {
-		if p.summary == summary && p.index == index {
+	p := respPart{summary, index}
+	if it.many != nil {
+		_, ok := it.many[p]
+		return ok
+	}
+	for _, q := range it.parts {
+		if q == p {
 			return true
 		}
 	}

@@ -349,6 +349,14 @@ func TestResponsesRules(t *testing.T) {
 			completed, "ab+second+third", "", "", nil},
 		{"an empty delta fills nothing", textStream("") + ev("response.output_text.done", `{"type":"response.output_text.done","output_index":0,"content_index":0,"text":"full"}`) + completed,
 			"full", "", "", nil},
+		{"many parts", func() string {
+			var b strings.Builder
+			for i := range 20 {
+				b.WriteString(delta(0, i%12, string(rune('a'+i))))
+			}
+			return b.String() + ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"message","content":[`+
+				strings.Repeat(`{"type":"output_text","text":"no"},`, 12)+`{"type":"output_text","text":"!"}]}}`) + completed
+		}(), "abcdefghijklmnopqrst!", "", "", nil},
 		{"a delta for an item never added opens it", delta(3, 0, "lenient") + completed, "lenient", "", "", nil},
 		{"text deltas name their item by output_index, not item_id", delta(0, 0, "a") + delta(0, 0, "b") + delta(1, 0, "c") + completed, "abc", "", "", nil},
 		{"reasoning parts and items read as paragraphs",
