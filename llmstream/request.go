@@ -41,7 +41,8 @@ type Request struct {
 	// Temperature and TopP are the sampling settings.
 	Temperature *float64
 	TopP        *float64
-	// Stop sequences end the output where they appear.
+	// Stop sequences end the output where they appear (not sent to
+	// Responses, which has no such setting).
 	Stop []string
 	// Seed asks for reproducible sampling where supported (chat only).
 	Seed *int64
