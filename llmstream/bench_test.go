@@ -117,14 +117,14 @@ func TestBenchCorporaDecode(t *testing.T) {
 	}
 }
 
-func benchmarkReadMessage(b *testing.B, data []byte) {
+func benchmarkReadMessage(b *testing.B, data []byte, opts ...BridgeOption) {
 	events := bytes.Count(data, []byte("data:"))
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	r := bytes.NewReader(data)
 	for b.Loop() {
 		r.Reset(data)
-		if _, err := ReadMessage(r); err != nil {
+		if _, err := ReadMessage(r, opts...); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -140,6 +140,10 @@ func BenchmarkReadMessage(b *testing.B) {
 	b.Run("corpus=chat", func(b *testing.B) { benchmarkReadMessage(b, chat) })
 	b.Run("corpus=crlf", func(b *testing.B) { benchmarkReadMessage(b, crlf) })
 	b.Run("corpus=tools", func(b *testing.B) { benchmarkReadMessage(b, tools) })
+	responses, _ := responsesCorpus(20000)
+	responsesTools, _ := responsesToolsCorpus()
+	b.Run("corpus=responses", func(b *testing.B) { benchmarkReadMessage(b, responses, WithDialect(DialectResponses)) })
+	b.Run("corpus=responses-tools", func(b *testing.B) { benchmarkReadMessage(b, responsesTools, WithDialect(DialectResponses)) })
 }
 
 // BenchmarkDecodeChunk is the chunk decoder alone on one typical event.
@@ -153,6 +157,154 @@ func BenchmarkDecodeChunk(b *testing.B) {
 		br.content = br.content[:0]
 		if _, err := c.decodeChunk(ev); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// The Responses corpora below depend on nothing but the standard library
+// and words, so the peer-benchmark module can copy them as they are.
+
+// responsesEvent is one Responses SSE event: the event name, then the data
+// with the type and the sequence number first, as OpenAI writes them.
+func responsesEvent(b *strings.Builder, seq *int, typ, rest string) {
+	fmt.Fprintf(b, "event: %s\ndata: {\"type\":%q,\"sequence_number\":%d,%s}\n\n", typ, typ, *seq, rest)
+	*seq++
+}
+
+// responsesEnvelope is the response object of the lifecycle events.
+func responsesEnvelope(status, output, usage string) string {
+	return `"response":{"id":"resp_bench0123456789abcdef","object":"response","created_at":1764500000,"status":"` + status +
+		`","background":false,"error":null,"incomplete_details":null,"instructions":null,"max_output_tokens":null,"model":"gpt-5-mini-2025-08-07","output":` +
+		output + `,"parallel_tool_calls":true,"previous_response_id":null,"reasoning":{"effort":"medium","summary":null},"store":false,"temperature":1.0,` +
+		`"text":{"format":{"type":"text"},"verbosity":"medium"},"tool_choice":"auto","tools":[],"top_p":1.0,"truncation":"disabled","usage":` + usage + `,"user":null,"metadata":{}}`
+}
+
+const responsesBenchUsage = `{"input_tokens":1200,"input_tokens_details":{"cached_tokens":1024},"output_tokens":30000,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":31200}`
+
+// responsesCorpus is a Responses stream of one message item with n text
+// deltas of 1–8 words, and the text they spell. As OpenAI does, the full
+// text comes again in output_text.done, content_part.done,
+// output_item.done and response.completed.
+func responsesCorpus(n int) ([]byte, string) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var b, text strings.Builder
+	seq := 0
+	const item = `"item_id":"msg_bench0123456789abcdef","output_index":0,"content_index":0`
+	responsesEvent(&b, &seq, "response.created", responsesEnvelope("in_progress", "[]", "null"))
+	responsesEvent(&b, &seq, "response.in_progress", responsesEnvelope("in_progress", "[]", "null"))
+	responsesEvent(&b, &seq, "response.output_item.added", `"output_index":0,"item":{"id":"msg_bench0123456789abcdef","type":"message","status":"in_progress","content":[],"role":"assistant"}`)
+	responsesEvent(&b, &seq, "response.content_part.added", item+`,"part":{"type":"output_text","annotations":[],"logprobs":[],"text":""}`)
+	for range n {
+		var piece strings.Builder
+		for w := rng.IntN(8); w >= 0; w-- {
+			piece.WriteString(" " + words[rng.IntN(len(words))])
+		}
+		q, _ := json.Marshal(piece.String())
+		text.WriteString(piece.String())
+		responsesEvent(&b, &seq, "response.output_text.delta", item+`,"delta":`+string(q)+`,"logprobs":[],"obfuscation":"Yd3Rk"`)
+	}
+	full, _ := json.Marshal(text.String())
+	part := `{"type":"output_text","annotations":[],"logprobs":[],"text":` + string(full) + `}`
+	msg := `{"id":"msg_bench0123456789abcdef","type":"message","status":"completed","content":[` + part + `],"role":"assistant"}`
+	responsesEvent(&b, &seq, "response.output_text.done", item+`,"text":`+string(full)+`,"logprobs":[]`)
+	responsesEvent(&b, &seq, "response.content_part.done", item+`,"part":`+part)
+	responsesEvent(&b, &seq, "response.output_item.done", `"output_index":0,"item":`+msg)
+	responsesEvent(&b, &seq, "response.completed", responsesEnvelope("completed", "["+msg+"]", responsesBenchUsage))
+	return []byte(b.String()), text.String()
+}
+
+// responsesToolsCorpus is 4 parallel function calls with ~2 KB arguments
+// each, split into 1–6 byte argument deltas interleaved across the calls
+// at random, each call closed by function_call_arguments.done and
+// output_item.done, then response.completed with all four; and the
+// arguments.
+func responsesToolsCorpus() ([]byte, []string) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	args := make([]string, 4)
+	frags := make([][]string, 4)
+	for i := range args {
+		var a strings.Builder
+		a.WriteString(`{"path":"src/module_` + fmt.Sprint(i) + `.go","edits":[`)
+		for j := 0; a.Len() < 2000; j++ {
+			if j > 0 {
+				a.WriteString(",")
+			}
+			fmt.Fprintf(&a, `{"line":%d,"old":"fmt.Println(\"é %d\")","new":"log.Printf(\"%%d\\t日本\", %d)","ok":true,"w":[1.5,-2e3,null]}`, j, j, j)
+		}
+		a.WriteString("]}")
+		args[i] = a.String()
+		for s := args[i]; s != ""; {
+			n := min(1+rng.IntN(6), len(s))
+			for n < len(s) && s[n]&0xC0 == 0x80 {
+				n++
+			}
+			frags[i] = append(frags[i], s[:n])
+			s = s[n:]
+		}
+	}
+	callItem := func(i int, status, arguments string) string {
+		q, _ := json.Marshal(arguments)
+		return fmt.Sprintf(`{"id":"fc_bench%d","type":"function_call","status":%q,"arguments":%s,"call_id":"call_%d","name":"edit_file"}`, i, status, q, i)
+	}
+	var b strings.Builder
+	seq := 0
+	responsesEvent(&b, &seq, "response.created", responsesEnvelope("in_progress", "[]", "null"))
+	responsesEvent(&b, &seq, "response.in_progress", responsesEnvelope("in_progress", "[]", "null"))
+	next := make([]int, 4)
+	for {
+		live := 0
+		for j := range 4 {
+			if next[j] < len(frags[j]) {
+				live++
+			}
+		}
+		if live == 0 {
+			break
+		}
+		i, k := 0, rng.IntN(live)
+		for j := range 4 {
+			if next[j] < len(frags[j]) {
+				if k == 0 {
+					i = j
+					break
+				}
+				k--
+			}
+		}
+		if next[i] == 0 {
+			responsesEvent(&b, &seq, "response.output_item.added", fmt.Sprintf(`"output_index":%d,"item":%s`, i, callItem(i, "in_progress", "")))
+		}
+		f, _ := json.Marshal(frags[i][next[i]])
+		responsesEvent(&b, &seq, "response.function_call_arguments.delta", fmt.Sprintf(`"item_id":"fc_bench%d","output_index":%d,"delta":%s,"obfuscation":"aB3"`, i, i, f))
+		next[i]++
+		if next[i] == len(frags[i]) {
+			q, _ := json.Marshal(args[i])
+			responsesEvent(&b, &seq, "response.function_call_arguments.done", fmt.Sprintf(`"item_id":"fc_bench%d","output_index":%d,"arguments":%s`, i, i, q))
+			responsesEvent(&b, &seq, "response.output_item.done", fmt.Sprintf(`"output_index":%d,"item":%s`, i, callItem(i, "completed", args[i])))
+		}
+	}
+	output := make([]string, 4)
+	for i := range output {
+		output[i] = callItem(i, "completed", args[i])
+	}
+	responsesEvent(&b, &seq, "response.completed", responsesEnvelope("completed", "["+strings.Join(output, ",")+"]", responsesBenchUsage))
+	return []byte(b.String()), args
+}
+
+func TestResponsesBenchCorporaDecode(t *testing.T) {
+	data, text := responsesCorpus(500)
+	m, err := ReadMessage(bytes.NewReader(data), WithDialect(DialectResponses))
+	if err != nil || m.Content != text || m.Usage == nil || m.Usage.TotalTokens != 31200 || m.Usage.CachedTokens != 1024 {
+		t.Fatalf("text corpus: err=%v, content ok=%v, usage=%+v", err, m.Content == text, m.Usage)
+	}
+	data, args := responsesToolsCorpus()
+	m, err = ReadMessage(bytes.NewReader(data), WithDialect(DialectResponses))
+	if err != nil || len(m.ToolCalls) != 4 {
+		t.Fatalf("tools corpus: err=%v, %d calls", err, len(m.ToolCalls))
+	}
+	for i, c := range m.ToolCalls {
+		if c.Function.Arguments != args[i] || c.ID != fmt.Sprintf("call_%d", i) {
+			t.Errorf("call %d: id %q, arguments differ: %v", i, c.ID, c.Function.Arguments != args[i])
 		}
 	}
 }

@@ -66,7 +66,11 @@ const (
 	// DialectResponses is OpenAI's Responses API: POST {base}/responses
 	// with "Authorization: Bearer <key>"; the stream ends properly with
 	// response.completed or response.incomplete, and fails with
-	// response.failed or an error event.
+	// response.failed or an error event. Requests are stateless by default
+	// ("store": false, "include": ["reasoning.encrypted_content"]): the
+	// reasoning items come back in [Message.Continuity] and go back in the
+	// next request. [Request.Extra] may set "store", "include" and
+	// "reasoning" in place of the dialect's own.
 	DialectResponses
 	// DialectGemini is Google's Gemini API: POST
 	// {base}/models/{model}:streamGenerateContent?alt=sse (base
@@ -175,6 +179,8 @@ func (d Dialect) protocol() protocol {
 	switch d.normal() {
 	case DialectAnthropic:
 		return anthropicProtocol{}
+	case DialectResponses:
+		return responsesProtocol{}
 	}
 	return chatProtocol{}
 }

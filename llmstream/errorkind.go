@@ -120,6 +120,17 @@ func (e *APIError) classify() {
 // the Responses API and Gemini name them.
 func kindOf(t string) ErrorKind {
 	switch t {
+	// The Responses API's own: its error event's types, response.error's codes.
+	case "too_many_requests":
+		return ErrorRateLimited
+	case "vector_store_timeout":
+		return ErrorServer
+	case "image_content_policy_violation":
+		return ErrorContentFiltered
+	case "invalid_image", "invalid_image_format", "invalid_base64_image", "invalid_image_url", "invalid_image_mode", "image_too_large",
+		"image_too_small", "image_parse_error", "image_file_too_large", "unsupported_image_media_type", "empty_image_file",
+		"failed_to_download_image", "image_file_not_found":
+		return ErrorInvalidRequest
 	case "rate_limit_error", "rate_limit_exceeded", "rate_limited", "RESOURCE_EXHAUSTED", "429", "tokens", "requests":
 		return ErrorRateLimited
 	case "overloaded_error", "overloaded", "UNAVAILABLE", "503", "529", "server_is_overloaded":

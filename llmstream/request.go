@@ -41,7 +41,8 @@ type Request struct {
 	// Temperature and TopP are the sampling settings.
 	Temperature *float64
 	TopP        *float64
-	// Stop sequences end the output where they appear.
+	// Stop sequences end the output where they appear (not sent to
+	// Responses, which has no such setting).
 	Stop []string
 	// Seed asks for reproducible sampling where supported (chat only).
 	Seed *int64
@@ -58,7 +59,8 @@ type Request struct {
 	// Extra members are merged into the request object, for
 	// provider-specific parameters; they may not replace a member the
 	// dialect writes itself (every call then fails with
-	// [ErrInvalidRequest]).
+	// [ErrInvalidRequest]), except that for [DialectResponses] "store",
+	// "include" and "reasoning" replace the dialect's own.
 	Extra map[string]any
 	// OnDelta, when set, receives this request's deltas instead of the
 	// client's [WithOnDelta] callback; see it for the rules.

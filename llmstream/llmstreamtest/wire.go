@@ -43,13 +43,15 @@ func wireFor(path string) (w wire, model string, ok bool) {
 		return chatWire{}, "", true
 	case "/messages", "/v1/messages":
 		return anthropicWire{}, "", true
+	case "/responses", "/v1/responses":
+		return responsesWire{}, "", true
 	}
 	return nil, "", false
 }
 
 // allPaths lists every path served, for the error of a wrong one.
 func allPaths() string {
-	return strings.Join([]string{chatPaths, anthropicPaths}, ", ")
+	return strings.Join([]string{chatPaths, anthropicPaths, responsesPaths}, ", ")
 }
 
 // sseEvent is one SSE event named typ with data.

@@ -1,0 +1,1025 @@
+package llmstream
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"unsafe"
+
+	"github.com/airlock-go/airlock/sse"
+	"github.com/airlock-go/airlock/toolcall"
+)
+
+// This file is the OpenAI Responses dialect (DialectResponses): the decoder
+// of its event stream and its error bodies. The request encoder is in
+// encode_responses.go.
+//
+// A stream is response.created and response.in_progress, then output items
+// — each opened by response.output_item.added and closed by
+// response.output_item.done, with its deltas and *.done events between,
+// all naming the item by output_index — then one terminal event:
+// response.completed, response.incomplete (a length or content-filter stop,
+// not an error) or response.failed; an "error" event fails the stream too,
+// in either of its two shapes. There is no [DONE]: the end of the body
+// before a terminal event is a truncation.
+//
+// The rules this decoder keeps:
+//   - Items are followed by output_index, never by item_id, which one proxy
+//     rotates on every event.
+//   - message items give Content (output_text parts) and Refusal (refusal
+//     parts); their phase and annotations change nothing.
+//   - function_call items are the calls: call_id is the call's ID, the name
+//     comes with the item, the arguments with the deltas. When
+//     function_call_arguments.done or output_item.done carries the full
+//     arguments (non-empty), they win over the deltas (one server dropped
+//     streamed deltas).
+//   - reasoning items give Reasoning (summary and reasoning text, the parts
+//     separated by a blank line) and are kept whole — id, summary,
+//     encrypted_content — as continuity state, in their place.
+//   - Every other item (web_search_call, custom_tool_call, shell_call,
+//     apply_patch_call, mcp_call, ...) is kept whole as continuity state; it
+//     is never a call: never run, never counted.
+//   - The full text of *.done events (output_text.done, content_part.done,
+//     reasoning_summary_text.done, output_item.done, ...) is used only for
+//     a part no delta gave text to.
+//   - The terminal response's output closes what the stream left open, and
+//     adds the items it never streamed, by the same rules as
+//     output_item.done.
+//   - A delta for an item that was never added opens it (text, refusal and
+//     reasoning only). These fail with [ErrOutOfOrder]: argument deltas
+//     for an unknown item, an item added twice, anything for an item after
+//     its output_item.done, a delta of the wrong kind for its item, and a
+//     second function_call_arguments.done for a call.
+//   - obfuscation, sequence_number, logprobs and unknown members and events
+//     are ignored; data "[DONE]", which some proxies append, is skipped.
+
+// DefaultResponsesBaseURL is the base URL of a Responses [Client] when none
+// is set.
+const DefaultResponsesBaseURL = "https://api.openai.com/v1"
+
+type responsesProtocol struct{}
+
+func (responsesProtocol) defaultBase() string  { return DefaultResponsesBaseURL }
+func (responsesProtocol) emptyPath() string    { return "/v1" }
+func (responsesProtocol) doneSentinel() string { return "" }
+
+func (responsesProtocol) endpoint(base *url.URL, _ string) (string, error) {
+	return withSuffix(base, "/responses"), nil
+}
+
+func (responsesProtocol) header(h http.Header, apiKey string) {
+	if apiKey != "" {
+		h.Set("Authorization", "Bearer "+apiKey)
+	}
+}
+
+func (responsesProtocol) newDecoder(b *Bridge) decoder { return &responsesDecoder{b: b} }
+
+// parseError reads OpenAI's error body {"error":{"message","type","param",
+// "code"}} and both shapes of the in-stream error event: the documented
+// flat one, {"type":"error","code","message","param"}, and the nested one
+// the API sends in practice, {"type":"error","error":{"type","code",
+// "message","param"}}. The flat event's "type" names the event, not the
+// error, so it is not kept.
+func (responsesProtocol) parseError(raw []byte, status int) (*APIError, bool) {
+	e, ok := parseProviderError(raw, status)
+	if !ok {
+		return nil, false
+	}
+	if e.Type == "error" {
+		e.Type = ""
+	}
+	e.classify()
+	return e, true
+}
+
+// respKind is what an output item is to the message.
+type respKind uint8
+
+const (
+	respMessage   respKind = iota + 1 // text and refusal
+	respCall                          // a function call
+	respReasoning                     // reasoning, kept whole
+	respRaw                           // any other item, kept whole
+)
+
+// respItem is one output item, from the first event that names its
+// output_index.
+type respItem struct {
+	index   int // output_index
+	kind    respKind
+	slot    int                   // its Block in Bridge.blocks, -1 for none yet
+	added   bool                  // output_item.added arrived (or the item was opened by a delta)
+	done    bool                  // closed: output_item.done, or the terminal response
+	deltas  bool                  // a call got argument deltas
+	argsEnd bool                  // a call got function_call_arguments.done
+	parts   []respPart            // the parts that have text, up to maxListedParts
+	many    map[respPart]struct{} // all of them, past that
+	start   []byte                // a call's arguments as output_item.added carried them
+}
+
+// respPart names a part of an item that has text: a content part
+// (content_index) or a reasoning summary part (summary_index).
+type respPart struct {
+	summary bool
+	index   int
+}
+
+// responsesDecoder reads Responses events into a Bridge.
+type responsesDecoder struct {
+	b       *Bridge
+	doc     doc
+	items   []respItem
+	byIndex map[int]int // output_index → position in items, once they stop being equal
+	arena   []byte      // decoded strings of the current event
+	name    string      // the SSE event name, for data without "type"
+
+	// The current event's members, as spans of doc.data, read in the one
+	// walk that validates it: the top level, then inside "item" (i...),
+	// "part" (p...) and "response" (r...). Content and summary elements of
+	// an item are read later (c...), from data already validated.
+	typ, outIndex, contentIndex, summaryIndex, delta, text, args, refusal, name2 span
+	item, part, resp                                                             span
+	iType, iID, iCallID, iName, iArgs, iContent, iSummary                        span
+	pType, pText, pRefusal                                                       span
+	rStatus, rReason, rUsage, rError, rOutput                                    span
+	cType, cText, cRefusal                                                       span
+
+	cur *respItem // the item close is filling, for the element walkers
+}
+
+func (r *responsesDecoder) complete() bool { return r.b.done }
+
+func (r *responsesDecoder) event(ev sse.Event) error {
+	b := r.b
+	if len(ev.Data) == 0 || string(ev.Data) == "[DONE]" {
+		return nil
+	}
+	r.doc.validUTF8 = b.validUTF8
+	r.typ, r.outIndex, r.contentIndex, r.summaryIndex, r.delta, r.text, r.args, r.refusal, r.name2 = noSpan, noSpan, noSpan, noSpan, noSpan, noSpan, noSpan, noSpan, noSpan
+	r.item, r.part, r.resp = noSpan, noSpan, noSpan
+	r.resetItem()
+	r.pType, r.pText, r.pRefusal = noSpan, noSpan, noSpan
+	r.rStatus, r.rReason, r.rUsage, r.rError, r.rOutput = noSpan, noSpan, noSpan, noSpan, noSpan
+	if at, err := walkEvent(&r.doc, r, ev.Data, (*responsesDecoder).member); err != nil {
+		return b.fail(b.eventError(ev.Data, at, err))
+	}
+	r.name = ev.Type
+	return r.apply(ev)
+}
+
+func (r *responsesDecoder) resetItem() {
+	r.iType, r.iID, r.iCallID, r.iName, r.iArgs, r.iContent, r.iSummary = noSpan, noSpan, noSpan, noSpan, noSpan, noSpan, noSpan
+}
+
+// member records the top-level members the decoder reads; every value is
+// validated on the way.
+func (r *responsesDecoder) member(key []byte, i, depth int) (int, error) {
+	d := r.doc.data
+	if d[i] == '{' {
+		var fn memberFunc[*responsesDecoder]
+		var at *span
+		switch string(key) {
+		case "item":
+			fn, at = (*responsesDecoder).itemMember, &r.item
+		case "part":
+			fn, at = (*responsesDecoder).partMember, &r.part
+		case "response":
+			fn, at = (*responsesDecoder).responseMember, &r.resp
+		}
+		if fn != nil {
+			end, err := walkObject(&r.doc, r, i, depth, fn)
+			*at = span{i, end}
+			return end, err
+		}
+	}
+	s, end, err := r.doc.valueSpan(i, depth)
+	switch string(key) {
+	case "type":
+		r.typ = s
+	case "output_index":
+		r.outIndex = s
+	case "content_index":
+		r.contentIndex = s
+	case "summary_index":
+		r.summaryIndex = s
+	case "delta":
+		r.delta = s
+	case "text":
+		r.text = s
+	case "arguments":
+		r.args = s
+	case "refusal":
+		r.refusal = s
+	case "name":
+		r.name2 = s
+	}
+	return end, err
+}
+
+func (r *responsesDecoder) itemMember(key []byte, i, depth int) (int, error) {
+	s, end, err := r.doc.valueSpan(i, depth)
+	switch string(key) {
+	case "type":
+		r.iType = s
+	case "id":
+		r.iID = s
+	case "call_id":
+		r.iCallID = s
+	case "name":
+		r.iName = s
+	case "arguments":
+		r.iArgs = s
+	case "content":
+		r.iContent = s
+	case "summary":
+		r.iSummary = s
+	}
+	return end, err
+}
+
+func (r *responsesDecoder) partMember(key []byte, i, depth int) (int, error) {
+	s, end, err := r.doc.valueSpan(i, depth)
+	switch string(key) {
+	case "type":
+		r.pType = s
+	case "text":
+		r.pText = s
+	case "refusal":
+		r.pRefusal = s
+	}
+	return end, err
+}
+
+func (r *responsesDecoder) responseMember(key []byte, i, depth int) (int, error) {
+	if string(key) == "incomplete_details" && r.doc.data[i] == '{' {
+		return walkObject(&r.doc, r, i, depth, (*responsesDecoder).incompleteMember)
+	}
+	s, end, err := r.doc.valueSpan(i, depth)
+	switch string(key) {
+	case "status":
+		r.rStatus = s
+	case "usage":
+		r.rUsage = s
+	case "error":
+		r.rError = s
+	case "output":
+		r.rOutput = s
+	}
+	return end, err
+}
+
+func (r *responsesDecoder) incompleteMember(key []byte, i, depth int) (int, error) {
+	s, end, err := r.doc.valueSpan(i, depth)
+	if string(key) == "reason" {
+		r.rReason = s
+	}
+	return end, err
+}
+
+func (r *responsesDecoder) contentMember(key []byte, i, depth int) (int, error) {
+	s, end, err := r.doc.valueSpan(i, depth)
+	switch string(key) {
+	case "type":
+		r.cType = s
+	case "text":
+		r.cText = s
+	case "refusal":
+		r.cRefusal = s
+	}
+	return end, err
+}
+
+// eventType is the event's type: its data's "type", else (a proxy may drop
+// it) the SSE event name. The string aliases the event's data.
+func (r *responsesDecoder) eventType() string {
+	if !r.doc.isString(r.typ) {
+		return r.name
+	}
+	raw := r.doc.data[r.typ.start+1 : r.typ.end-1]
+	if bytes.IndexByte(raw, '\\') >= 0 {
+		r.arena = r.doc.str(r.arena[:0], r.typ)
+		raw = r.arena
+	}
+	return unsafe.String(unsafe.SliceData(raw), len(raw))
+}
+
+// outOfOrder fails the stream with the event that broke the sequence.
+func (r *responsesDecoder) outOfOrder(ev sse.Event, why string) error {
+	return r.b.fail(r.b.eventError(ev.Data, 0, fmt.Errorf("%w: %s", ErrOutOfOrder, why)))
+}
+
+func (r *responsesDecoder) apply(ev sse.Event) error {
+	switch r.eventType() {
+	case "response.output_text.delta":
+		return r.textDelta(ev, respMessage, inContent, false, r.contentIndex)
+	case "response.function_call_arguments.delta":
+		return r.argsDelta(ev)
+	case "response.reasoning_summary_text.delta":
+		return r.textDelta(ev, respReasoning, inReasoning, true, r.summaryIndex)
+	case "response.reasoning_text.delta":
+		return r.textDelta(ev, respReasoning, inReasoning, false, r.contentIndex)
+	case "response.refusal.delta":
+		return r.textDelta(ev, respMessage, inRefusal, false, r.contentIndex)
+	case "response.output_item.added":
+		return r.addItem(ev)
+	case "response.output_item.done":
+		return r.doneItem(ev)
+	case "response.output_text.done":
+		return r.doneText(ev, respMessage, inContent, false, r.contentIndex, r.text)
+	case "response.refusal.done":
+		return r.doneText(ev, respMessage, inRefusal, false, r.contentIndex, r.refusal)
+	case "response.reasoning_summary_text.done":
+		return r.doneText(ev, respReasoning, inReasoning, true, r.summaryIndex, r.text)
+	case "response.reasoning_summary_part.done":
+		return r.doneText(ev, respReasoning, inReasoning, true, r.summaryIndex, r.pText)
+	case "response.reasoning_text.done":
+		return r.doneText(ev, respReasoning, inReasoning, false, r.contentIndex, r.text)
+	case "response.content_part.done":
+		return r.donePart(ev)
+	case "response.function_call_arguments.done":
+		return r.argsDone(ev)
+	case "response.completed", "response.incomplete":
+		return r.terminal(ev)
+	case "response.failed":
+		return r.failed()
+	case "error":
+		return r.b.fail(r.b.apiError(ev.Data))
+	}
+	return nil // created, in_progress, part added, annotations, hosted tools' progress, event types added later
+}
+
+// index reads the validated value at s as an output, content or summary
+// index: a non-negative integer up to toolcall.MaxIndex.
+func (r *responsesDecoder) index(s span) (int, bool) {
+	if !s.ok() || r.doc.data[s.start] < '0' || r.doc.data[s.start] > '9' {
+		return 0, false
+	}
+	n, ok := parseIndex(r.doc.data[s.start:s.end])
+	return n, ok && n <= toolcall.MaxIndex
+}
+
+// eventItem reads the event's output_index and returns its item, nil when
+// none has that index.
+func (r *responsesDecoder) eventItem(ev sse.Event) (int, *respItem, error) {
+	n, ok := r.index(r.outIndex)
+	if !ok {
+		return 0, nil, r.outOfOrder(ev, "an item event without a usable output_index")
+	}
+	return n, r.lookup(n), nil
+}
+
+// lookup returns the item at output_index n, nil when there is none.
+// Items nearly always arrive with output_index equal to their position.
+func (r *responsesDecoder) lookup(n int) *respItem {
+	if n < len(r.items) && r.items[n].index == n {
+		return &r.items[n]
+	}
+	if pos, ok := r.byIndex[n]; ok {
+		return &r.items[pos]
+	}
+	return nil
+}
+
+// open starts the item at output_index n, of kind k.
+func (r *responsesDecoder) open(n int, k respKind) *respItem {
+	pos := len(r.items)
+	if pos != n && r.byIndex == nil {
+		r.byIndex = make(map[int]int)
+		for p := range r.items {
+			r.byIndex[r.items[p].index] = p
+		}
+	}
+	if r.byIndex != nil {
+		r.byIndex[n] = pos
+	}
+	r.items = append(r.items, respItem{index: n, kind: k, slot: -1, added: true})
+	return &r.items[pos]
+}
+
+// itemKind is the kind of an item of type typ.
+func (r *responsesDecoder) itemKind(typ span) respKind {
+	switch {
+	case r.doc.is(typ, "message"):
+		return respMessage
+	case r.doc.is(typ, "function_call"):
+		return respCall
+	case r.doc.is(typ, "reasoning"):
+		return respReasoning
+	}
+	return respRaw
+}
+
+// String names a kind in errors.
+func (k respKind) String() string {
+	switch k {
+	case respMessage:
+		return "message"
+	case respCall:
+		return "function_call"
+	case respReasoning:
+		return "reasoning"
+	}
+	return "other"
+}
+
+// maxListedParts is how many parts of an item are looked up in a list:
+// items have one or two; past it a map keeps a stream that opens a part
+// per delta linear.
+const maxListedParts = 8
+
+// claim marks a part of it as having text and reports whether it had none
+// before.
+func (it *respItem) claim(summary bool, index int) bool {
+	p := respPart{summary, index}
+	if it.has(summary, index) {
+		return false
+	}
+	switch {
+	case it.many != nil:
+		it.many[p] = struct{}{}
+	case len(it.parts) == maxListedParts:
+		it.many = make(map[respPart]struct{}, 2*maxListedParts)
+		for _, q := range it.parts {
+			it.many[q] = struct{}{}
+		}
+		it.many[p] = struct{}{}
+	default:
+		it.parts = append(it.parts, p)
+	}
+	return true
+}
+
+// has reports whether a part of it has text.
+func (it *respItem) has(summary bool, index int) bool {
+	p := respPart{summary, index}
+	if it.many != nil {
+		_, ok := it.many[p]
+		return ok
+	}
+	for _, q := range it.parts {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
+
+// textItem is the item a text event names, opened if it never was; nil
+// with the error when the event is out of order.
+func (r *responsesDecoder) textItem(ev sse.Event, k respKind) (*respItem, error) {
+	n, it, err := r.eventItem(ev)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case it == nil:
+		it = r.open(n, k)
+		if k == respMessage {
+			it.slot = len(r.b.blocks)
+			r.b.blocks = append(r.b.blocks, Block{Type: BlockText})
+		}
+	case it.done:
+		return nil, r.outOfOrder(ev, fmt.Sprintf("a text event for output item %d after its output_item.done", n))
+	case it.kind != k:
+		return nil, r.outOfOrder(ev, fmt.Sprintf("%s text for output item %d, a %v item", k, n, it.kind))
+	}
+	return it, nil
+}
+
+// textDelta appends a text, refusal or reasoning delta.
+func (r *responsesDecoder) textDelta(ev sse.Event, k respKind, buf bufKind, summary bool, part span) error {
+	p, err := r.partIndex(ev, part)
+	if err != nil {
+		return err
+	}
+	it, err := r.textItem(ev, k)
+	if err != nil {
+		return err
+	}
+	if !r.doc.isString(r.delta) || r.delta.end-r.delta.start == 2 {
+		return nil // no text
+	}
+	return r.appendText(it, buf, summary, p, r.delta)
+}
+
+// partIndex reads a content or summary index; absent means 0.
+func (r *responsesDecoder) partIndex(ev sse.Event, s span) (int, error) {
+	if !s.ok() {
+		return 0, nil
+	}
+	p, ok := r.index(s)
+	if !ok {
+		return 0, r.outOfOrder(ev, "a content or summary index that is not a small integer")
+	}
+	return p, nil
+}
+
+// appendText appends the non-empty JSON string at s, part p of item it, to
+// buffer k.
+func (r *responsesDecoder) appendText(it *respItem, k bufKind, summary bool, p int, s span) error {
+	b := r.b
+	if it.claim(summary, p) && k == inReasoning && len(b.reasoning) > 0 {
+		// A new reasoning part reads as a new paragraph.
+		b.reasoning = append(b.reasoning, "\n\n"...)
+		if b.cfg.onDelta != nil {
+			if err := b.deliver(Delta{Kind: DeltaReasoning, Text: "\n\n"}); err != nil {
+				return err
+			}
+		}
+	}
+	before := len(b.content)
+	if err := b.text(k, &r.doc, s); err != nil {
+		return err
+	}
+	if it.slot >= 0 && k == inContent {
+		b.blocks[it.slot].Bytes += len(b.content) - before
+	}
+	return nil
+}
+
+// doneText takes the full text of a *.done event for a part no delta gave
+// text to.
+func (r *responsesDecoder) doneText(ev sse.Event, k respKind, buf bufKind, summary bool, part, text span) error {
+	p, err := r.partIndex(ev, part)
+	if err != nil {
+		return err
+	}
+	it, err := r.textItem(ev, k)
+	if err != nil {
+		return err
+	}
+	if it.has(summary, p) || !r.doc.isString(text) || text.end-text.start == 2 {
+		return nil
+	}
+	return r.appendText(it, buf, summary, p, text)
+}
+
+// donePart is content_part.done: an output_text or refusal part of a
+// message, or a reasoning_text part of a reasoning item.
+func (r *responsesDecoder) donePart(ev sse.Event) error {
+	_, it, err := r.eventItem(ev)
+	if err != nil {
+		return err
+	}
+	switch {
+	case r.doc.is(r.pType, "refusal"):
+		return r.doneText(ev, respMessage, inRefusal, false, r.contentIndex, r.pRefusal)
+	case r.doc.is(r.pType, "reasoning_text"), it != nil && it.kind == respReasoning:
+		return r.doneText(ev, respReasoning, inReasoning, false, r.contentIndex, r.pText)
+	case it != nil && it.kind != respMessage:
+		return nil // a part of another item's content: kept with the item
+	}
+	return r.doneText(ev, respMessage, inContent, false, r.contentIndex, r.pText)
+}
+
+// argsDelta hands an argument delta to the assembler.
+func (r *responsesDecoder) argsDelta(ev sse.Event) error {
+	it, err := r.callItem(ev)
+	if err != nil {
+		return err
+	}
+	if !r.doc.isString(r.delta) {
+		return nil
+	}
+	r.arena = r.doc.str(r.arena[:0], r.delta)
+	if len(r.arena) == 0 {
+		return nil
+	}
+	it.deltas = true
+	// Not copied: Add copies the arguments into its call and keeps nothing
+	// of the fragment.
+	args := unsafe.String(unsafe.SliceData(r.arena), len(r.arena))
+	if err := r.b.addFragment(toolcall.Fragment{Index: it.index, Arguments: args}); err != nil {
+		return r.b.fail(err)
+	}
+	return nil
+}
+
+// callItem is the open function_call item the event names.
+func (r *responsesDecoder) callItem(ev sse.Event) (*respItem, error) {
+	n, it, err := r.eventItem(ev)
+	switch {
+	case err != nil:
+		return nil, err
+	case it == nil:
+		return nil, r.outOfOrder(ev, fmt.Sprintf("function-call arguments for output item %d, which was never added", n))
+	case it.kind != respCall:
+		return nil, r.outOfOrder(ev, fmt.Sprintf("function-call arguments for output item %d, a %v item", n, it.kind))
+	case it.done:
+		return nil, r.outOfOrder(ev, fmt.Sprintf("function-call arguments for output item %d after its output_item.done", n))
+	}
+	return it, nil
+}
+
+// argsDone is function_call_arguments.done: its full arguments win.
+func (r *responsesDecoder) argsDone(ev sse.Event) error {
+	it, err := r.callItem(ev)
+	if err != nil {
+		return err
+	}
+	if it.argsEnd {
+		// Each one may restart every call (see fullArguments): once.
+		return r.outOfOrder(ev, fmt.Sprintf("function_call_arguments.done twice for output item %d", it.index))
+	}
+	it.argsEnd = true
+	if r.doc.isString(r.name2) {
+		if err := r.header(it, noSpan, r.name2); err != nil {
+			return err
+		}
+	}
+	return r.fullArguments(it, r.args)
+}
+
+// header gives the call the id and name it has none of yet. Only what is
+// missing is sent: an id that changed at a call's end must not read as a
+// new call at the same index.
+func (r *responsesDecoder) header(it *respItem, callID, name span) error {
+	f := toolcall.Fragment{Index: it.index, Type: "function"}
+	p, started := r.b.assembler().Preview(it.index)
+	if r.doc.isString(callID) && p.ID == "" {
+		f.ID = string(r.doc.str(nil, callID))
+	}
+	if r.doc.isString(name) && p.Name == "" {
+		f.Name = string(r.doc.str(nil, name))
+	}
+	if started && f.ID == "" && f.Name == "" {
+		return nil
+	}
+	if err := r.b.addFragment(f); err != nil {
+		return r.b.fail(err)
+	}
+	return nil
+}
+
+// fullArguments makes the JSON string at s, when non-empty, the call's
+// arguments, whatever the deltas brought.
+func (r *responsesDecoder) fullArguments(it *respItem, s span) error {
+	if !r.doc.isString(s) || s.end-s.start == 2 {
+		return nil
+	}
+	b := r.b
+	r.arena = r.doc.str(r.arena[:0], s)
+	p, _ := b.assembler().Preview(it.index)
+	switch {
+	case bytes.Equal(p.Partial, r.arena):
+		return nil
+	case len(p.Partial) == 0:
+		if err := b.addFragment(toolcall.Fragment{Index: it.index, Arguments: string(r.arena)}); err != nil {
+			return b.fail(err)
+		}
+		return nil
+	}
+	// The deltas said something else: start the calls over, this one with
+	// the full arguments. Rare, so it may cost a copy of every call.
+	fresh := toolcall.NewAssembler(b.cfg.toolOpts...)
+	for i := range r.items {
+		c := &r.items[i]
+		if c.kind != respCall {
+			continue
+		}
+		q, ok := b.asm.Preview(c.index)
+		if !ok {
+			continue
+		}
+		f := toolcall.Fragment{Index: c.index, ID: q.ID, Name: q.Name, Type: "function", Arguments: string(q.Partial)}
+		if c.index == it.index {
+			f.Arguments = string(r.arena)
+		}
+		if err := fresh.Add(f); err != nil {
+			return b.fail(err)
+		}
+	}
+	b.asm = fresh
+	b.progressed = true
+	return nil
+}
+
+// addItem is output_item.added.
+func (r *responsesDecoder) addItem(ev sse.Event) error {
+	n, it, err := r.eventItem(ev)
+	switch {
+	case err != nil:
+		return err
+	case it != nil:
+		return r.outOfOrder(ev, fmt.Sprintf("output item %d added twice", n))
+	case !r.item.ok():
+		return r.outOfOrder(ev, "output_item.added without an item")
+	}
+	r.b.progressed = true
+	_, err = r.begin(n)
+	return err
+}
+
+// begin opens item n from the item members just read and records its
+// block.
+func (r *responsesDecoder) begin(n int) (*respItem, error) {
+	b := r.b
+	it := r.open(n, r.itemKind(r.iType))
+	it.slot = len(b.blocks)
+	id := r.itemID()
+	switch it.kind {
+	case respMessage:
+		b.blocks = append(b.blocks, Block{Type: BlockText, ID: id})
+	case respCall:
+		b.blocks = append(b.blocks, Block{Type: BlockToolCall, Call: n, ID: id})
+		if r.doc.isString(r.iArgs) {
+			it.start = r.doc.str(nil, r.iArgs)
+		}
+		if err := r.header(it, r.iCallID, r.iName); err != nil {
+			return nil, err
+		}
+	default:
+		t := "reasoning"
+		if it.kind == respRaw {
+			t = "item"
+			if r.doc.isString(r.iType) {
+				t = string(r.doc.str(nil, r.iType))
+			}
+		}
+		b.blocks = append(b.blocks, Block{Type: t, ID: id, Raw: slices.Clone(r.doc.data[r.item.start:r.item.end])})
+	}
+	return it, nil
+}
+
+// itemID is the id of the item just read, "" for none.
+func (r *responsesDecoder) itemID() string {
+	if !r.doc.isString(r.iID) {
+		return ""
+	}
+	return string(r.doc.str(nil, r.iID))
+}
+
+// doneItem is output_item.done.
+func (r *responsesDecoder) doneItem(ev sse.Event) error {
+	n, it, err := r.eventItem(ev)
+	switch {
+	case err != nil:
+		return err
+	case !r.item.ok():
+		return r.outOfOrder(ev, "output_item.done without an item")
+	case it != nil && it.done:
+		return r.outOfOrder(ev, fmt.Sprintf("output item %d done twice", n))
+	case it != nil && r.iType.ok() && r.itemKind(r.iType) != it.kind:
+		return r.outOfOrder(ev, fmt.Sprintf("output item %d added as %v, done as another type", n, it.kind))
+	}
+	r.b.progressed = true
+	return r.close(n, it)
+}
+
+// close ends item n (it, nil when it was never opened) with the item whose
+// members were just read, at r.item: its text fills the parts no delta
+// did, its full arguments win, its whole JSON is the state kept.
+func (r *responsesDecoder) close(n int, it *respItem) error {
+	if it == nil {
+		var err error
+		if it, err = r.begin(n); err != nil {
+			return err
+		}
+	}
+	it.done = true
+	r.cur = it
+	defer func() { r.cur = nil }()
+	switch it.kind {
+	case respMessage:
+		return r.elements(r.iContent, (*responsesDecoder).messageContent)
+	case respCall:
+		if err := r.header(it, r.iCallID, r.iName); err != nil {
+			return err
+		}
+		if r.doc.isString(r.iArgs) && r.iArgs.end-r.iArgs.start > 2 {
+			return r.fullArguments(it, r.iArgs)
+		}
+		return r.startArguments(it)
+	case respReasoning:
+		summary, content := r.iSummary, r.iContent
+		if err := r.elements(summary, (*responsesDecoder).reasoningSummary); err != nil {
+			return err
+		}
+		if err := r.elements(content, (*responsesDecoder).reasoningContent); err != nil {
+			return err
+		}
+	}
+	raw := slices.Clone(r.doc.data[r.item.start:r.item.end])
+	if it.slot < 0 {
+		// Opened by a delta: its block goes where the item is known.
+		it.slot = len(r.b.blocks)
+		r.b.blocks = append(r.b.blocks, Block{Type: "reasoning", ID: r.itemID()})
+	}
+	r.b.blocks[it.slot].Raw = raw
+	return nil
+}
+
+// closeBare ends an item the terminal event found still open and had
+// nothing more for: a call keeps the arguments it has, another item the
+// state its output_item.added gave.
+func (r *responsesDecoder) closeBare(it *respItem) error {
+	it.done = true
+	if it.kind == respCall {
+		return r.startArguments(it)
+	}
+	return nil
+}
+
+// startArguments takes the arguments output_item.added carried, for a call
+// that got neither deltas nor full arguments.
+func (r *responsesDecoder) startArguments(it *respItem) error {
+	if it.deltas || len(it.start) == 0 {
+		return nil
+	}
+	if p, _ := r.b.assembler().Preview(it.index); len(p.Partial) > 0 {
+		return nil
+	}
+	if err := r.b.addFragment(toolcall.Fragment{Index: it.index, Arguments: string(it.start)}); err != nil {
+		return r.b.fail(err)
+	}
+	return nil
+}
+
+// elements walks the validated array at s, if it is one, with fn.
+func (r *responsesDecoder) elements(s span, fn elemFunc[*responsesDecoder]) error {
+	if !s.ok() || r.doc.data[s.start] != '[' {
+		return nil
+	}
+	_, err := walkArray(&r.doc, r, s.start, 0, fn)
+	return err
+}
+
+// contentElem reads the members of a content or summary element.
+func (r *responsesDecoder) contentElem(i, depth int) (int, error) {
+	r.cType, r.cText, r.cRefusal = noSpan, noSpan, noSpan
+	if r.doc.data[i] != '{' {
+		return skipValue(r.doc.data, i, depth)
+	}
+	return walkObject(&r.doc, r, i, depth, (*responsesDecoder).contentMember)
+}
+
+// messageContent fills content part pos of the message item r.cur.
+func (r *responsesDecoder) messageContent(pos, i, depth int) (int, error) {
+	end, err := r.contentElem(i, depth)
+	if err != nil {
+		return end, err
+	}
+	switch {
+	case r.doc.is(r.cType, "refusal"):
+		return end, r.fill(inRefusal, false, pos, r.cRefusal)
+	case r.doc.is(r.cType, "output_text"), !r.cType.ok():
+		return end, r.fill(inContent, false, pos, r.cText)
+	}
+	return end, nil
+}
+
+// reasoningSummary fills summary part pos of the reasoning item r.cur.
+func (r *responsesDecoder) reasoningSummary(pos, i, depth int) (int, error) {
+	end, err := r.contentElem(i, depth)
+	if err != nil {
+		return end, err
+	}
+	return end, r.fill(inReasoning, true, pos, r.cText)
+}
+
+// reasoningContent fills content part pos of the reasoning item r.cur.
+func (r *responsesDecoder) reasoningContent(pos, i, depth int) (int, error) {
+	end, err := r.contentElem(i, depth)
+	if err != nil {
+		return end, err
+	}
+	return end, r.fill(inReasoning, false, pos, r.cText)
+}
+
+// fill appends the text at s to part p of r.cur unless that part has text.
+func (r *responsesDecoder) fill(k bufKind, summary bool, p int, s span) error {
+	if r.cur.has(summary, p) || !r.doc.isString(s) || s.end-s.start == 2 {
+		return nil
+	}
+	return r.appendText(r.cur, k, summary, p, s)
+}
+
+// terminal is response.completed or response.incomplete: the stream's
+// proper end. The response's output closes the items still open and adds
+// those never streamed.
+func (r *responsesDecoder) terminal(ev sse.Event) error {
+	b := r.b
+	status, reason, usage := r.rStatus, r.rReason, r.rUsage
+	if r.doc.is(status, "failed") {
+		return r.failed()
+	}
+	if err := r.elements(r.rOutput, (*responsesDecoder).outputItem); err != nil {
+		return err
+	}
+	for i := range r.items {
+		if !r.items[i].done {
+			if err := r.closeBare(&r.items[i]); err != nil {
+				return err
+			}
+		}
+	}
+	r.applyUsage(usage)
+	switch {
+	case r.doc.isString(reason) && reason.end-reason.start > 2:
+		b.finish = string(r.doc.str(r.arena[:0], reason))
+	case r.name == "response.incomplete" || r.doc.is(r.typ, "response.incomplete") || r.doc.is(status, "incomplete"):
+		b.finish = "incomplete"
+	case r.doc.isString(status) && status.end-status.start > 2:
+		b.finish = string(r.doc.str(r.arena[:0], status))
+	default:
+		b.finish = "completed"
+	}
+	b.stop = responsesStopReason(b.finish)
+	b.progressed = true
+	b.done = true
+	return nil
+}
+
+// outputItem closes output item pos with its final form in the terminal
+// response, unless the stream closed it already.
+func (r *responsesDecoder) outputItem(pos, i, depth int) (int, error) {
+	if r.doc.data[i] != '{' {
+		return skipValue(r.doc.data, i, depth)
+	}
+	r.resetItem()
+	end, err := walkObject(&r.doc, r, i, depth, (*responsesDecoder).itemMember)
+	if err != nil {
+		return end, err
+	}
+	r.item = span{i, end}
+	it := r.lookup(pos)
+	if it != nil && (it.done || (r.iType.ok() && r.itemKind(r.iType) != it.kind)) {
+		return end, nil // closed already, or not the same item: left as the stream made it
+	}
+	return end, r.close(pos, it)
+}
+
+// failed is response.failed, or a terminal response whose status says it
+// failed: the provider's error, from response.error.
+func (r *responsesDecoder) failed() error {
+	b := r.b
+	r.applyUsage(r.rUsage)
+	if s := r.rError; s.ok() && r.doc.data[s.start] == '{' {
+		return b.fail(b.apiError(r.doc.data[s.start:s.end]))
+	}
+	return b.fail(&APIError{Message: "the response failed and the provider sent no error", Kind: ErrorServer})
+}
+
+// applyUsage reads a Responses usage object into the message's usage.
+func (r *responsesDecoder) applyUsage(s span) {
+	if !s.ok() || r.doc.data[s.start] != '{' {
+		return
+	}
+	b := r.b
+	if b.usage == nil {
+		b.usage = new(Usage)
+	}
+	*b.usage = Usage{TotalTokens: -1}
+	walkObject(&r.doc, r, s.start, 0, (*responsesDecoder).usageMember)
+	if u := b.usage; u.TotalTokens < 0 {
+		u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	}
+}
+
+func (r *responsesDecoder) usageMember(key []byte, i, depth int) (int, error) {
+	d := r.doc.data
+	if d[i] == '{' {
+		switch string(key) {
+		case "input_tokens_details", "output_tokens_details":
+			return walkObject(&r.doc, r, i, depth, (*responsesDecoder).usageMember)
+		}
+	}
+	s, end, err := r.doc.valueSpan(i, depth)
+	n, ok := jsonInt(d, s)
+	if !ok {
+		return end, err
+	}
+	u := r.b.usage
+	switch string(key) {
+	case "input_tokens":
+		u.PromptTokens = n
+	case "output_tokens":
+		u.CompletionTokens = n
+	case "total_tokens":
+		u.TotalTokens = n
+	case "cached_tokens":
+		u.CachedTokens = n
+	case "reasoning_tokens":
+		u.ReasoningTokens = n
+	}
+	return end, err
+}
+
+// responsesStopReason maps a Responses finish: the status of a completed
+// response, or an incomplete one's incomplete_details.reason.
+func responsesStopReason(r string) StopReason {
+	switch r {
+	case "completed":
+		return StopEndTurn
+	case "max_output_tokens":
+		return StopLength
+	case "content_filter":
+		return StopContentFilter
+	case "":
+		return 0
+	}
+	return StopOther
+}
