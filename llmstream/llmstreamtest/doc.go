@@ -22,6 +22,7 @@
 //
 //	/chat/completions, /v1/chat/completions   OpenAI Chat Completions, in a [Flavor]
 //	/messages, /v1/messages                   Anthropic Messages
+//	/responses, /v1/responses                 OpenAI Responses API
 //
 // Each request gets the next turn of the script ([WithTurns]) or the turn a
 // function chooses for it ([WithResponder]). Every request, good or bad, is
@@ -61,14 +62,23 @@
 // ([Turn.Signature]), text, refusal and tool_use blocks, message_delta with
 // the stop reason and usage, message_stop.
 //
+// Responses: response.created and in_progress, then output items — a
+// reasoning item (its encrypted_content is [Turn.Signature]), the message
+// with its content parts and obfuscated deltas, function_call items
+// (interleaved with [WithInterleavedCalls]) — each with its *.done events,
+// and response.completed with usage (response.incomplete for a length or
+// other finish reason).
+//
 // # Faults
 //
 // [Turn.Fault] injects one failure, in the dialect's own form: an HTTP
 // error status with the dialect's JSON body and Retry-After, possibly for
 // the first N attempts only ([FaultStatus]); an in-stream error
-// ([FaultErrorEvent]: chat's {"error":...} chunk, Anthropic's error event);
+// ([FaultErrorEvent]: chat's {"error":...} chunk, Anthropic's error event,
+// the Responses error event);
 // OpenRouter's finish_reason "error" and llama.cpp's "error:" SSE line
-// (chat; the other dialects send their in-stream error instead); a dropped
+// (chat; Responses sends response.failed for the first, the other dialects
+// their in-stream error); a dropped
 // connection ([FaultCut]); a stall until the client leaves or the server
 // closes ([FaultStall]); an event that is not JSON ([FaultMalformed]); a
 // clean end before the stream's proper end ([FaultTruncate]).
