@@ -60,6 +60,7 @@ func TestValidBlocksCoverage(t *testing.T) {
 // TestVectorSequencesAtBlockEdges places sequences one byte later.
 func TestVectorSequenceEndingAtBlockEdge(t *testing.T) {
 	requireAVX2(t)
+	skipExhaustiveUnderRace(t)
 	edges := []byte{0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF,
 		0xE0, 0xE1, 0xED, 0xEF, 0xF0, 0xF3, 0xF4, 0xF5, 0xFF}
 	bg := []byte(repeatTo("€a", 64) + repeatTo("a", 128))
