@@ -13,7 +13,8 @@ func indexLineEnd(b []byte) int {
 	return lineEndAVX2(&b[0], len(b))
 }
 
-// lineEndAVX2 is indexLineEnd for n >= 32. In lineend_amd64.s.
+// lineEndAVX2 is indexLineEnd for n >= 32, on a CPU with AVX2 (useAVX2).
+// In lineend_amd64.s.
 //
 //go:noescape
 func lineEndAVX2(p *byte, n int) int

@@ -93,23 +93,23 @@ func TestSplitterSearchesEachByteOnce(t *testing.T) {
 	b[999] = '\n'
 	var f splitter
 	for e := 1; e < len(b); e++ {
-		if got := f.find(b, 0, e); got >= 0 {
-			t.Fatalf("find(0, %d) = %d, want none", e, got)
+		if end, _, _ := f.next(b, 0, e); end >= 0 {
+			t.Fatalf("next(0, %d) = %d, want none", e, end)
 		}
 		if f.upto != e {
-			t.Fatalf("after find(0, %d) searched up to %d", e, f.upto)
+			t.Fatalf("after next(0, %d) searched up to %d", e, f.upto)
 		}
 	}
-	if got := f.find(b, 0, len(b)); got != 999 {
-		t.Fatalf("find = %d, want 999", got)
+	if end, _, _ := f.next(b, 0, len(b)); end != 999 {
+		t.Fatalf("next = %d, want 999", end)
 	}
 	// Asking again finds the same line end; moving the buffer keeps it right.
-	if got := f.find(b, 0, len(b)); got != 999 {
-		t.Fatalf("find again = %d, want 999", got)
+	if end, _, _ := f.next(b, 0, len(b)); end != 999 {
+		t.Fatalf("next again = %d, want 999", end)
 	}
 	f.shift(990)
-	if got := f.find(b[990:], 0, 10); got != 9 {
-		t.Fatalf("after shift find = %d, want 9", got)
+	if end, _, _ := f.next(b[990:], 0, 10); end != 9 {
+		t.Fatalf("after shift next = %d, want 9", end)
 	}
 }
 
