@@ -281,5 +281,7 @@ func (r *Reader) LastEventID() string { return r.st.lastID }
 // Retry returns the reconnection time the stream asked for in its most recent
 // valid "retry" field (ASCII digits only, in milliseconds), and true; or 0 and
 // false if there was none. A retry field takes effect when its line is read,
-// not at the next dispatch.
+// not at the next dispatch. A value too large for a time.Duration (more than
+// 9,223,372,036,854 ms, about 292 years) is clamped to that many
+// milliseconds rather than ignored or wrapped around.
 func (r *Reader) Retry() (time.Duration, bool) { return r.st.retry, r.st.hasRetry }
