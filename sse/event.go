@@ -16,8 +16,10 @@ type Event struct {
 	// event without any data field is never dispatched.
 	//
 	// Data aliases the parser's buffer. From [Reader.Next] it is valid until
-	// the next call to Next; in a [Parser.Feed] callback it is valid only
-	// during that call. Copy it, or use [Event.Clone], to keep it.
+	// the next call to Next, after which its bytes may hold other data, even
+	// another Reader's (large read buffers are pooled); in a [Parser.Feed]
+	// callback it is valid only during that call. Copy it, or use
+	// [Event.Clone], to keep it.
 	Data []byte
 
 	// ID is the last event ID in effect when the event was dispatched: the

@@ -179,13 +179,22 @@ func TestInvalidOption(t *testing.T) {
 	}
 }
 
-// cycleReader repeats block forever.
+// cycleReader repeats block forever. With most > 0 a read returns at most
+// most bytes, except that with floodEvery > 0 every floodEvery-th read
+// fills p.
 type cycleReader struct {
-	block []byte
-	off   int
+	block      []byte
+	off        int
+	most       int
+	floodEvery int
+	reads      int
 }
 
 func (c *cycleReader) Read(p []byte) (int, error) {
+	c.reads++
+	if c.most > 0 && (c.floodEvery == 0 || c.reads%c.floodEvery != 0) {
+		p = p[:min(len(p), c.most)]
+	}
 	n := 0
 	for n < len(p) {
 		k := copy(p[n:], c.block[c.off:])
@@ -221,6 +230,32 @@ func TestNoAllocPerEvent(t *testing.T) {
 			})
 			if allocs != 0 {
 				t.Errorf("Reader: %v allocations per event, want 0", allocs)
+			}
+
+			// A source that trickles (one block per read) and one that
+			// switches between trickling and flooding, so that the Reader
+			// moves between its small and its pooled buffer.
+			for _, src := range []struct {
+				name string
+				r    io.Reader
+			}{
+				{"trickle", &cycleReader{block: []byte(tt.block), most: len(tt.block)}},
+				{"trickle and flood", &cycleReader{block: []byte(tt.block), most: len(tt.block), floodEvery: 7}},
+			} {
+				r := NewReader(src.r)
+				for range 1000 {
+					if _, err := r.Next(); err != nil {
+						t.Fatal(err)
+					}
+				}
+				allocs := testing.AllocsPerRun(1000, func() {
+					if _, err := r.Next(); err != nil {
+						t.Fatal(err)
+					}
+				})
+				if allocs != 0 {
+					t.Errorf("Reader over a source that goes %s: %v allocations per event, want 0", src.name, allocs)
+				}
 			}
 
 			p := NewParser()
