@@ -231,6 +231,14 @@ func TestNoAllocPerEvent(t *testing.T) {
 			if allocs != 0 {
 				t.Errorf("Reader: %v allocations per event, want 0", allocs)
 			}
+			allocs = testing.AllocsPerRun(1000, func() {
+				if _, err := r.NextRef(); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if allocs != 0 {
+				t.Errorf("Reader.NextRef: %v allocations per event, want 0", allocs)
+			}
 
 			// A source that trickles (one block per read) and one that
 			// switches between trickling and flooding, so that the Reader
@@ -299,5 +307,44 @@ func TestEventClone(t *testing.T) {
 	}
 	if e := (Event{}).Clone(); e.Data != nil {
 		t.Errorf("clone of empty Data = %q", e.Data)
+	}
+}
+
+// TestNextRef: NextRef gives the events Next gives, in an Event the Reader
+// owns, which a caller may change without effect; at the end it returns nil
+// and io.EOF, and keeps doing so.
+func TestNextRef(t *testing.T) {
+	in := "event: a\nid: 1\ndata: x\n\ndata: y\ndata: z\n\nid: 2\ndata: w\n\n"
+	want := []Event{{"a", []byte("x"), "1"}, {"message", []byte("y\nz"), "1"}, {"message", []byte("w"), "2"}}
+	r := NewReader(strings.NewReader(in))
+	var first *Event
+	for i, w := range want {
+		ev, err := r.NextRef()
+		if err != nil {
+			t.Fatalf("NextRef %d = %v", i, err)
+		}
+		if first == nil {
+			first = ev
+		}
+		if ev != first {
+			t.Errorf("NextRef %d returned another Event than the first (%p, %p)", i, ev, first)
+		}
+		if ev.Type != w.Type || string(ev.Data) != string(w.Data) || ev.ID != w.ID {
+			t.Errorf("NextRef %d = %+v, want %+v", i, *ev, w)
+		}
+		*ev = Event{Type: "changed", Data: []byte("changed"), ID: "changed"}
+	}
+	for range 2 {
+		if ev, err := r.NextRef(); ev != nil || err != io.EOF {
+			t.Fatalf("NextRef at the end = %v, %v; want nil, io.EOF", ev, err)
+		}
+	}
+	if r.LastEventID() != "2" {
+		t.Errorf("LastEventID() = %q, want 2", r.LastEventID())
+	}
+
+	r = NewReader(strings.NewReader("data: "+strings.Repeat("q", 20)+"\n\n"), WithMaxEventSize(10))
+	if ev, err := r.NextRef(); ev != nil || !errors.Is(err, ErrEventTooLarge) {
+		t.Errorf("NextRef = %v, %v; want nil, ErrEventTooLarge", ev, err)
 	}
 }

@@ -31,7 +31,7 @@ type stream struct {
 	// allocation; made at the first one (OpenAI streams have none).
 	names *interner
 
-	ev Event // the event the last dispatch produced
+	ev Event // the event the last dispatch produced; Reader.NextRef hands out its address
 
 	scratch []byte // a line with U+FFFD replacements, reused
 	started bool   // the first line was seen (the BOM is only looked for there)
