@@ -71,14 +71,10 @@ func NewReader(r io.Reader, opts ...Option) *Reader {
 // impossible count. The first error or io.EOF sticks: every later call
 // returns it again and reads nothing.
 func (r *Reader) Next() (Event, error) {
-	if err := r.next(); err != nil {
-		return Event{}, err
-	}
-	// Field by field: parse has just stored them one word at a time, and a
-	// whole-struct copy would read them back in 16-byte loads that straddle
-	// those stores, which the CPU cannot forward from its store buffer.
-	ev := &r.st.ev
-	return Event{Type: ev.Type, Data: ev.Data, ID: ev.ID}, nil
+	// Small enough to be inlined. After an error r.st.ev is the zero Event
+	// (stop clears it), so it needs no branch.
+	err := r.next()
+	return r.st.ev, err
 }
 
 // NextRef is [Reader.Next] without the copy of the Event: it returns a

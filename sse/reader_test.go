@@ -348,3 +348,41 @@ func TestNextRef(t *testing.T) {
 		t.Errorf("NextRef = %v, %v; want nil, ErrEventTooLarge", ev, err)
 	}
 }
+
+// TestNextZeroEventAtEnd: with every kind of end, Next returns the zero
+// Event along with the error, the first time and every later time, even
+// right after an event.
+func TestNextZeroEventAtEnd(t *testing.T) {
+	failing := WithUnknownField(func(string, []byte) error { return errBoom })
+	for _, tt := range []struct {
+		name string
+		src  io.Reader
+		opts []Option
+		want error
+	}{
+		{"EOF", strings.NewReader("data: a\n\ndata: partial"), nil, io.EOF},
+		{"done sentinel", strings.NewReader("data: a\n\ndata: [DONE]\n\n"), nil, io.EOF},
+		{"too large", strings.NewReader("data: a\n\ndata: " + strings.Repeat("x", 64) + "\n\n"), []Option{WithMaxEventSize(32)}, ErrEventTooLarge},
+		{"source error", io.MultiReader(strings.NewReader("data: a\n\n"), iotest.ErrReader(errBoom)), nil, errBoom},
+		{"callback error", strings.NewReader("data: a\n\nerror: x\n\n"), []Option{failing}, errBoom},
+		{"no progress", io.MultiReader(strings.NewReader("data: a\n\n"), &zeroReader{}), nil, io.ErrNoProgress},
+		{"bad count", io.MultiReader(strings.NewReader("data: a\n\n"), badCountReader{-1}), nil, ErrBadReadCount},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := NewReader(tt.src, tt.opts...)
+			if ev, err := r.Next(); err != nil || string(ev.Data) != "a" {
+				t.Fatalf("Next = %q, %v; want the event a", ev.Data, err)
+			}
+			for range 2 {
+				ev, err := r.Next()
+				if !errors.Is(err, tt.want) || ev.Type != "" || ev.Data != nil || ev.ID != "" {
+					t.Fatalf("Next = %+v, %v; want a zero Event and %v", ev, err, tt.want)
+				}
+			}
+		})
+	}
+	r := NewReader(strings.NewReader("data: a\n\n"), WithMaxEventSize(-1))
+	if ev, err := r.Next(); !errors.Is(err, ErrInvalidOption) || ev.Type != "" || ev.Data != nil || ev.ID != "" {
+		t.Errorf("Next = %+v, %v; want a zero Event and ErrInvalidOption", ev, err)
+	}
+}
