@@ -74,6 +74,31 @@ func TestIndexLineEnd(t *testing.T) {
 			}
 		}
 	}
+	// Longer inputs, for the 256-byte stage: lengths around its multiples,
+	// a line end at every position, and a second one at distances that
+	// put it in the same block of 32, the next, the next 64 and the next
+	// 256 bytes, or last.
+	long := make([]byte, 1030)
+	for _, n := range []int{255, 256, 257, 287, 288, 319, 320, 511, 512, 513, 767, 768, 1030} {
+		for i := range long {
+			long[i] = byte('a' + i%26)
+		}
+		check(long[:n])
+		for p := range n {
+			for _, c := range []byte{'\n', '\r'} {
+				long[p] = c
+				check(long[:n])
+				for _, d := range []int{1, 31, 32, 63, 64, 255, 256, n - 1 - p} {
+					if q := p + d; d > 0 && q < n {
+						long[q] = '\n' + '\r' - c
+						check(long[:n])
+						long[q] = 'x'
+					}
+				}
+				long[p] = 'y'
+			}
+		}
+	}
 	// Bytes that differ from CR or LF in one bit, and non-ASCII bytes.
 	for _, c := range []byte{0x0B, 0x08, 0x0C, 0x0F, 0x8A, 0x8D, 0xFF, 0x00} {
 		for n := range 70 {

@@ -100,14 +100,16 @@ func guarded(t *testing.T, n int) (atEnd, atStart []byte) {
 }
 
 // TestVectorReadsInBounds runs both vector functions, directly and
-// through their callers, on inputs of every length up to 200 placed
-// against unreadable pages: a load past either end faults.
+// through their callers, on inputs of every length up to 600 (past the
+// line-end search's 256-byte stage twice) placed against unreadable pages:
+// a load past either end faults.
 func TestVectorReadsInBounds(t *testing.T) {
 	requireAVX2(t)
-	atEnd, atStart := guarded(t, 200)
+	const most = 600
+	atEnd, atStart := guarded(t, most)
 	for _, fill := range []string{"abcdef", "a\xC3\xA9\xE2\x82\xAC"} {
-		for n := 0; n <= 200; n++ {
-			for _, b := range [][]byte{atEnd[200-n:], atStart[:n]} {
+		for n := 0; n <= most; n++ {
+			for _, b := range [][]byte{atEnd[most-n:], atStart[:n]} {
 				for i := range b {
 					b[i] = fill[i%len(fill)]
 				}
