@@ -4,8 +4,9 @@ import "bytes"
 
 // Event is one dispatched server-sent event.
 //
-// An Event handed out by [Reader.Next] or passed to a [Parser.Feed] callback
-// borrows its Data from the parser; [Event.Clone] makes a copy the caller owns.
+// An Event handed out by [Reader.Next] or [Reader.NextRef] or passed to a
+// [Parser.Feed] callback borrows its Data from the parser; [Event.Clone]
+// makes a copy the caller owns.
 type Event struct {
 	// Type is the event type: the value of the last "event" field of the
 	// event, or "message" when the event had none (or an empty one).
@@ -15,9 +16,11 @@ type Event struct {
 	// "\n", without a final "\n". It may be empty (a lone "data" field) but an
 	// event without any data field is never dispatched.
 	//
-	// Data aliases the parser's buffer. From [Reader.Next] it is valid until
-	// the next call to Next; in a [Parser.Feed] callback it is valid only
-	// during that call. Copy it, or use [Event.Clone], to keep it.
+	// Data aliases the parser's buffer. From [Reader.Next] or
+	// [Reader.NextRef] it is valid until the next call to either, after
+	// which its bytes may hold other data, even another Reader's (large
+	// read buffers are pooled); in a [Parser.Feed] callback it is valid
+	// only during that call. Copy it, or use [Event.Clone], to keep it.
 	Data []byte
 
 	// ID is the last event ID in effect when the event was dispatched: the

@@ -101,6 +101,32 @@ func ExampleWithMaxEventSize() {
 	// limit 64 passed: true
 }
 
+// A caller that handles every event of a long stream and keeps none can
+// take each one by pointer, without a copy per event.
+func ExampleReader_NextRef() {
+	body := strings.NewReader("data: {\"n\":1}\n\nevent: usage\ndata: {\"tokens\":9}\n\ndata: [DONE]\n\n")
+	r := sse.NewReader(body)
+	total := 0
+	for {
+		ev, err := r.NextRef()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		// ev and ev.Data are valid until the next call to NextRef.
+		total += len(ev.Data)
+		fmt.Printf("%s %s\n", ev.Type, ev.Data)
+	}
+	fmt.Println("bytes of data:", total, "done:", r.Done())
+	// Output:
+	// message {"n":1}
+	// usage {"tokens":9}
+	// bytes of data: 19 done: true
+}
+
 func ExampleEvent_Clone() {
 	r := sse.NewReader(strings.NewReader("data: first\n\ndata: second\n\n"))
 	var kept []sse.Event

@@ -36,6 +36,7 @@ func TestParseRetry(t *testing.T) {
 		{"0", 0, true},
 		{"1", time.Millisecond, true},
 		{"3000", 3 * time.Second, true},
+		{"9223372036853", 9223372036853 * time.Millisecond, true},
 		{"9223372036854", 9223372036854 * time.Millisecond, true},
 		{"9223372036855", time.Duration(maxRetryMillis) * time.Millisecond, true},
 		{"99999999999999999999999999", time.Duration(maxRetryMillis) * time.Millisecond, true},

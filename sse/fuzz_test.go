@@ -2,6 +2,7 @@ package sse
 
 import (
 	"bytes"
+	"io"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -92,6 +93,65 @@ func FuzzReader(f *testing.F) {
 		}
 		if lim.Err == "" && !cmp.Equal(lim, got) {
 			t.Fatalf("%q limit %d: no limit error, yet the result differs: %s", in, limit+1, cmp.Diff(got, lim))
+		}
+	})
+}
+
+// patternReader serves data in reads shaped by pattern, one byte per read,
+// cycling: a byte with the high bit set makes a read that fills all the
+// room offered; otherwise bit 6 set asks for (b&0x3F+1)*256 bytes and clear
+// for b&0x3F+1 bytes, a short read whenever the room is larger. An empty
+// pattern fills every read.
+type patternReader struct {
+	data    []byte
+	pattern []byte
+	i       int
+}
+
+func (p *patternReader) Read(b []byte) (int, error) {
+	if len(p.data) == 0 {
+		return 0, io.EOF
+	}
+	n := len(b)
+	if len(p.pattern) > 0 {
+		c := p.pattern[p.i%len(p.pattern)]
+		p.i++
+		switch {
+		case c&0x80 != 0:
+		case c&0x40 != 0:
+			n = min(n, int(c&0x3F+1)*256)
+		default:
+			n = min(n, int(c&0x3F+1))
+		}
+	}
+	n = copy(b[:n], p.data)
+	p.data = p.data[n:]
+	return n, nil
+}
+
+// FuzzReaderBuffers holds the Reader to one invariant while its read buffer
+// moves between the small, the pooled and grown buffers: the result of any
+// pattern of full and short reads, on streams long enough to need all
+// three, equals the Parser's on the whole stream, with a limit too large to
+// matter and with a small one. The stream is in repeated 1+reps%4096 times,
+// at most 64 KiB.
+func FuzzReaderBuffers(f *testing.F) {
+	f.Add([]byte("data: {\"content\":\"hé\"}\n\n"), uint16(700), []byte{0x05, 0x85, 0x45, 0x01}, uint16(100))
+	f.Add([]byte("data: "+strings.Repeat("x", 600)+"\r\n\r\n"), uint16(40), []byte{0x80, 0x10, 0x80, 0x7F}, uint16(700))
+	f.Add([]byte("event: a\nid: 1\ndata: x\ndata: y\r\r: c\n\n"), uint16(2000), []byte{0x3F, 0xFF}, uint16(20))
+	f.Add([]byte("data: "+strings.Repeat("long line ", 100)), uint16(50), []byte{0x80}, uint16(30000))
+	f.Add([]byte("data: \xE2\x82\n\xFF\n\n"), uint16(3000), []byte{0x00, 0x01, 0xC0}, uint16(5))
+	f.Fuzz(func(t *testing.T, in []byte, reps uint16, pattern []byte, limit uint16) {
+		if len(in) == 0 {
+			return
+		}
+		n := min(1+int(reps)%4096, (64<<10)/len(in))
+		stream := bytes.Repeat(in, max(n, 1))
+		for _, opt := range []Option{WithMaxEventSize(3*len(stream) + 16), WithMaxEventSize(int(limit) + 1)} {
+			want := feedAll([][]byte{stream}, opt)
+			if diff := cmp.Diff(want, readAll(&patternReader{data: stream, pattern: pattern}, opt)); diff != "" {
+				t.Fatalf("%d bytes (%q x %d) with %v in reads %x: (-Parser +Reader):\n%s", len(stream), in, n, opt, pattern, diff)
+			}
 		}
 	})
 }

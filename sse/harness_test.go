@@ -46,16 +46,17 @@ func recorder(res *result) Option {
 	})
 }
 
-// readAll drains a Reader over src. The recorder comes first so that a
-// test's own WithUnknownField replaces it.
+// readAll drains a Reader over src, calling Next and NextRef in turn, so
+// that every test of the Reader checks both. The recorder comes first so
+// that a test's own WithUnknownField replaces it.
 func readAll(src io.Reader, opts ...Option) result {
 	var res result
 	r := NewReader(src, append([]Option{recorder(&res)}, opts...)...)
-	for {
-		ev, err := r.Next()
+	for i := 0; ; i++ {
+		ev, err := nextEither(r, i%2 == 1)
 		if err != nil {
 			res.Err = errKey(err)
-			if _, err2 := r.Next(); err2 != err {
+			if _, err2 := nextEither(r, i%2 == 0); err2 != err {
 				res.Err += fmt.Sprintf(" (then a different error: %v)", err2)
 			}
 			break
@@ -66,6 +67,22 @@ func readAll(src io.Reader, opts ...Option) result {
 	res.Retry, res.HasRetry = r.Retry()
 	res.Done = r.Done()
 	return res
+}
+
+// nextEither calls r.Next, or r.NextRef when ref is set and checks that it
+// returns an Event exactly when it returns no error.
+func nextEither(r *Reader, ref bool) (Event, error) {
+	if !ref {
+		return r.Next()
+	}
+	ev, err := r.NextRef()
+	if (ev == nil) != (err != nil) {
+		return Event{}, fmt.Errorf("NextRef returned %v with error %v", ev, err)
+	}
+	if ev == nil {
+		return Event{}, err
+	}
+	return *ev, nil
 }
 
 // feedAll pushes chunks into a Parser, then closes it.

@@ -139,8 +139,11 @@ func TestLimitBoundsMemory(t *testing.T) {
 	if _, err := r.Next(); !errors.Is(err, ErrEventTooLarge) {
 		t.Fatalf("Next = %v, want ErrEventTooLarge", err)
 	}
-	if len(r.buf) > limit+minBufSize {
-		t.Errorf("buffer grew to %d bytes for a limit of %d", len(r.buf), limit)
+	if src.maxRead > limit+smallBufSize {
+		t.Errorf("a read asked for %d bytes with a limit of %d: the buffer grew past the limit plus %d", src.maxRead, limit, smallBufSize)
+	}
+	if r.buf != nil {
+		t.Errorf("the Reader holds a %d-byte buffer after the stream ended", len(r.buf))
 	}
 	if src.n > 2*limit {
 		t.Errorf("read %d bytes of an endless line with a limit of %d", src.n, limit)
@@ -157,10 +160,11 @@ func TestLimitBoundsMemory(t *testing.T) {
 	}
 }
 
-// endlessReader returns b forever.
+// endlessReader returns b forever, and records how much it was asked for.
 type endlessReader struct {
-	b byte
-	n int
+	b       byte
+	n       int // bytes returned
+	maxRead int // the largest len(p), which is the room left in the buffer
 }
 
 func (e *endlessReader) Read(p []byte) (int, error) {
@@ -168,5 +172,6 @@ func (e *endlessReader) Read(p []byte) (int, error) {
 		p[i] = e.b
 	}
 	e.n += len(p)
+	e.maxRead = max(e.maxRead, len(p))
 	return len(p), nil
 }

@@ -74,6 +74,31 @@ func TestIndexLineEnd(t *testing.T) {
 			}
 		}
 	}
+	// Longer inputs, for the 256-byte stage: lengths around its multiples,
+	// a line end at every position, and a second one at distances that
+	// put it in the same block of 32, the next, the next 64 and the next
+	// 256 bytes, or last.
+	long := make([]byte, 1030)
+	for _, n := range []int{255, 256, 257, 287, 288, 319, 320, 511, 512, 513, 767, 768, 1030} {
+		for i := range long {
+			long[i] = byte('a' + i%26)
+		}
+		check(long[:n])
+		for p := range n {
+			for _, c := range []byte{'\n', '\r'} {
+				long[p] = c
+				check(long[:n])
+				for _, d := range []int{1, 31, 32, 63, 64, 255, 256, n - 1 - p} {
+					if q := p + d; d > 0 && q < n {
+						long[q] = '\n' + '\r' - c
+						check(long[:n])
+						long[q] = 'x'
+					}
+				}
+				long[p] = 'y'
+			}
+		}
+	}
 	// Bytes that differ from CR or LF in one bit, and non-ASCII bytes.
 	for _, c := range []byte{0x0B, 0x08, 0x0C, 0x0F, 0x8A, 0x8D, 0xFF, 0x00} {
 		for n := range 70 {
@@ -93,23 +118,23 @@ func TestSplitterSearchesEachByteOnce(t *testing.T) {
 	b[999] = '\n'
 	var f splitter
 	for e := 1; e < len(b); e++ {
-		if got := f.find(b, 0, e); got >= 0 {
-			t.Fatalf("find(0, %d) = %d, want none", e, got)
+		if end, _, _ := f.next(b, 0, e); end >= 0 {
+			t.Fatalf("next(0, %d) = %d, want none", e, end)
 		}
 		if f.upto != e {
-			t.Fatalf("after find(0, %d) searched up to %d", e, f.upto)
+			t.Fatalf("after next(0, %d) searched up to %d", e, f.upto)
 		}
 	}
-	if got := f.find(b, 0, len(b)); got != 999 {
-		t.Fatalf("find = %d, want 999", got)
+	if end, _, _ := f.next(b, 0, len(b)); end != 999 {
+		t.Fatalf("next = %d, want 999", end)
 	}
 	// Asking again finds the same line end; moving the buffer keeps it right.
-	if got := f.find(b, 0, len(b)); got != 999 {
-		t.Fatalf("find again = %d, want 999", got)
+	if end, _, _ := f.next(b, 0, len(b)); end != 999 {
+		t.Fatalf("next again = %d, want 999", end)
 	}
 	f.shift(990)
-	if got := f.find(b[990:], 0, 10); got != 9 {
-		t.Fatalf("after shift find = %d, want 9", got)
+	if end, _, _ := f.next(b[990:], 0, 10); end != 9 {
+		t.Fatalf("after shift next = %d, want 9", end)
 	}
 }
 

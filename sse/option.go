@@ -19,7 +19,8 @@ const DefaultDoneSentinel = "[DONE]"
 // that made it, so options can be compared and logged. A nil Option is ignored.
 type Option interface {
 	String() string
-	apply(*config)
+	// apply sets its value in c, or reports why it cannot.
+	apply(c *config) error
 }
 
 // config is what the options set. The constructors take their own copy.
@@ -27,17 +28,22 @@ type config struct {
 	max      int
 	sentinel string
 	unknown  func(name string, value []byte) error
-	err      error // the first invalid option, reported by the first call
 }
 
-func newConfig(opts []Option) config {
+// newConfig applies opts to the defaults. It returns the first invalid
+// option's error too, which the first call of a Reader or Parser reports.
+func newConfig(opts []Option) (config, error) {
 	c := config{max: DefaultMaxEventSize, sentinel: DefaultDoneSentinel}
+	var err error
 	for _, o := range opts {
-		if o != nil {
-			o.apply(&c)
+		if o == nil {
+			continue
+		}
+		if e := o.apply(&c); e != nil && err == nil {
+			err = e
 		}
 	}
-	return c
+	return c, err
 }
 
 type maxEventSize int
@@ -59,17 +65,16 @@ type maxEventSize int
 // offending line, and nothing of or after that line is delivered.
 func WithMaxEventSize(n int) Option { return maxEventSize(n) }
 
-func (o maxEventSize) apply(c *config) {
+func (o maxEventSize) apply(c *config) error {
 	switch {
 	case o == 0:
 		c.max = DefaultMaxEventSize
 	case o < 0:
-		if c.err == nil {
-			c.err = &OptionError{Option: o.String(), Reason: "the size must not be negative"}
-		}
+		return &OptionError{Option: o.String(), Reason: "the size must not be negative"}
 	default:
 		c.max = int(o)
 	}
+	return nil
 }
 
 func (o maxEventSize) String() string {
@@ -85,7 +90,10 @@ type doneSentinel string
 // [DefaultDoneSentinel], "[DONE]"; "" turns the sentinel off.
 func WithDoneSentinel(s string) Option { return doneSentinel(s) }
 
-func (o doneSentinel) apply(c *config) { c.sentinel = string(o) }
+func (o doneSentinel) apply(c *config) error {
+	c.sentinel = string(o)
+	return nil
+}
 
 func (o doneSentinel) String() string {
 	return "sse.WithDoneSentinel(" + strconv.Quote(string(o)) + ")"
@@ -110,7 +118,10 @@ func WithUnknownField(fn func(name string, value []byte) error) Option {
 	return unknownField{fn: fn}
 }
 
-func (o unknownField) apply(c *config) { c.unknown = o.fn }
+func (o unknownField) apply(c *config) error {
+	c.unknown = o.fn
+	return nil
+}
 
 func (o unknownField) String() string {
 	if o.fn == nil {

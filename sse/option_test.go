@@ -42,9 +42,9 @@ func TestConfig(t *testing.T) {
 		{"sentinel off", []Option{WithDoneSentinel("")}, DefaultMaxEventSize, "", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			c := newConfig(tt.opts)
-			if c.max != tt.wantMax || c.sentinel != tt.wantSentinel || (c.err != nil) != tt.wantErr {
-				t.Errorf("config = max %d, sentinel %q, err %v; want %d, %q, error %v", c.max, c.sentinel, c.err, tt.wantMax, tt.wantSentinel, tt.wantErr)
+			c, err := newConfig(tt.opts)
+			if c.max != tt.wantMax || c.sentinel != tt.wantSentinel || (err != nil) != tt.wantErr {
+				t.Errorf("config = max %d, sentinel %q, err %v; want %d, %q, error %v", c.max, c.sentinel, err, tt.wantMax, tt.wantSentinel, tt.wantErr)
 			}
 		})
 	}

@@ -26,8 +26,8 @@ type Parser struct {
 // NewParser returns a Parser configured by opts. An invalid option is
 // reported by the first [Parser.Feed].
 func NewParser(opts ...Option) *Parser {
-	p := &Parser{st: newStream(opts)}
-	p.err = p.st.cfg.err
+	p := &Parser{}
+	p.err = p.st.init(opts)
 	return p
 }
 
@@ -130,8 +130,7 @@ func (p *Parser) handle(line []byte, aliasable bool, emit func(Event) error) err
 func (p *Parser) Close() error {
 	p.closed = true
 	p.partial = nil
-	p.st.data, p.st.cur, p.st.scratch = nil, nil, nil
-	p.st.aliased, p.st.hasData = false, false
+	p.st.release()
 	if p.err == io.EOF {
 		return nil
 	}

@@ -179,13 +179,22 @@ func TestInvalidOption(t *testing.T) {
 	}
 }
 
-// cycleReader repeats block forever.
+// cycleReader repeats block forever. With most > 0 a read returns at most
+// most bytes, except that with floodEvery > 0 every floodEvery-th read
+// fills p.
 type cycleReader struct {
-	block []byte
-	off   int
+	block      []byte
+	off        int
+	most       int
+	floodEvery int
+	reads      int
 }
 
 func (c *cycleReader) Read(p []byte) (int, error) {
+	c.reads++
+	if c.most > 0 && (c.floodEvery == 0 || c.reads%c.floodEvery != 0) {
+		p = p[:min(len(p), c.most)]
+	}
 	n := 0
 	for n < len(p) {
 		k := copy(p[n:], c.block[c.off:])
@@ -221,6 +230,40 @@ func TestNoAllocPerEvent(t *testing.T) {
 			})
 			if allocs != 0 {
 				t.Errorf("Reader: %v allocations per event, want 0", allocs)
+			}
+			allocs = testing.AllocsPerRun(1000, func() {
+				if _, err := r.NextRef(); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if allocs != 0 {
+				t.Errorf("Reader.NextRef: %v allocations per event, want 0", allocs)
+			}
+
+			// A source that trickles (one block per read) and one that
+			// switches between trickling and flooding, so that the Reader
+			// moves between its small and its pooled buffer.
+			for _, src := range []struct {
+				name string
+				r    io.Reader
+			}{
+				{"trickle", &cycleReader{block: []byte(tt.block), most: len(tt.block)}},
+				{"trickle and flood", &cycleReader{block: []byte(tt.block), most: len(tt.block), floodEvery: 7}},
+			} {
+				r := NewReader(src.r)
+				for range 1000 {
+					if _, err := r.Next(); err != nil {
+						t.Fatal(err)
+					}
+				}
+				allocs := testing.AllocsPerRun(1000, func() {
+					if _, err := r.Next(); err != nil {
+						t.Fatal(err)
+					}
+				})
+				if allocs != 0 {
+					t.Errorf("Reader over a source that goes %s: %v allocations per event, want 0", src.name, allocs)
+				}
 			}
 
 			p := NewParser()
@@ -264,5 +307,82 @@ func TestEventClone(t *testing.T) {
 	}
 	if e := (Event{}).Clone(); e.Data != nil {
 		t.Errorf("clone of empty Data = %q", e.Data)
+	}
+}
+
+// TestNextRef: NextRef gives the events Next gives, in an Event the Reader
+// owns, which a caller may change without effect; at the end it returns nil
+// and io.EOF, and keeps doing so.
+func TestNextRef(t *testing.T) {
+	in := "event: a\nid: 1\ndata: x\n\ndata: y\ndata: z\n\nid: 2\ndata: w\n\n"
+	want := []Event{{"a", []byte("x"), "1"}, {"message", []byte("y\nz"), "1"}, {"message", []byte("w"), "2"}}
+	r := NewReader(strings.NewReader(in))
+	var first *Event
+	for i, w := range want {
+		ev, err := r.NextRef()
+		if err != nil {
+			t.Fatalf("NextRef %d = %v", i, err)
+		}
+		if first == nil {
+			first = ev
+		}
+		if ev != first {
+			t.Errorf("NextRef %d returned another Event than the first (%p, %p)", i, ev, first)
+		}
+		if ev.Type != w.Type || string(ev.Data) != string(w.Data) || ev.ID != w.ID {
+			t.Errorf("NextRef %d = %+v, want %+v", i, *ev, w)
+		}
+		*ev = Event{Type: "changed", Data: []byte("changed"), ID: "changed"}
+	}
+	for range 2 {
+		if ev, err := r.NextRef(); ev != nil || err != io.EOF {
+			t.Fatalf("NextRef at the end = %v, %v; want nil, io.EOF", ev, err)
+		}
+	}
+	if r.LastEventID() != "2" {
+		t.Errorf("LastEventID() = %q, want 2", r.LastEventID())
+	}
+
+	r = NewReader(strings.NewReader("data: "+strings.Repeat("q", 20)+"\n\n"), WithMaxEventSize(10))
+	if ev, err := r.NextRef(); ev != nil || !errors.Is(err, ErrEventTooLarge) {
+		t.Errorf("NextRef = %v, %v; want nil, ErrEventTooLarge", ev, err)
+	}
+}
+
+// TestNextZeroEventAtEnd: with every kind of end, Next returns the zero
+// Event along with the error, the first time and every later time, even
+// right after an event.
+func TestNextZeroEventAtEnd(t *testing.T) {
+	failing := WithUnknownField(func(string, []byte) error { return errBoom })
+	for _, tt := range []struct {
+		name string
+		src  io.Reader
+		opts []Option
+		want error
+	}{
+		{"EOF", strings.NewReader("data: a\n\ndata: partial"), nil, io.EOF},
+		{"done sentinel", strings.NewReader("data: a\n\ndata: [DONE]\n\n"), nil, io.EOF},
+		{"too large", strings.NewReader("data: a\n\ndata: " + strings.Repeat("x", 64) + "\n\n"), []Option{WithMaxEventSize(32)}, ErrEventTooLarge},
+		{"source error", io.MultiReader(strings.NewReader("data: a\n\n"), iotest.ErrReader(errBoom)), nil, errBoom},
+		{"callback error", strings.NewReader("data: a\n\nerror: x\n\n"), []Option{failing}, errBoom},
+		{"no progress", io.MultiReader(strings.NewReader("data: a\n\n"), &zeroReader{}), nil, io.ErrNoProgress},
+		{"bad count", io.MultiReader(strings.NewReader("data: a\n\n"), badCountReader{-1}), nil, ErrBadReadCount},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := NewReader(tt.src, tt.opts...)
+			if ev, err := r.Next(); err != nil || string(ev.Data) != "a" {
+				t.Fatalf("Next = %q, %v; want the event a", ev.Data, err)
+			}
+			for range 2 {
+				ev, err := r.Next()
+				if !errors.Is(err, tt.want) || ev.Type != "" || ev.Data != nil || ev.ID != "" {
+					t.Fatalf("Next = %+v, %v; want a zero Event and %v", ev, err, tt.want)
+				}
+			}
+		})
+	}
+	r := NewReader(strings.NewReader("data: a\n\n"), WithMaxEventSize(-1))
+	if ev, err := r.Next(); !errors.Is(err, ErrInvalidOption) || ev.Type != "" || ev.Data != nil || ev.ID != "" {
+		t.Errorf("Next = %+v, %v; want a zero Event and ErrInvalidOption", ev, err)
 	}
 }

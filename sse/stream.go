@@ -27,18 +27,23 @@ type stream struct {
 	retry    time.Duration
 	hasRetry bool
 
-	// So that a type or unknown field name that repeats costs no allocation.
-	names interner
+	// So that a type or unknown field name that repeats costs no
+	// allocation; made at the first one (OpenAI streams have none).
+	names *interner
 
-	ev Event // the event the last dispatch produced
+	ev Event // the event the last dispatch produced; Reader.NextRef hands out its address
 
 	scratch []byte // a line with U+FFFD replacements, reused
 	started bool   // the first line was seen (the BOM is only looked for there)
 	done    bool   // the done sentinel ended the stream
 }
 
-func newStream(opts []Option) stream {
-	return stream{cfg: newConfig(opts)}
+// init configures a new stream by opts, and returns the first invalid
+// option's error, which the first call reports.
+func (s *stream) init(opts []Option) error {
+	var err error
+	s.cfg, err = newConfig(opts)
+	return err
 }
 
 // line interprets one complete line, without its line end. bad is the
@@ -75,7 +80,7 @@ func (s *stream) line(line []byte, bad int, aliasable bool) (bool, error) {
 	case "data":
 		return false, s.addData(value, aliasable)
 	case "event":
-		s.typ = s.names.get(value)
+		s.typ = s.intern(value)
 	case "id":
 		// An ID that repeats (or is re-sent unchanged) costs nothing.
 		if bytes.IndexByte(value, 0) < 0 && string(value) != s.idBuf {
@@ -87,10 +92,19 @@ func (s *stream) line(line []byte, bad int, aliasable bool) (bool, error) {
 		}
 	default:
 		if s.cfg.unknown != nil {
-			return false, s.cfg.unknown(s.names.get(name), value)
+			return false, s.cfg.unknown(s.intern(name), value)
 		}
 	}
 	return false, nil
+}
+
+// intern returns b as a string, without allocating when it repeats a
+// recent type or field name.
+func (s *stream) intern(b []byte) string {
+	if s.names == nil {
+		s.names = new(interner)
+	}
+	return s.names.get(b)
 }
 
 // addData appends one data value to the pending event.
@@ -147,14 +161,32 @@ func (s *stream) dispatch() (bool, error) {
 	return true, nil
 }
 
-// event copies the event the last dispatch produced into *ev. Field by
-// field, on purpose: dispatch has just stored the fields one word at a
-// time, and a whole-struct copy reads them back in 16-byte loads that
-// straddle those stores, which the CPU cannot forward from its store
-// buffer. Reader.Next fills its named result this way and saved about 4%
-// on the chat corpus.
-func (s *stream) event(ev *Event) {
-	ev.Type, ev.Data, ev.ID = s.ev.Type, s.ev.Data, s.ev.ID
+// dispatchValue dispatches an event whose data is the single value v, as
+// a "data" line with value v and then a blank line would, when no data is
+// pending (hasData is false) and the line was started (so no BOM is looked
+// for) and within the limit: the shortcut for the usual event. v must stay
+// put until the next line is read, as an aliasable line does.
+func (s *stream) dispatchValue(v []byte) error {
+	s.lastID = s.idBuf
+	s.ev.Type, s.ev.Data, s.ev.ID = s.typ, v, s.lastID
+	if s.typ == "" {
+		s.ev.Type = "message"
+	}
+	s.typ = ""
+	if s.cfg.sentinel != "" && string(v) == s.cfg.sentinel {
+		s.done = true
+		s.ev = Event{}
+		return io.EOF
+	}
+	return nil
+}
+
+// release drops the buffers and the last event once the stream has ended;
+// what LastEventID, Retry and Done report stays.
+func (s *stream) release() {
+	s.data, s.cur, s.scratch = nil, nil, nil
+	s.aliased, s.hasData = false, false
+	s.ev = Event{}
 }
 
 // checkPartial applies the size limit to the incomplete line at the end of

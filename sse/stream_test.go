@@ -177,6 +177,14 @@ var rulesTests = []struct {
 		want: result{Retry: 7 * time.Millisecond, HasRetry: true}},
 	{name: "retry/too large is clamped", in: "retry: 99999999999999999999\n",
 		want: result{Retry: time.Duration(maxRetryMillis) * time.Millisecond, HasRetry: true}},
+	// The largest whole number of milliseconds a time.Duration holds is
+	// 9223372036854 (math.MaxInt64 ns is 9223372036854.775807 ms).
+	{name: "retry/one below the largest Duration", in: "retry: 9223372036853\n",
+		want: result{Retry: 9223372036853 * time.Millisecond, HasRetry: true}},
+	{name: "retry/the largest Duration", in: "retry: 9223372036854\n",
+		want: result{Retry: 9223372036854 * time.Millisecond, HasRetry: true}},
+	{name: "retry/one above the largest Duration is clamped", in: "retry: 9223372036855\n",
+		want: result{Retry: 9223372036854 * time.Millisecond, HasRetry: true}},
 	{name: "retry/unterminated line ignored", in: "retry: 100",
 		want: result{}},
 	{name: "retry/does not make an event", in: "retry: 5\n\n",

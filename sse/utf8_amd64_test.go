@@ -16,6 +16,15 @@ func requireAVX2(t testing.TB) {
 	}
 }
 
+// skipExhaustiveUnderRace skips an exhaustive test of the vector code
+// under -race (see raceEnabled).
+func skipExhaustiveUnderRace(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("exhaustive single-goroutine test: nothing for the race detector to find; runs without -race")
+	}
+}
+
 // withScalar runs f with the vector check switched off.
 func withScalar(f func()) {
 	saved := useAVX2
@@ -90,6 +99,7 @@ func checkVector(t *testing.T, in []byte) {
 // edges, where the check needs the block before.
 func TestVectorPairsAtBlockEdges(t *testing.T) {
 	requireAVX2(t)
+	skipExhaustiveUnderRace(t)
 	backgrounds := [][]byte{
 		[]byte(repeatTo("a", 200)),
 		[]byte(repeatTo("é€🎉x", 200)),
@@ -114,6 +124,7 @@ func TestVectorPairsAtBlockEdges(t *testing.T) {
 // input, where a sequence may be cut.
 func TestVectorSequencesAtBlockEdges(t *testing.T) {
 	requireAVX2(t)
+	skipExhaustiveUnderRace(t)
 	edges := []byte{0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF,
 		0xE0, 0xE1, 0xED, 0xEF, 0xF0, 0xF3, 0xF4, 0xF5, 0xFF}
 	bg := []byte(repeatTo("ab", 128))

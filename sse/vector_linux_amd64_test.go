@@ -60,6 +60,7 @@ func TestValidBlocksCoverage(t *testing.T) {
 // TestVectorSequencesAtBlockEdges places sequences one byte later.
 func TestVectorSequenceEndingAtBlockEdge(t *testing.T) {
 	requireAVX2(t)
+	skipExhaustiveUnderRace(t)
 	edges := []byte{0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF,
 		0xE0, 0xE1, 0xED, 0xEF, 0xF0, 0xF3, 0xF4, 0xF5, 0xFF}
 	bg := []byte(repeatTo("€a", 64) + repeatTo("a", 128))
@@ -99,14 +100,16 @@ func guarded(t *testing.T, n int) (atEnd, atStart []byte) {
 }
 
 // TestVectorReadsInBounds runs both vector functions, directly and
-// through their callers, on inputs of every length up to 200 placed
-// against unreadable pages: a load past either end faults.
+// through their callers, on inputs of every length up to 600 (past the
+// line-end search's 256-byte stage twice) placed against unreadable pages:
+// a load past either end faults.
 func TestVectorReadsInBounds(t *testing.T) {
 	requireAVX2(t)
-	atEnd, atStart := guarded(t, 200)
+	const most = 600
+	atEnd, atStart := guarded(t, most)
 	for _, fill := range []string{"abcdef", "a\xC3\xA9\xE2\x82\xAC"} {
-		for n := 0; n <= 200; n++ {
-			for _, b := range [][]byte{atEnd[200-n:], atStart[:n]} {
+		for n := 0; n <= most; n++ {
+			for _, b := range [][]byte{atEnd[most-n:], atStart[:n]} {
 				for i := range b {
 					b[i] = fill[i%len(fill)]
 				}
