@@ -55,10 +55,11 @@ type Bridge struct {
 	blocks                      []Block // continuity, in the dialect's order
 	done                        bool    // the stream ended properly, by the dialect's rule
 	err                         error
-	msg                         *Message // the result, once Message has run
-	progressed                  bool     // the last event carried content
-	events                      int      // events read by consume, for the Client's log
-	validUTF8                   bool     // events come from an sse.Reader, so their data is valid UTF-8
+	msg                         *Message  // the result, once Message has run
+	progressed                  bool      // the last event carried content
+	events                      int       // events read by consume, for the Client's log
+	cur                         sse.Event // the event Handle was given, while it is handled
+	validUTF8                   bool      // events come from an sse.Reader, so their data is valid UTF-8
 }
 
 // NewBridge returns a Bridge for one stream.
@@ -106,6 +107,15 @@ func (b *Bridge) assembler() *toolcall.Assembler {
 // proper end (the done sentinel, a terminal event) are ignored. ev.Data is
 // not retained.
 func (b *Bridge) Handle(ev sse.Event) error {
+	b.cur = ev // kept in the Bridge so that handing it on costs no allocation
+	err := b.handle(&b.cur)
+	b.cur = sse.Event{} // ev.Data is not retained
+	return err
+}
+
+// handle is Handle for an event the caller keeps (an sse.Reader's own,
+// from NextRef), so that the event is not copied on every call.
+func (b *Bridge) handle(ev *sse.Event) error {
 	if b.err != nil || b.done || b.msg != nil {
 		return b.err
 	}
@@ -128,8 +138,16 @@ func (b *Bridge) Consume(src EventSource) (Message, error) {
 
 // consume is Consume with a hook run after each event.
 func (b *Bridge) consume(src EventSource, after func()) (Message, error) {
+	ref, _ := src.(interface{ NextRef() (*sse.Event, error) })
 	for b.err == nil && !b.done && b.msg == nil {
-		ev, err := src.Next()
+		var ev *sse.Event
+		var err error
+		if ref != nil {
+			ev, err = ref.NextRef()
+		} else {
+			b.cur, err = src.Next()
+			ev = &b.cur
+		}
 		if err == io.EOF {
 			if d, ok := src.(interface{ Done() bool }); ok && d.Done() {
 				b.done = true
@@ -141,7 +159,8 @@ func (b *Bridge) consume(src EventSource, after func()) (Message, error) {
 			break
 		}
 		b.events++
-		b.Handle(ev)
+		b.handle(ev)
+		b.cur = sse.Event{}
 		if after != nil {
 			after()
 		}

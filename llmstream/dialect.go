@@ -169,7 +169,7 @@ type protocol interface {
 // nothing of an event that fails: it validates the whole event first.
 type decoder interface {
 	// event applies one SSE event and returns the Bridge's error.
-	event(ev sse.Event) error
+	event(ev *sse.Event) error
 	// complete reports whether the stream, ending now, ended properly.
 	complete() bool
 }

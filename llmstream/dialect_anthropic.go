@@ -119,7 +119,7 @@ type anthropicDecoder struct {
 
 func (a *anthropicDecoder) complete() bool { return a.b.done }
 
-func (a *anthropicDecoder) event(ev sse.Event) error {
+func (a *anthropicDecoder) event(ev *sse.Event) error {
 	b := a.b
 	if len(ev.Data) == 0 {
 		return nil
@@ -215,11 +215,11 @@ func (a *anthropicDecoder) blockMember(key []byte, i, depth int) (int, error) {
 }
 
 // outOfOrder fails the stream with the event that broke the sequence.
-func (a *anthropicDecoder) outOfOrder(ev sse.Event, why string) error {
+func (a *anthropicDecoder) outOfOrder(ev *sse.Event, why string) error {
 	return a.b.fail(a.b.eventError(ev.Data, 0, fmt.Errorf("%w: %s", ErrOutOfOrder, why)))
 }
 
-func (a *anthropicDecoder) apply(ev sse.Event) error {
+func (a *anthropicDecoder) apply(ev *sse.Event) error {
 	b := a.b
 	switch {
 	case a.is("content_block_delta"):
@@ -286,7 +286,7 @@ func (a *anthropicDecoder) fields(s span, fn func(key []byte, v span)) {
 }
 
 // eventIndex is the event's block index.
-func (a *anthropicDecoder) eventIndex(ev sse.Event) (int, error) {
+func (a *anthropicDecoder) eventIndex(ev *sse.Event) (int, error) {
 	if !a.index.ok() || a.doc.data[a.index.start] < '0' || a.doc.data[a.index.start] > '9' {
 		return 0, a.outOfOrder(ev, "an event without a block index")
 	}
@@ -298,7 +298,7 @@ func (a *anthropicDecoder) eventIndex(ev sse.Event) (int, error) {
 }
 
 // openBlock is the open block the event's index names.
-func (a *anthropicDecoder) openBlock(ev sse.Event) (*antBlock, error) {
+func (a *anthropicDecoder) openBlock(ev *sse.Event) (*antBlock, error) {
 	n, err := a.eventIndex(ev)
 	if err != nil {
 		return nil, err
@@ -314,7 +314,7 @@ func (a *anthropicDecoder) openBlock(ev sse.Event) (*antBlock, error) {
 	return nil, a.outOfOrder(ev, fmt.Sprintf("an event for block %d, which never started", n))
 }
 
-func (a *anthropicDecoder) startBlock(ev sse.Event) error {
+func (a *anthropicDecoder) startBlock(ev *sse.Event) error {
 	b := a.b
 	if !a.started {
 		return a.outOfOrder(ev, "content_block_start before message_start")
@@ -385,7 +385,7 @@ func (a *anthropicDecoder) startBlock(ev sse.Event) error {
 	return nil
 }
 
-func (a *anthropicDecoder) blockDelta(ev sse.Event) error {
+func (a *anthropicDecoder) blockDelta(ev *sse.Event) error {
 	b := a.b
 	blk, err := a.openBlock(ev)
 	if err != nil {
@@ -454,7 +454,7 @@ func (a *anthropicDecoder) appendString(blk *antBlock, key string, v span) {
 }
 
 // stopBlock closes a block and records what it became.
-func (a *anthropicDecoder) stopBlock(ev sse.Event, blk *antBlock) error {
+func (a *anthropicDecoder) stopBlock(ev *sse.Event, blk *antBlock) error {
 	b := a.b
 	blk.open = false
 	slot := &b.blocks[blk.slot]

@@ -24,7 +24,7 @@ type chatDecoder struct {
 	ev event
 }
 
-func (c *chatDecoder) event(ev sse.Event) error {
+func (c *chatDecoder) event(ev *sse.Event) error {
 	b := c.b
 	if string(ev.Data) == "[DONE]" {
 		b.done = true

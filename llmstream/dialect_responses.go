@@ -152,7 +152,7 @@ type responsesDecoder struct {
 
 func (r *responsesDecoder) complete() bool { return r.b.done }
 
-func (r *responsesDecoder) event(ev sse.Event) error {
+func (r *responsesDecoder) event(ev *sse.Event) error {
 	b := r.b
 	if len(ev.Data) == 0 || string(ev.Data) == "[DONE]" {
 		return nil
@@ -307,11 +307,11 @@ func (r *responsesDecoder) eventType() string {
 }
 
 // outOfOrder fails the stream with the event that broke the sequence.
-func (r *responsesDecoder) outOfOrder(ev sse.Event, why string) error {
+func (r *responsesDecoder) outOfOrder(ev *sse.Event, why string) error {
 	return r.b.fail(r.b.eventError(ev.Data, 0, fmt.Errorf("%w: %s", ErrOutOfOrder, why)))
 }
 
-func (r *responsesDecoder) apply(ev sse.Event) error {
+func (r *responsesDecoder) apply(ev *sse.Event) error {
 	switch r.eventType() {
 	case "response.output_text.delta":
 		return r.textDelta(ev, respMessage, inContent, false, r.contentIndex)
@@ -363,7 +363,7 @@ func (r *responsesDecoder) index(s span) (int, bool) {
 
 // eventItem reads the event's output_index and returns its item, nil when
 // none has that index.
-func (r *responsesDecoder) eventItem(ev sse.Event) (int, *respItem, error) {
+func (r *responsesDecoder) eventItem(ev *sse.Event) (int, *respItem, error) {
 	n, ok := r.index(r.outIndex)
 	if !ok {
 		return 0, nil, r.outOfOrder(ev, "an item event without a usable output_index")
@@ -469,7 +469,7 @@ func (it *respItem) has(summary bool, index int) bool {
 
 // textItem is the item a text event names, opened if it never was; nil
 // with the error when the event is out of order.
-func (r *responsesDecoder) textItem(ev sse.Event, k respKind) (*respItem, error) {
+func (r *responsesDecoder) textItem(ev *sse.Event, k respKind) (*respItem, error) {
 	n, it, err := r.eventItem(ev)
 	if err != nil {
 		return nil, err
@@ -490,7 +490,7 @@ func (r *responsesDecoder) textItem(ev sse.Event, k respKind) (*respItem, error)
 }
 
 // textDelta appends a text, refusal or reasoning delta.
-func (r *responsesDecoder) textDelta(ev sse.Event, k respKind, buf bufKind, summary bool, part span) error {
+func (r *responsesDecoder) textDelta(ev *sse.Event, k respKind, buf bufKind, summary bool, part span) error {
 	p, err := r.partIndex(ev, part)
 	if err != nil {
 		return err
@@ -506,7 +506,7 @@ func (r *responsesDecoder) textDelta(ev sse.Event, k respKind, buf bufKind, summ
 }
 
 // partIndex reads a content or summary index; absent means 0.
-func (r *responsesDecoder) partIndex(ev sse.Event, s span) (int, error) {
+func (r *responsesDecoder) partIndex(ev *sse.Event, s span) (int, error) {
 	if !s.ok() {
 		return 0, nil
 	}
@@ -542,7 +542,7 @@ func (r *responsesDecoder) appendText(it *respItem, k bufKind, summary bool, p i
 
 // doneText takes the full text of a *.done event for a part no delta gave
 // text to.
-func (r *responsesDecoder) doneText(ev sse.Event, k respKind, buf bufKind, summary bool, part, text span) error {
+func (r *responsesDecoder) doneText(ev *sse.Event, k respKind, buf bufKind, summary bool, part, text span) error {
 	p, err := r.partIndex(ev, part)
 	if err != nil {
 		return err
@@ -559,7 +559,7 @@ func (r *responsesDecoder) doneText(ev sse.Event, k respKind, buf bufKind, summa
 
 // donePart is content_part.done: an output_text or refusal part of a
 // message, or a reasoning_text part of a reasoning item.
-func (r *responsesDecoder) donePart(ev sse.Event) error {
+func (r *responsesDecoder) donePart(ev *sse.Event) error {
 	_, it, err := r.eventItem(ev)
 	if err != nil {
 		return err
@@ -576,7 +576,7 @@ func (r *responsesDecoder) donePart(ev sse.Event) error {
 }
 
 // argsDelta hands an argument delta to the assembler.
-func (r *responsesDecoder) argsDelta(ev sse.Event) error {
+func (r *responsesDecoder) argsDelta(ev *sse.Event) error {
 	it, err := r.callItem(ev)
 	if err != nil {
 		return err
@@ -599,7 +599,7 @@ func (r *responsesDecoder) argsDelta(ev sse.Event) error {
 }
 
 // callItem is the open function_call item the event names.
-func (r *responsesDecoder) callItem(ev sse.Event) (*respItem, error) {
+func (r *responsesDecoder) callItem(ev *sse.Event) (*respItem, error) {
 	n, it, err := r.eventItem(ev)
 	switch {
 	case err != nil:
@@ -615,7 +615,7 @@ func (r *responsesDecoder) callItem(ev sse.Event) (*respItem, error) {
 }
 
 // argsDone is function_call_arguments.done: its full arguments win.
-func (r *responsesDecoder) argsDone(ev sse.Event) error {
+func (r *responsesDecoder) argsDone(ev *sse.Event) error {
 	it, err := r.callItem(ev)
 	if err != nil {
 		return err
@@ -698,7 +698,7 @@ func (r *responsesDecoder) fullArguments(it *respItem, s span) error {
 }
 
 // addItem is output_item.added.
-func (r *responsesDecoder) addItem(ev sse.Event) error {
+func (r *responsesDecoder) addItem(ev *sse.Event) error {
 	n, it, err := r.eventItem(ev)
 	switch {
 	case err != nil:
@@ -753,7 +753,7 @@ func (r *responsesDecoder) itemID() string {
 }
 
 // doneItem is output_item.done.
-func (r *responsesDecoder) doneItem(ev sse.Event) error {
+func (r *responsesDecoder) doneItem(ev *sse.Event) error {
 	n, it, err := r.eventItem(ev)
 	switch {
 	case err != nil:
@@ -900,7 +900,7 @@ func (r *responsesDecoder) fill(k bufKind, summary bool, p int, s span) error {
 // terminal is response.completed or response.incomplete: the stream's
 // proper end. The response's output closes the items still open and adds
 // those never streamed.
-func (r *responsesDecoder) terminal(ev sse.Event) error {
+func (r *responsesDecoder) terminal(ev *sse.Event) error {
 	b := r.b
 	status, reason, usage := r.rStatus, r.rReason, r.rUsage
 	if r.doc.is(status, "failed") {
