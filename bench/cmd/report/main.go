@@ -321,10 +321,14 @@ func timeAndSpeed(ns float64, size int) string {
 // ratio is a ÷ b, "N×": with a peer's time over airlock's, how many
 // times faster airlock is.
 func ratio(a, b float64) string {
-	if math.IsNaN(a) || math.IsNaN(b) {
+	switch q := a / b; {
+	case math.IsNaN(q):
 		return "–"
+	case q >= 100:
+		return commas(q) + "×"
+	default:
+		return fmt.Sprintf("%.3g×", q)
 	}
-	return fmt.Sprintf("%.3g×", a/b)
 }
 
 // small formats a per-event figure that may be far below one.

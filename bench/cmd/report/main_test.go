@@ -17,6 +17,7 @@ BenchmarkPipeline/dialect=chat/corpus=chat/peer=airlock-2	     300	   3000000 ns
 BenchmarkPipeline/dialect=chat/corpus=chat/peer=airlock-2	     300	   5000000 ns/op	2163.68 MB/s	0.0021 allocs/event	 1110424 B/op	      42 allocs/op
 BenchmarkPipeline/dialect=chat/corpus=chat/peer=airlock-2	     300	   4000000 ns/op	2163.68 MB/s	0.0020 allocs/event	 1110424 B/op	      40 allocs/op
 BenchmarkPipeline/dialect=chat/corpus=chat/peer=openai-go-2	       6	 200000000 ns/op	  32.46 MB/s	58.4 allocs/event	149698728 B/op	 1168632 allocs/op
+BenchmarkPipeline/dialect=chat/corpus=chat/peer=hand-sonic-2	       1	 5000000000 ns/op	  1.3 MB/s	5 allocs/event	149698728 B/op	 101125 allocs/op
 `
 	data := map[key]*samples{}
 	if err := parse(strings.NewReader(in), data); err != nil {
@@ -33,6 +34,7 @@ BenchmarkPipeline/dialect=chat/corpus=chat/peer=openai-go-2	       6	 200000000 
 	for _, want := range []string{
 		"| chat | 4 ms (1.62 GB/s) | 8× |",          // the median of 3, 4, 5 ms; ÷ the 0.5 ms floor
 		"| 200 ms — 50× |",                          // openai-go ÷ airlock
+		"| 5 s — 1,250× |",                          // no exponent
 		"| 40 per stream (0.0020/event) |",          // median allocs
 		"| chat | 1 ms (6.49 GB/s) | 2× | 500 µs |", // SSE
 		"| 200 ms — 50× | – |",                      // go-openai not run
