@@ -8,7 +8,7 @@
 #   MEM=1 STREAMS=10000 ROUNDS=5 bench/run.sh
 #   OUT=dir bench/run.sh                      # where the raw output goes (default $TMPDIR/airlock-bench)
 #
-# About 5 minutes on 2 idle cores with the defaults (MEM=1: under a minute
+# Under 3 minutes on 2 idle cores with the defaults (COUNT=3: 2; MEM=1: 40 s
 # with a warm build cache). Everything runs with GOMAXPROCS=2.
 set -euo pipefail
 cd "$(dirname "$0")"
