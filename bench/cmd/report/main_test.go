@@ -1,0 +1,59 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/airlock-go/airlock/bench"
+)
+
+// TestReport: medians, ratios to airlock and to the floor, and "–" for
+// what was not run, from go test -bench lines.
+func TestReport(t *testing.T) {
+	in := `goos: linux
+BenchmarkSSE/corpus=chat/peer=limit-indexbyte-2         	    2000	    500000 ns/op	12982.09 MB/s	0 allocs/event	       0 B/op	       0 allocs/op
+BenchmarkSSE/corpus=chat/peer=airlock-2                 	    1000	   1000000 ns/op	6491.05 MB/s	0.0002 allocs/event	    5024 B/op	       4 allocs/op
+BenchmarkPipeline/dialect=chat/corpus=chat/peer=airlock-2	     300	   3000000 ns/op	2163.68 MB/s	0.0019 allocs/event	 1110424 B/op	      38 allocs/op
+BenchmarkPipeline/dialect=chat/corpus=chat/peer=airlock-2	     300	   5000000 ns/op	2163.68 MB/s	0.0021 allocs/event	 1110424 B/op	      42 allocs/op
+BenchmarkPipeline/dialect=chat/corpus=chat/peer=airlock-2	     300	   4000000 ns/op	2163.68 MB/s	0.0020 allocs/event	 1110424 B/op	      40 allocs/op
+BenchmarkPipeline/dialect=chat/corpus=chat/peer=openai-go-2	       6	 200000000 ns/op	  32.46 MB/s	58.4 allocs/event	149698728 B/op	 1168632 allocs/op
+BenchmarkPipeline/dialect=chat/corpus=chat/peer=hand-sonic-2	       1	 5000000000 ns/op	  1.3 MB/s	5 allocs/event	149698728 B/op	 101125 allocs/op
+`
+	data := map[key]*samples{}
+	if err := parse(strings.NewReader(in), data); err != nil {
+		t.Fatal(err)
+	}
+	if s := data[key{"Pipeline", "chat", "airlock"}]; s == nil || len(s.ns) != 3 {
+		t.Fatalf("airlock's pipeline samples: %+v", s)
+	}
+	var out strings.Builder
+	r := report{data: data, w: &out}
+	r.pipeline(benchDialect(t, "chat"))
+	r.sse()
+	got := out.String()
+	for _, want := range []string{
+		"| chat | 4 ms (1.62 GB/s) | 8× |",          // the median of 3, 4, 5 ms; ÷ the 0.5 ms floor
+		"| 200 ms — 50× |",                          // openai-go ÷ airlock
+		"| 5 s — 1,250× |",                          // no exponent
+		"| 40 per stream (0.0020/event) |",          // median allocs
+		"| chat | 1 ms (6.49 GB/s) | 2× | 500 µs |", // SSE
+		"| 200 ms — 50× | – |",                      // go-openai not run
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "| tools |") {
+		t.Errorf("a row for a corpus nothing ran on:\n%s", got)
+	}
+}
+
+func benchDialect(t *testing.T, name string) *bench.Dialect {
+	for _, d := range bench.Dialects {
+		if d.Name == name {
+			return d
+		}
+	}
+	t.Fatalf("no dialect %s", name)
+	return nil
+}
