@@ -145,7 +145,9 @@ func airlockSSE(data []byte) (SSEResult, error) {
 	var r SSEResult
 	rd := sse.NewReader(bytes.NewReader(data), sse.WithDoneSentinel(""), sse.WithMaxEventSize(BigBuf))
 	for {
-		ev, err := rd.Next()
+		// NextRef, the loop for a caller that handles every event: no
+		// copy of the Event per call (llmstream reads this way too).
+		ev, err := rd.NextRef()
 		if errors.Is(err, io.EOF) {
 			return r, nil
 		}
