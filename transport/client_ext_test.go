@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/airlock-go/airlock/transport"
@@ -604,44 +605,54 @@ func TestDoCallerDeadline(t *testing.T) {
 	}
 }
 
+// TestDoCancelMidStream cancels the context while a Read waits for the
+// network, which must end that Read at once.
 func TestDoCancelMidStream(t *testing.T) {
-	srv := newServer(t, stallAfterFirstEvent)
-	rec := &recorder{}
-	c := newClient(t, transport.WithObserver(rec.observe))
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	resp, err := c.Do(mustRequest(t, ctx, http.MethodGet, srv.URL, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	buf := make([]byte, 5)
-	if _, err := io.ReadFull(resp.Body, buf); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := io.ReadAll(resp.Body)
-		done <- err
-	}()
-	time.Sleep(20 * time.Millisecond) // let the reader block in the network
-	start := time.Now()
-	cancel()
-	select {
-	case err = <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Read did not end after cancel")
-	}
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
-	if elapsed := time.Since(start); elapsed > 2*time.Second {
-		t.Errorf("cancel took %v", elapsed)
-	}
-	end := rec.last(t, transport.EventEnd)
-	if !errors.Is(end.Err, context.Canceled) || end.Bytes < 5 {
-		t.Errorf("end event = %v", end)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		srv, l := newPipeServer(t, stallAfterFirstEvent)
+		rec := &recorder{}
+		c := newPipeClient(t, l, transport.WithObserver(rec.observe))
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		resp, err := c.Do(mustRequest(t, ctx, http.MethodGet, srv.URL, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		buf := make([]byte, 5)
+		if _, err := io.ReadFull(resp.Body, buf); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, err := io.ReadAll(resp.Body)
+			done <- err
+		}()
+		synctest.Wait() // the reader waits for the network, as does everything else
+		select {
+		case err = <-done:
+			t.Fatalf("Read ended before the cancel: %v", err)
+		default:
+		}
+		start := time.Now()
+		cancel()
+		select {
+		case err = <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatal("Read did not end after cancel")
+		}
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want context.Canceled", err)
+		}
+		// The clock of the bubble moved only if a timer ended the Read.
+		if elapsed := time.Since(start); elapsed != 0 {
+			t.Errorf("cancel took %v", elapsed)
+		}
+		end := rec.last(t, transport.EventEnd)
+		if !errors.Is(end.Err, context.Canceled) || end.Bytes < 5 {
+			t.Errorf("end event = %v", end)
+		}
+	})
 }
 
 func TestDoCancelBeforeHeaders(t *testing.T) {
@@ -847,29 +858,42 @@ func TestCloseReleasesConnection(t *testing.T) {
 	}
 }
 
+// TestCloseDuringRead closes the body while a Read of it waits for the
+// network, which must end that Read with ErrBodyClosed.
 func TestCloseDuringRead(t *testing.T) {
-	srv := newServer(t, stallAfterFirstEvent)
-	c := newClient(t)
-	resp, err := c.Do(mustRequest(t, context.Background(), http.MethodGet, srv.URL, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Read(make([]byte, 64))
-	done := make(chan error, 1)
-	go func() {
-		_, err := resp.Body.Read(make([]byte, 64))
-		done <- err
-	}()
-	time.Sleep(20 * time.Millisecond)
-	resp.Body.Close()
-	select {
-	case err := <-done:
-		if !errors.Is(err, transport.ErrBodyClosed) {
-			t.Errorf("Read = %v, want ErrBodyClosed", err)
+	synctest.Test(t, func(t *testing.T) {
+		srv, l := newPipeServer(t, stallAfterFirstEvent)
+		c := newPipeClient(t, l)
+		resp, err := c.Do(mustRequest(t, context.Background(), http.MethodGet, srv.URL, nil))
+		if err != nil {
+			t.Fatal(err)
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Close did not end the Read")
-	}
+		resp.Body.Read(make([]byte, 64))
+		done := make(chan error, 1)
+		go func() {
+			_, err := resp.Body.Read(make([]byte, 64))
+			done <- err
+		}()
+		synctest.Wait() // the reader waits for the network, as does everything else
+		select {
+		case err = <-done:
+			t.Fatalf("Read ended before the Close: %v", err)
+		default:
+		}
+		start := time.Now()
+		resp.Body.Close()
+		select {
+		case err := <-done:
+			if !errors.Is(err, transport.ErrBodyClosed) {
+				t.Errorf("Read = %v, want ErrBodyClosed", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("Close did not end the Read")
+		}
+		if elapsed := time.Since(start); elapsed != 0 {
+			t.Errorf("Close took %v to end the Read", elapsed)
+		}
+	})
 }
 
 func TestConnectionReuseAndCloseIdle(t *testing.T) {
