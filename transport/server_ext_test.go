@@ -117,10 +117,12 @@ func (c *counter) get() int {
 	return c.n
 }
 
-// trackedServer is a loopback server that counts its connections' state
-// changes, to observe connection reuse and release from the outside.
+// trackedServer is a server on an in-memory network (see newPipeServer)
+// that counts its connections' state changes, to observe connection reuse
+// and release from the outside.
 type trackedServer struct {
 	url    string
+	pipe   *transport.PipeListener
 	mu     sync.Mutex
 	states map[http.ConnState]int
 }
@@ -136,6 +138,9 @@ func newTrackedServer(tb testing.TB) *trackedServer {
 		ts.states[s]++
 		ts.mu.Unlock()
 	}
+	ts.pipe = transport.NewPipeListener()
+	srv.Listener.Close() // a loopback socket, never used
+	srv.Listener = ts.pipe
 	srv.Start()
 	tb.Cleanup(srv.Close)
 	ts.url = srv.URL
