@@ -1,6 +1,6 @@
 module github.com/airlock-go/airlock
 
-go 1.24
+go 1.25
 
 require (
 	github.com/goccy/go-json v0.12.0

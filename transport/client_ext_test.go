@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/airlock-go/airlock/transport"
@@ -64,42 +65,46 @@ func TestDoStatusErrorNotRetried(t *testing.T) {
 	}
 }
 
+// TestDoRetryAfterZeroThenSuccess runs on the fake clock of a synctest
+// bubble: Retry-After: 0 must retry at once, with no time passing at all.
 func TestDoRetryAfterZeroThenSuccess(t *testing.T) {
-	var hits counter
-	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
-		if hits.next() == 1 {
-			w.Header().Set("Retry-After", "0")
-			w.WriteHeader(http.StatusTooManyRequests)
-			return
+	synctest.Test(t, func(t *testing.T) {
+		var hits counter
+		srv, l := newPipeServer(t, func(w http.ResponseWriter, r *http.Request) {
+			if hits.next() == 1 {
+				w.Header().Set("Retry-After", "0")
+				w.WriteHeader(http.StatusTooManyRequests)
+				return
+			}
+			io.WriteString(w, "ok")
+		})
+		rec := &recorder{}
+		// Default backoff bounds: Retry-After: 0 must mean "now", not 250 ms+.
+		c := newPipeClient(t, l, transport.WithObserver(rec.observe))
+		start := time.Now()
+		resp, err := c.Do(mustRequest(t, context.Background(), http.MethodGet, srv.URL, nil))
+		if err != nil {
+			t.Fatal(err)
 		}
-		io.WriteString(w, "ok")
+		got, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || string(got) != "ok" {
+			t.Fatalf("body = %q, %v", got, err)
+		}
+		if hits.get() != 2 {
+			t.Errorf("attempts = %d, want 2", hits.get())
+		}
+		if got := rec.kinds(); got != "attempt retry attempt response end" {
+			t.Errorf("events = %q", got)
+		}
+		retry := rec.last(t, transport.EventRetry)
+		if retry.Wait != 0 || retry.StatusCode != 429 || retry.Attempt != 1 {
+			t.Errorf("retry event = %v, want wait 0 status 429 attempt 1", retry)
+		}
+		if elapsed := time.Since(start); elapsed != 0 {
+			t.Errorf("took %v, want no wait", elapsed)
+		}
 	})
-	rec := &recorder{}
-	// Default backoff bounds: Retry-After: 0 must mean "now", not 250 ms+.
-	c := newClient(t, transport.WithObserver(rec.observe))
-	start := time.Now()
-	resp, err := c.Do(mustRequest(t, context.Background(), http.MethodGet, srv.URL, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil || string(got) != "ok" {
-		t.Fatalf("body = %q, %v", got, err)
-	}
-	if hits.get() != 2 {
-		t.Errorf("attempts = %d, want 2", hits.get())
-	}
-	if got := rec.kinds(); got != "attempt retry attempt response end" {
-		t.Errorf("events = %q", got)
-	}
-	retry := rec.last(t, transport.EventRetry)
-	if retry.Wait != 0 || retry.StatusCode != 429 || retry.Attempt != 1 {
-		t.Errorf("retry event = %v, want wait 0 status 429 attempt 1", retry)
-	}
-	if elapsed := time.Since(start); elapsed > 5*time.Second {
-		t.Errorf("took %v", elapsed)
-	}
 }
 
 // onlyReader hides every method but Read, so http.NewRequest sets no GetBody
@@ -239,6 +244,9 @@ func TestDoRetryableStatuses(t *testing.T) {
 	}
 }
 
+// TestDoServerWaits checks the waits a server asks for, at the cap, one
+// under and one over. It runs on the fake clock of a synctest bubble, so the
+// retry must come exactly when the server said.
 func TestDoServerWaits(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -259,92 +267,103 @@ func TestDoServerWaits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var hits counter
-			srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
-				if hits.next() == 1 {
-					w.Header().Set(tt.header, tt.value)
-					w.WriteHeader(http.StatusTooManyRequests)
+			synctest.Test(t, func(t *testing.T) {
+				var hits counter
+				var second time.Time // when the retry arrived
+				srv, l := newPipeServer(t, func(w http.ResponseWriter, r *http.Request) {
+					if hits.next() == 1 {
+						w.Header().Set(tt.header, tt.value)
+						w.WriteHeader(http.StatusTooManyRequests)
+						return
+					}
+					second = time.Now()
+					w.WriteHeader(http.StatusNoContent)
+				})
+				rec := &recorder{}
+				c := newPipeClient(t, l, transport.WithMaxRetryAfter(tt.maxWait), transport.WithObserver(rec.observe))
+				start := time.Now()
+				resp, err := c.Do(mustRequest(t, context.Background(), http.MethodGet, srv.URL, nil))
+				if resp != nil {
+					resp.Body.Close()
+				}
+				if hits.get() != tt.wantHits {
+					t.Fatalf("attempts = %d, want %d (err %v)", hits.get(), tt.wantHits, err)
+				}
+				if tt.wantHits == 1 {
+					var se *transport.StatusError
+					if !errors.As(err, &se) || se.Header.Get(tt.header) != tt.value {
+						t.Fatalf("err = %v, want the 429 with its %s header", err, tt.header)
+					}
+					if elapsed := time.Since(start); elapsed != 0 {
+						t.Errorf("gave up after %v, want at once", elapsed)
+					}
 					return
 				}
-				w.WriteHeader(http.StatusNoContent)
-			})
-			rec := &recorder{}
-			c := newClient(t, transport.WithMaxRetryAfter(tt.maxWait), transport.WithObserver(rec.observe))
-			start := time.Now()
-			resp, err := c.Do(mustRequest(t, context.Background(), http.MethodGet, srv.URL, nil))
-			if resp != nil {
-				resp.Body.Close()
-			}
-			if hits.get() != tt.wantHits {
-				t.Fatalf("attempts = %d, want %d (err %v)", hits.get(), tt.wantHits, err)
-			}
-			if tt.wantHits == 1 {
-				var se *transport.StatusError
-				if !errors.As(err, &se) || se.Header.Get(tt.header) != tt.value {
-					t.Fatalf("err = %v, want the 429 with its %s header", err, tt.header)
+				if err != nil {
+					t.Fatal(err)
 				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if w := rec.last(t, transport.EventRetry).Wait; w != tt.wantWait {
-				t.Errorf("wait = %v, want %v", w, tt.wantWait)
-			}
-			if elapsed := time.Since(start); elapsed < tt.wantWait {
-				t.Errorf("retried after %v, before the server's %v", elapsed, tt.wantWait)
-			}
+				if w := rec.last(t, transport.EventRetry).Wait; w != tt.wantWait {
+					t.Errorf("wait = %v, want %v", w, tt.wantWait)
+				}
+				if got := second.Sub(start); got != tt.wantWait {
+					t.Errorf("retried after %v, want the server's %v", got, tt.wantWait)
+				}
+			})
 		})
 	}
 }
 
 func TestDoWaitPastDeadlineNotBegun(t *testing.T) {
-	var hits counter
-	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
-		hits.next()
-		w.Header().Set("Retry-After", "20")
-		w.WriteHeader(http.StatusServiceUnavailable)
+	synctest.Test(t, func(t *testing.T) {
+		var hits counter
+		srv, l := newPipeServer(t, func(w http.ResponseWriter, r *http.Request) {
+			hits.next()
+			w.Header().Set("Retry-After", "20")
+			w.WriteHeader(http.StatusServiceUnavailable)
+		})
+		c := newPipeClient(t, l, transport.WithTimeout(2*time.Second))
+		start := time.Now()
+		_, err := c.Do(mustRequest(t, context.Background(), http.MethodGet, srv.URL, nil))
+		var se *transport.StatusError
+		if !errors.As(err, &se) || se.StatusCode != 503 {
+			t.Fatalf("err = %v, want the 503", err)
+		}
+		if elapsed := time.Since(start); elapsed != 0 {
+			t.Errorf("took %v; a wait longer than the time left must not begin", elapsed)
+		}
+		if hits.get() != 1 {
+			t.Errorf("attempts = %d, want 1", hits.get())
+		}
 	})
-	c := newClient(t, transport.WithTimeout(2*time.Second))
-	start := time.Now()
-	_, err := c.Do(mustRequest(t, context.Background(), http.MethodGet, srv.URL, nil))
-	var se *transport.StatusError
-	if !errors.As(err, &se) || se.StatusCode != 503 {
-		t.Fatalf("err = %v, want the 503", err)
-	}
-	if elapsed := time.Since(start); elapsed > time.Second {
-		t.Errorf("took %v; a wait longer than the time left must not begin", elapsed)
-	}
-	if hits.get() != 1 {
-		t.Errorf("attempts = %d, want 1", hits.get())
-	}
 }
 
 func TestDoCancelDuringBackoff(t *testing.T) {
-	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusInternalServerError)
+	synctest.Test(t, func(t *testing.T) {
+		srv, l := newPipeServer(t, func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusInternalServerError)
+		})
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		rec := &recorder{}
+		c := newPipeClient(t, l, transport.WithRetry(2, time.Hour, time.Hour), transport.WithTimeout(0),
+			transport.WithObserver(func(e transport.Event) {
+				rec.observe(e)
+				if e.Kind == transport.EventRetry {
+					cancel()
+				}
+			}))
+		start := time.Now()
+		_, err := c.Do(mustRequest(t, ctx, http.MethodGet, srv.URL, nil))
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want context.Canceled", err)
+		}
+		if elapsed := time.Since(start); elapsed != 0 {
+			t.Errorf("cancel took %v to end the wait", elapsed)
+		}
+		if got := rec.kinds(); got != "attempt retry end" {
+			t.Errorf("events = %q", got)
+		}
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	rec := &recorder{}
-	c := newClient(t, transport.WithRetry(2, time.Hour, time.Hour), transport.WithTimeout(0),
-		transport.WithObserver(func(e transport.Event) {
-			rec.observe(e)
-			if e.Kind == transport.EventRetry {
-				cancel()
-			}
-		}))
-	start := time.Now()
-	_, err := c.Do(mustRequest(t, ctx, http.MethodGet, srv.URL, nil))
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
-	if elapsed := time.Since(start); elapsed > 5*time.Second {
-		t.Errorf("cancel took %v to end the wait", elapsed)
-	}
-	if got := rec.kinds(); got != "attempt retry end" {
-		t.Errorf("events = %q", got)
-	}
 }
 
 func TestDoStreamCutMidBody(t *testing.T) {
@@ -492,210 +511,238 @@ func stallAfterFirstEvent(w http.ResponseWriter, r *http.Request) {
 	<-r.Context().Done()
 }
 
+// TestDoStallAfterFirstEvent runs on the fake clock of a synctest bubble, so
+// it holds the detection to its documented bound: a window, and at most a
+// tenth of one more.
 func TestDoStallAfterFirstEvent(t *testing.T) {
-	const window = 200 * time.Millisecond
-	srv := newServer(t, stallAfterFirstEvent)
-	c := newClient(t, transport.WithLowSpeed(1, window))
-	resp, err := c.Do(mustRequest(t, context.Background(), http.MethodGet, srv.URL, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	first := make([]byte, 64)
-	n, err := resp.Body.Read(first)
-	if err != nil || n == 0 {
-		t.Fatalf("first read = %d, %v", n, err)
-	}
-	start := time.Now()
-	_, err = io.ReadAll(resp.Body)
-	elapsed := time.Since(start)
-	if !errors.Is(err, transport.ErrStalled) {
-		t.Fatalf("err = %v, want ErrStalled", err)
-	}
-	var stalled *transport.StalledError
-	if !errors.As(err, &stalled) || stalled.Window != window || stalled.BytesPerSecond != 1 || stalled.Bytes != 0 || stalled.AwaitingHeaders {
-		t.Errorf("err = %#v", err)
-	}
-	// About the window: not before most of it, and within a few windows even
-	// on a loaded machine.
-	if elapsed < window*8/10 || elapsed > 10*window {
-		t.Errorf("stall detected after %v, window %v", elapsed, window)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		const window = 200 * time.Millisecond
+		srv, l := newPipeServer(t, stallAfterFirstEvent)
+		c := newPipeClient(t, l, transport.WithLowSpeed(1, window))
+		resp, err := c.Do(mustRequest(t, context.Background(), http.MethodGet, srv.URL, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		first := make([]byte, 64)
+		n, err := resp.Body.Read(first)
+		if err != nil || n == 0 {
+			t.Fatalf("first read = %d, %v", n, err)
+		}
+		start := time.Now()
+		_, err = io.ReadAll(resp.Body)
+		elapsed := time.Since(start)
+		if !errors.Is(err, transport.ErrStalled) {
+			t.Fatalf("err = %v, want ErrStalled", err)
+		}
+		var stalled *transport.StalledError
+		if !errors.As(err, &stalled) || stalled.Window != window || stalled.BytesPerSecond != 1 || stalled.Bytes != 0 || stalled.AwaitingHeaders {
+			t.Errorf("err = %#v", err)
+		}
+		if elapsed < window || elapsed > window+window/10 {
+			t.Errorf("stall detected after %v, window %v", elapsed, window)
+		}
+	})
 }
 
 func TestDoStallAwaitingHeaders(t *testing.T) {
-	const window = 200 * time.Millisecond
-	var hits counter
-	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
-		hits.next()
-		<-r.Context().Done()
+	synctest.Test(t, func(t *testing.T) {
+		const window = 200 * time.Millisecond
+		var hits counter
+		srv, l := newPipeServer(t, func(w http.ResponseWriter, r *http.Request) {
+			hits.next()
+			<-r.Context().Done()
+		})
+		c := newPipeClient(t, l, transport.WithLowSpeed(1, window), fastRetry)
+		start := time.Now()
+		_, err := c.Do(mustRequest(t, context.Background(), http.MethodGet, srv.URL, nil))
+		elapsed := time.Since(start)
+		var stalled *transport.StalledError
+		if !errors.As(err, &stalled) || !stalled.AwaitingHeaders {
+			t.Fatalf("err = %v, want *StalledError awaiting headers", err)
+		}
+		if elapsed != window {
+			t.Errorf("took %v, want the window, %v", elapsed, window)
+		}
+		if hits.get() != 1 {
+			t.Errorf("attempts = %d; a stall is not retried", hits.get())
+		}
 	})
-	c := newClient(t, transport.WithLowSpeed(1, window), fastRetry)
-	start := time.Now()
-	_, err := c.Do(mustRequest(t, context.Background(), http.MethodGet, srv.URL, nil))
-	elapsed := time.Since(start)
-	var stalled *transport.StalledError
-	if !errors.As(err, &stalled) || !stalled.AwaitingHeaders {
-		t.Fatalf("err = %v, want *StalledError awaiting headers", err)
-	}
-	if elapsed < window*8/10 || elapsed > 10*window {
-		t.Errorf("took %v, window %v", elapsed, window)
-	}
-	if hits.get() != 1 {
-		t.Errorf("attempts = %d; a stall is not retried", hits.get())
-	}
 }
 
 func TestDoSlowConsumerIsNotAStall(t *testing.T) {
-	const window = 100 * time.Millisecond
-	srv := newServer(t, streamN(300))
-	c := newClient(t, transport.WithLowSpeed(1, window))
-	resp, err := c.Do(mustRequest(t, context.Background(), http.MethodGet, srv.URL, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var total int
-	buf := make([]byte, 100)
-	for {
-		// The caller is away for three windows between reads; the server
-		// has long since sent everything.
-		time.Sleep(3 * window)
-		n, err := resp.Body.Read(buf)
-		total += n
-		if err == io.EOF {
-			break
-		}
+	synctest.Test(t, func(t *testing.T) {
+		const window = 100 * time.Millisecond
+		srv, l := newPipeServer(t, streamN(300))
+		c := newPipeClient(t, l, transport.WithLowSpeed(1, window))
+		resp, err := c.Do(mustRequest(t, context.Background(), http.MethodGet, srv.URL, nil))
 		if err != nil {
-			t.Fatalf("after %d bytes: %v", total, err)
+			t.Fatal(err)
 		}
-	}
-	if total != 300 {
-		t.Errorf("read %d bytes, want 300", total)
-	}
+		defer resp.Body.Close()
+		var total int
+		buf := make([]byte, 100)
+		for {
+			// The caller is away for three windows between reads, and the
+			// server is ready to send whenever it reads.
+			time.Sleep(3 * window)
+			n, err := resp.Body.Read(buf)
+			total += n
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("after %d bytes: %v", total, err)
+			}
+		}
+		if total != 300 {
+			t.Errorf("read %d bytes, want 300", total)
+		}
+	})
 }
 
 func TestDoTrickleHitsTotalTimeout(t *testing.T) {
-	const total = 900 * time.Millisecond
-	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
-		// 50 B/s: far above the low-speed floor, but never done. The
-		// window below is 15 bytes' time wide, so a loaded machine that
-		// delays this loop cannot make the trickle look like a stall.
-		for {
-			select {
-			case <-r.Context().Done():
-				return
-			case <-time.After(20 * time.Millisecond):
+	synctest.Test(t, func(t *testing.T) {
+		const total = 900 * time.Millisecond
+		srv, l := newPipeServer(t, func(w http.ResponseWriter, r *http.Request) {
+			// 50 B/s: far above the low-speed floor, but never done.
+			for {
+				select {
+				case <-r.Context().Done():
+					return
+				case <-time.After(20 * time.Millisecond):
+				}
+				w.Write([]byte("."))
+				w.(http.Flusher).Flush()
 			}
-			w.Write([]byte("."))
-			w.(http.Flusher).Flush()
+		})
+		c := newPipeClient(t, l, transport.WithTimeout(total), transport.WithLowSpeed(1, 300*time.Millisecond))
+		start := time.Now()
+		resp, err := c.Do(mustRequest(t, context.Background(), http.MethodGet, srv.URL, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		got, err := io.ReadAll(resp.Body)
+		elapsed := time.Since(start)
+		var te *transport.TimeoutError
+		if !errors.Is(err, transport.ErrTimeout) || !errors.As(err, &te) || te.Limit != transport.LimitTotal || te.After != total {
+			t.Fatalf("err = %v, want the total timeout", err)
+		}
+		if errors.Is(err, transport.ErrStalled) || errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("err = %v also matches a cause it does not have", err)
+		}
+		if len(got) == 0 {
+			t.Error("the trickle delivered nothing before the timeout")
+		}
+		if elapsed != total {
+			t.Errorf("timed out after %v, limit %v", elapsed, total)
 		}
 	})
-	c := newClient(t, transport.WithTimeout(total), transport.WithLowSpeed(1, 300*time.Millisecond))
-	start := time.Now()
-	resp, err := c.Do(mustRequest(t, context.Background(), http.MethodGet, srv.URL, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	got, err := io.ReadAll(resp.Body)
-	elapsed := time.Since(start)
-	var te *transport.TimeoutError
-	if !errors.Is(err, transport.ErrTimeout) || !errors.As(err, &te) || te.Limit != transport.LimitTotal || te.After != total {
-		t.Fatalf("err = %v, want the total timeout", err)
-	}
-	if errors.Is(err, transport.ErrStalled) || errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("err = %v also matches a cause it does not have", err)
-	}
-	if len(got) == 0 {
-		t.Error("the trickle delivered nothing before the timeout")
-	}
-	if elapsed < total || elapsed > 10*total {
-		t.Errorf("timed out after %v, limit %v", elapsed, total)
-	}
 }
 
 func TestDoCallerDeadline(t *testing.T) {
-	srv := newServer(t, stallAfterFirstEvent)
-	c := newClient(t, transport.WithLowSpeed(0, 0))
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-	defer cancel()
-	resp, err := c.Do(mustRequest(t, ctx, http.MethodGet, srv.URL, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	_, err = io.ReadAll(resp.Body)
-	if !errors.Is(err, transport.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v, want ErrTimeout and context.DeadlineExceeded", err)
-	}
-	var te *transport.TimeoutError
-	if !errors.As(err, &te) || te.Limit != transport.LimitContext {
-		t.Errorf("err = %#v, want Limit %q", err, transport.LimitContext)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		const deadline = 200 * time.Millisecond
+		srv, l := newPipeServer(t, stallAfterFirstEvent)
+		c := newPipeClient(t, l, transport.WithLowSpeed(0, 0))
+		ctx, cancel := context.WithTimeout(context.Background(), deadline)
+		defer cancel()
+		start := time.Now()
+		resp, err := c.Do(mustRequest(t, ctx, http.MethodGet, srv.URL, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		_, err = io.ReadAll(resp.Body)
+		if !errors.Is(err, transport.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("err = %v, want ErrTimeout and context.DeadlineExceeded", err)
+		}
+		var te *transport.TimeoutError
+		if !errors.As(err, &te) || te.Limit != transport.LimitContext {
+			t.Errorf("err = %#v, want Limit %q", err, transport.LimitContext)
+		}
+		if elapsed := time.Since(start); elapsed != deadline {
+			t.Errorf("ended after %v, want the deadline, %v", elapsed, deadline)
+		}
+	})
 }
 
+// TestDoCancelMidStream cancels the context while a Read waits for the
+// network, which must end that Read at once.
 func TestDoCancelMidStream(t *testing.T) {
-	srv := newServer(t, stallAfterFirstEvent)
-	rec := &recorder{}
-	c := newClient(t, transport.WithObserver(rec.observe))
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	resp, err := c.Do(mustRequest(t, ctx, http.MethodGet, srv.URL, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	buf := make([]byte, 5)
-	if _, err := io.ReadFull(resp.Body, buf); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := io.ReadAll(resp.Body)
-		done <- err
-	}()
-	time.Sleep(20 * time.Millisecond) // let the reader block in the network
-	start := time.Now()
-	cancel()
-	select {
-	case err = <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Read did not end after cancel")
-	}
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
-	if elapsed := time.Since(start); elapsed > 2*time.Second {
-		t.Errorf("cancel took %v", elapsed)
-	}
-	end := rec.last(t, transport.EventEnd)
-	if !errors.Is(end.Err, context.Canceled) || end.Bytes < 5 {
-		t.Errorf("end event = %v", end)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		srv, l := newPipeServer(t, stallAfterFirstEvent)
+		rec := &recorder{}
+		c := newPipeClient(t, l, transport.WithObserver(rec.observe))
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		resp, err := c.Do(mustRequest(t, ctx, http.MethodGet, srv.URL, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		buf := make([]byte, 5)
+		if _, err := io.ReadFull(resp.Body, buf); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, err := io.ReadAll(resp.Body)
+			done <- err
+		}()
+		synctest.Wait() // the reader waits for the network, as does everything else
+		select {
+		case err = <-done:
+			t.Fatalf("Read ended before the cancel: %v", err)
+		default:
+		}
+		start := time.Now()
+		cancel()
+		select {
+		case err = <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatal("Read did not end after cancel")
+		}
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want context.Canceled", err)
+		}
+		// The clock of the bubble moved only if a timer ended the Read.
+		if elapsed := time.Since(start); elapsed != 0 {
+			t.Errorf("cancel took %v", elapsed)
+		}
+		end := rec.last(t, transport.EventEnd)
+		if !errors.Is(end.Err, context.Canceled) || end.Bytes < 5 {
+			t.Errorf("end event = %v", end)
+		}
+	})
 }
 
 func TestDoCancelBeforeHeaders(t *testing.T) {
-	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
-	c := newClient(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(50*time.Millisecond, cancel)
-	_, err := c.Do(mustRequest(t, ctx, http.MethodGet, srv.URL, nil))
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		srv, l := newPipeServer(t, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+		c := newPipeClient(t, l)
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(50*time.Millisecond, cancel) // once Do waits for the headers
+		_, err := c.Do(mustRequest(t, ctx, http.MethodGet, srv.URL, nil))
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want context.Canceled", err)
+		}
+	})
 }
 
 func TestDoCancelCause(t *testing.T) {
-	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
-	c := newClient(t)
-	errUser := errors.New("user pressed stop")
-	ctx, cancel := context.WithCancelCause(context.Background())
-	time.AfterFunc(50*time.Millisecond, func() { cancel(errUser) })
-	_, err := c.Do(mustRequest(t, ctx, http.MethodGet, srv.URL, nil))
-	if !errors.Is(err, context.Canceled) || !errors.Is(err, errUser) {
-		t.Fatalf("err = %v, want context.Canceled and the cause", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		srv, l := newPipeServer(t, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+		c := newPipeClient(t, l)
+		errUser := errors.New("user pressed stop")
+		ctx, cancel := context.WithCancelCause(context.Background())
+		time.AfterFunc(50*time.Millisecond, func() { cancel(errUser) }) // once Do waits for the headers
+		_, err := c.Do(mustRequest(t, ctx, http.MethodGet, srv.URL, nil))
+		if !errors.Is(err, context.Canceled) || !errors.Is(err, errUser) {
+			t.Fatalf("err = %v, want context.Canceled and the cause", err)
+		}
+	})
 }
 
 // refusedURL returns a loopback address where nothing listens.
@@ -878,53 +925,65 @@ func TestCloseReleasesConnection(t *testing.T) {
 	}
 }
 
+// TestCloseDuringRead closes the body while a Read of it waits for the
+// network, which must end that Read with ErrBodyClosed.
 func TestCloseDuringRead(t *testing.T) {
-	srv := newServer(t, stallAfterFirstEvent)
-	c := newClient(t)
-	resp, err := c.Do(mustRequest(t, context.Background(), http.MethodGet, srv.URL, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Read(make([]byte, 64))
-	done := make(chan error, 1)
-	go func() {
-		_, err := resp.Body.Read(make([]byte, 64))
-		done <- err
-	}()
-	time.Sleep(20 * time.Millisecond)
-	resp.Body.Close()
-	select {
-	case err := <-done:
-		if !errors.Is(err, transport.ErrBodyClosed) {
-			t.Errorf("Read = %v, want ErrBodyClosed", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Close did not end the Read")
-	}
-}
-
-func TestConnectionReuseAndCloseIdle(t *testing.T) {
-	srv := newTrackedServer(t)
-	c := newClient(t)
-	for range 3 {
-		resp, err := c.Do(mustRequest(t, context.Background(), http.MethodGet, srv.url, nil))
+	synctest.Test(t, func(t *testing.T) {
+		srv, l := newPipeServer(t, stallAfterFirstEvent)
+		c := newPipeClient(t, l)
+		resp, err := c.Do(mustRequest(t, context.Background(), http.MethodGet, srv.URL, nil))
 		if err != nil {
 			t.Fatal(err)
 		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-	}
-	if n := srv.count(http.StateNew); n != 1 {
-		t.Errorf("%d connections for 3 sequential requests, want 1", n)
-	}
-	c.CloseIdleConnections()
-	deadline := time.Now().Add(5 * time.Second)
-	for srv.count(http.StateClosed) != 1 {
-		if time.Now().After(deadline) {
-			t.Fatal("CloseIdleConnections left the connection open")
+		resp.Body.Read(make([]byte, 64))
+		done := make(chan error, 1)
+		go func() {
+			_, err := resp.Body.Read(make([]byte, 64))
+			done <- err
+		}()
+		synctest.Wait() // the reader waits for the network, as does everything else
+		select {
+		case err = <-done:
+			t.Fatalf("Read ended before the Close: %v", err)
+		default:
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		start := time.Now()
+		resp.Body.Close()
+		select {
+		case err := <-done:
+			if !errors.Is(err, transport.ErrBodyClosed) {
+				t.Errorf("Read = %v, want ErrBodyClosed", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("Close did not end the Read")
+		}
+		if elapsed := time.Since(start); elapsed != 0 {
+			t.Errorf("Close took %v to end the Read", elapsed)
+		}
+	})
+}
+
+func TestConnectionReuseAndCloseIdle(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newTrackedServer(t)
+		c := newPipeClient(t, srv.pipe)
+		for range 3 {
+			resp, err := c.Do(mustRequest(t, context.Background(), http.MethodGet, srv.url, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		if n := srv.count(http.StateNew); n != 1 {
+			t.Errorf("%d connections for 3 sequential requests, want 1", n)
+		}
+		c.CloseIdleConnections()
+		synctest.Wait() // the server has seen the close, if there was one
+		if n := srv.count(http.StateClosed); n != 1 {
+			t.Errorf("%d connections closed after CloseIdleConnections, want 1", n)
+		}
+	})
 }
 
 func TestDoConcurrent(t *testing.T) {

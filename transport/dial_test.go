@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -57,13 +58,19 @@ func (c *slowConn) Close() error {
 	return c.Conn.Close()
 }
 
-// newSlowTLSServer starts a loopback HTTPS server, HTTP/2 enabled, whose
-// handshakes begin handshakeDelay late.
-func newSlowTLSServer(tb testing.TB, handshakeDelay time.Duration) (*httptest.Server, *tls.Config) {
+// newSlowTLSServer starts an HTTPS server, HTTP/2 enabled, whose handshakes
+// begin handshakeDelay late. With pipe nil it listens on the loopback
+// network; with a pipeListener, on that, for a test inside a
+// testing/synctest bubble, where the delays pass on the bubble's fake clock.
+func newSlowTLSServer(tb testing.TB, handshakeDelay time.Duration, pipe *pipeListener) (*httptest.Server, *tls.Config) {
 	tb.Helper()
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, r.Proto)
 	}))
+	if pipe != nil {
+		srv.Listener.Close() // a loopback socket, never used
+		srv.Listener = pipe
+	}
 	srv.Listener = slowHandshakeListener{srv.Listener, handshakeDelay}
 	srv.EnableHTTP2 = true
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the timed-out handshakes
@@ -75,9 +82,9 @@ func newSlowTLSServer(tb testing.TB, handshakeDelay time.Duration) (*httptest.Se
 }
 
 // slowDial stands for a network whose TCP connect takes delay: it waits, as
-// a real dial would, no longer than ctx allows.
-func slowDial(delay time.Duration) func(ctx context.Context, network, addr string) (net.Conn, error) {
-	var nd net.Dialer
+// a real dial would, no longer than ctx allows, then dials with dial (which
+// fails with an i/o timeout once ctx is done).
+func slowDial(delay time.Duration, dial func(ctx context.Context, network, addr string) (net.Conn, error)) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		t := time.NewTimer(delay)
 		defer t.Stop()
@@ -85,14 +92,14 @@ func slowDial(delay time.Duration) func(ctx context.Context, network, addr strin
 		case <-t.C:
 		case <-ctx.Done():
 		}
-		return nd.DialContext(ctx, network, addr) // an i/o timeout once ctx is done
+		return dial(ctx, network, addr)
 	}
 }
 
 // TestDialerBudgetShared checks that the dial and the TLS handshake share
 // one connect budget: two steps that each fit in it but together do not
-// must time out. The budget is long and the margins wide (hundreds of
-// milliseconds), so a loaded machine cannot turn a pass into a failure.
+// must time out, exactly when the budget runs out. It runs on the fake clock
+// of a synctest bubble, so every time is exact.
 func TestDialerBudgetShared(t *testing.T) {
 	const budget = time.Second
 	tests := []struct {
@@ -102,46 +109,54 @@ func TestDialerBudgetShared(t *testing.T) {
 		wantTimeout    bool
 	}{
 		{"fast dial and handshake", 0, 0, false},
-		{"slow dial, well below the budget", 200 * time.Millisecond, 0, false},
-		{"slow handshake, well below the budget", 0, 200 * time.Millisecond, false},
+		{"slow dial, below the budget", 200 * time.Millisecond, 0, false},
+		{"slow handshake, below the budget", 0, 200 * time.Millisecond, false},
+		{"together one under the budget", 500 * time.Millisecond, 500*time.Millisecond - time.Nanosecond, false},
 		{"each below the budget, together above", 600 * time.Millisecond, 600 * time.Millisecond, true},
+		{"together one over the budget", 500 * time.Millisecond, 500*time.Millisecond + time.Nanosecond, true},
 		{"dial alone above the budget", 3 * time.Second, 0, true},
 		{"handshake alone above the budget", 0, 3 * time.Second, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv, tlsCfg := newSlowTLSServer(t, tt.handshakeDelay)
-			d := newDialer(budget, tlsCfg)
-			d.dialContext = slowDial(tt.dialDelay)
-			start := time.Now()
-			conn, err := d.dialTLS(context.Background(), "tcp", srv.Listener.Addr().String())
-			elapsed := time.Since(start)
-			if !tt.wantTimeout {
-				if err != nil {
-					t.Fatalf("err = %v after %v, want a connection", err, elapsed)
+			synctest.Test(t, func(t *testing.T) {
+				pipe := newPipeListener()
+				srv, tlsCfg := newSlowTLSServer(t, tt.handshakeDelay, pipe)
+				d := newDialer(budget, tlsCfg)
+				d.dialContext = slowDial(tt.dialDelay, pipe.DialContext)
+				start := time.Now()
+				conn, err := d.dialTLS(context.Background(), "tcp", srv.Listener.Addr().String())
+				elapsed := time.Since(start)
+				if !tt.wantTimeout {
+					if err != nil {
+						t.Fatalf("err = %v after %v, want a connection", err, elapsed)
+					}
+					defer conn.Close()
+					if p := conn.(*tls.Conn).ConnectionState().NegotiatedProtocol; p != "h2" {
+						t.Errorf("ALPN negotiated %q, want h2", p)
+					}
+					if want := tt.dialDelay + tt.handshakeDelay; elapsed != want {
+						t.Errorf("connected after %v, want %v", elapsed, want)
+					}
+					return
 				}
-				defer conn.Close()
-				if p := conn.(*tls.Conn).ConnectionState().NegotiatedProtocol; p != "h2" {
-					t.Errorf("ALPN negotiated %q, want h2", p)
+				if conn != nil {
+					conn.Close()
 				}
-				return
-			}
-			if conn != nil {
-				conn.Close()
-			}
-			var ne net.Error
-			if !errors.As(err, &ne) || !ne.Timeout() {
-				t.Fatalf("err = %v, want a net timeout", err)
-			}
-			if elapsed < budget || elapsed > budget+time.Second {
-				t.Errorf("timed out after %v, want about %v", elapsed, budget)
-			}
+				var ne net.Error
+				if !errors.As(err, &ne) || !ne.Timeout() {
+					t.Fatalf("err = %v, want a net timeout", err)
+				}
+				if elapsed != budget {
+					t.Errorf("timed out after %v, want %v", elapsed, budget)
+				}
+			})
 		})
 	}
 }
 
 func TestDialerALPN(t *testing.T) {
-	srv, tlsCfg := newSlowTLSServer(t, 0)
+	srv, tlsCfg := newSlowTLSServer(t, 0, nil)
 	h1Only := tlsCfg.Clone()
 	h1Only.NextProtos = []string{"http/1.1"}
 	tests := []struct {
@@ -175,55 +190,69 @@ func TestDialerALPN(t *testing.T) {
 
 // TestDoConnectBudget checks the budget end to end: a handshake that starts
 // late but within the connect timeout succeeds; one that would end past it
-// is a connect timeout, retried like any connection failure.
+// is a connect timeout, retried like any connection failure. It runs on the
+// fake clock of a synctest bubble, so every time is exact.
 func TestDoConnectBudget(t *testing.T) {
 	const budget = time.Second
+	const backoff = time.Millisecond
 	tests := []struct {
 		name           string
 		handshakeDelay time.Duration
 		wantAttempts   int // 0 for success
 	}{
 		{"well below", 200 * time.Millisecond, 0},
+		{"one under", budget - time.Nanosecond, 0},
+		{"one over", budget + time.Nanosecond, 2},
 		{"above", 3 * time.Second, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv, tlsCfg := newSlowTLSServer(t, tt.handshakeDelay)
-			attempts := 0
-			c := New(WithTLSConfig(tlsCfg), WithConnectTimeout(budget), WithRetry(1, time.Millisecond, time.Millisecond),
-				WithObserver(func(e Event) {
-					if e.Kind == EventAttempt {
-						attempts++
-					}
-				}))
-			defer c.CloseIdleConnections()
-			req, err := http.NewRequest(http.MethodGet, srv.URL, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			start := time.Now()
-			resp, err := c.Do(req)
-			elapsed := time.Since(start)
-			if tt.wantAttempts == 0 {
+			synctest.Test(t, func(t *testing.T) {
+				pipe := newPipeListener()
+				srv, tlsCfg := newSlowTLSServer(t, tt.handshakeDelay, pipe)
+				attempts := 0
+				c := New(WithTLSConfig(tlsCfg), WithConnectTimeout(budget), WithRetry(1, backoff, backoff),
+					WithObserver(func(e Event) {
+						if e.Kind == EventAttempt {
+							attempts++
+						}
+					}))
+				c.useDial(pipe.DialContext)
+				defer c.CloseIdleConnections()
+				req, err := http.NewRequest(http.MethodGet, srv.URL, nil)
 				if err != nil {
-					t.Fatalf("err = %v after %v", err, elapsed)
+					t.Fatal(err)
 				}
-				resp.Body.Close()
-				if resp.ProtoMajor != 2 {
-					t.Errorf("proto %s, want HTTP/2", resp.Proto)
+				start := time.Now()
+				resp, err := c.Do(req)
+				elapsed := time.Since(start)
+				if tt.wantAttempts == 0 {
+					if err != nil {
+						t.Fatalf("err = %v after %v", err, elapsed)
+					}
+					resp.Body.Close()
+					if resp.ProtoMajor != 2 {
+						t.Errorf("proto %s, want HTTP/2", resp.Proto)
+					}
+					if elapsed != tt.handshakeDelay {
+						t.Errorf("answered after %v, want %v", elapsed, tt.handshakeDelay)
+					}
+					return
 				}
-				return
-			}
-			var te *TimeoutError
-			if !errors.As(err, &te) || te.Limit != LimitConnect || te.After != budget || !errors.Is(err, ErrTimeout) {
-				t.Fatalf("err = %v, want the connect timeout", err)
-			}
-			if attempts != tt.wantAttempts {
-				t.Errorf("%d attempts, want %d", attempts, tt.wantAttempts)
-			}
-			if lo, hi := budget*time.Duration(tt.wantAttempts), budget*time.Duration(tt.wantAttempts)+2*time.Second; elapsed < lo || elapsed > hi {
-				t.Errorf("took %v, want between %v and %v", elapsed, lo, hi)
-			}
+				var te *TimeoutError
+				if !errors.As(err, &te) || te.Limit != LimitConnect || te.After != budget || !errors.Is(err, ErrTimeout) {
+					t.Fatalf("err = %v, want the connect timeout", err)
+				}
+				if attempts != tt.wantAttempts {
+					t.Errorf("%d attempts, want %d", attempts, tt.wantAttempts)
+				}
+				// Each attempt takes the whole budget; the backoff between
+				// them is jittered, at most its bound.
+				tries := time.Duration(tt.wantAttempts)
+				if lo, hi := budget*tries, budget*tries+backoff*(tries-1); elapsed < lo || elapsed > hi {
+					t.Errorf("took %v, want between %v and %v", elapsed, lo, hi)
+				}
+			})
 		})
 	}
 }

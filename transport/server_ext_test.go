@@ -21,6 +21,30 @@ func newServer(tb testing.TB, h http.HandlerFunc) *httptest.Server {
 	return srv
 }
 
+// newPipeServer starts an HTTP server on an in-memory network, for a test
+// inside a testing/synctest bubble, where the clock is fake and moves only
+// when every goroutine of the bubble waits: a goroutine waiting on a real
+// socket would keep it still. Call it inside the bubble, and make the
+// Client with newPipeClient; the server closes when the test ends.
+func newPipeServer(tb testing.TB, h http.HandlerFunc) (*httptest.Server, *transport.PipeListener) {
+	tb.Helper()
+	l := transport.NewPipeListener()
+	srv := httptest.NewUnstartedServer(h)
+	srv.Listener.Close() // a loopback socket, never used
+	srv.Listener = l
+	srv.Start()
+	tb.Cleanup(srv.Close)
+	return srv, l
+}
+
+// newPipeClient is newClient over the in-memory network of l.
+func newPipeClient(tb testing.TB, l *transport.PipeListener, opts ...transport.Option) *transport.Client {
+	tb.Helper()
+	c := newClient(tb, opts...)
+	transport.UseDial(c, l.DialContext)
+	return c
+}
+
 // newClient makes a Client whose idle connections are closed when the test
 // ends, so that goleak sees no connection goroutines left.
 func newClient(tb testing.TB, opts ...transport.Option) *transport.Client {
@@ -93,10 +117,12 @@ func (c *counter) get() int {
 	return c.n
 }
 
-// trackedServer is a loopback server that counts its connections' state
-// changes, to observe connection reuse and release from the outside.
+// trackedServer is a server on an in-memory network (see newPipeServer)
+// that counts its connections' state changes, to observe connection reuse
+// and release from the outside.
 type trackedServer struct {
 	url    string
+	pipe   *transport.PipeListener
 	mu     sync.Mutex
 	states map[http.ConnState]int
 }
@@ -112,6 +138,9 @@ func newTrackedServer(tb testing.TB) *trackedServer {
 		ts.states[s]++
 		ts.mu.Unlock()
 	}
+	ts.pipe = transport.NewPipeListener()
+	srv.Listener.Close() // a loopback socket, never used
+	srv.Listener = ts.pipe
 	srv.Start()
 	tb.Cleanup(srv.Close)
 	ts.url = srv.URL

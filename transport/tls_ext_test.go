@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/airlock-go/airlock/transport"
@@ -93,14 +94,10 @@ func TestTLSConfigCopiedIn(t *testing.T) {
 	resp.Body.Close()
 }
 
-// silentListener accepts connections and never answers, so a TLS handshake
-// with it can only time out.
-func silentListener(tb testing.TB) (addr string, accepted *counter) {
+// silentListener accepts connections on l and never answers, so a TLS
+// handshake with it can only time out. It counts the connections.
+func silentListener(tb testing.TB, l *transport.PipeListener) (accepted *counter) {
 	tb.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
 	accepted = &counter{}
 	done := make(chan struct{})
 	go func() {
@@ -124,32 +121,39 @@ func silentListener(tb testing.TB) (addr string, accepted *counter) {
 		l.Close()
 		<-done
 	})
-	return l.Addr().String(), accepted
+	return accepted
 }
 
+// TestConnectTimeoutOnHandshake runs on the fake clock of a synctest bubble,
+// so each attempt must take exactly the connect timeout.
 func TestConnectTimeoutOnHandshake(t *testing.T) {
-	const connect = 100 * time.Millisecond
-	addr, accepted := silentListener(t)
-	rec := &recorder{}
-	c := newClient(t, transport.WithConnectTimeout(connect), transport.WithRetry(1, time.Millisecond, time.Millisecond),
-		transport.WithObserver(rec.observe))
-	start := time.Now()
-	_, err := c.Do(mustRequest(t, context.Background(), http.MethodGet, "https://"+addr+"/", nil))
-	elapsed := time.Since(start)
-	var te *transport.TimeoutError
-	if !errors.Is(err, transport.ErrTimeout) || !errors.As(err, &te) || te.Limit != transport.LimitConnect || te.After != connect {
-		t.Fatalf("err = %v, want the connect timeout", err)
-	}
-	if !strings.Contains(err.Error(), "connect timeout (100ms) expired") {
-		t.Errorf("Error() = %q", err)
-	}
-	if got := rec.kinds(); got != "attempt retry attempt end" {
-		t.Errorf("events = %q; a connect timeout is retried", got)
-	}
-	if accepted.get() != 2 {
-		t.Errorf("connections = %d, want 2", accepted.get())
-	}
-	if elapsed < 2*connect || elapsed > 20*connect {
-		t.Errorf("took %v for two attempts of %v", elapsed, connect)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		const connect = 100 * time.Millisecond
+		const backoff = time.Millisecond
+		l := transport.NewPipeListener()
+		accepted := silentListener(t, l)
+		rec := &recorder{}
+		c := newPipeClient(t, l, transport.WithConnectTimeout(connect), transport.WithRetry(1, backoff, backoff),
+			transport.WithObserver(rec.observe))
+		start := time.Now()
+		_, err := c.Do(mustRequest(t, context.Background(), http.MethodGet, "https://"+l.Addr().String()+"/", nil))
+		elapsed := time.Since(start)
+		var te *transport.TimeoutError
+		if !errors.Is(err, transport.ErrTimeout) || !errors.As(err, &te) || te.Limit != transport.LimitConnect || te.After != connect {
+			t.Fatalf("err = %v, want the connect timeout", err)
+		}
+		if !strings.Contains(err.Error(), "connect timeout (100ms) expired") {
+			t.Errorf("Error() = %q", err)
+		}
+		if got := rec.kinds(); got != "attempt retry attempt end" {
+			t.Errorf("events = %q; a connect timeout is retried", got)
+		}
+		if accepted.get() != 2 {
+			t.Errorf("connections = %d, want 2", accepted.get())
+		}
+		// Two whole attempts and the jittered backoff between them.
+		if elapsed < 2*connect || elapsed > 2*connect+backoff {
+			t.Errorf("took %v for two attempts of %v", elapsed, connect)
+		}
+	})
 }
