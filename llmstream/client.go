@@ -56,7 +56,7 @@ func NewClient(opts ...ClientOption) *Client {
 	case c.cfg.dialect >= dialectEnd:
 		c.err = fmt.Errorf("%w: unknown dialect %v", ErrMisuse, c.cfg.dialect)
 		return c
-	case c.cfg.defaults.Messages != nil || c.cfg.defaults.OnDelta != nil:
+	case c.cfg.defaults != nil && (c.cfg.defaults.Messages != nil || c.cfg.defaults.OnDelta != nil):
 		c.err = fmt.Errorf("%w: WithRequestDefaults with Messages or OnDelta", ErrInvalidRequest)
 		return c
 	}
@@ -185,18 +185,21 @@ func (c *Client) send(ctx context.Context, r *Request) (Message, int, error) {
 	case c.err != nil:
 		return Message{}, 0, c.err
 	}
-	full := r.withDefaults(&c.cfg.defaults, c.cfg.model)
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	req, err := c.newRequest(ctx, &full)
-	if err != nil {
-		return Message{}, 0, c.redact(err)
-	}
+	full := r.withDefaults(c.cfg.defaults, c.cfg.model)
 	var idle *time.Timer
 	if d := c.cfg.idleTimeout; d > 0 {
+		// A context of our own only for the idle timeout: a held stream
+		// pays for every derived context (its Done channel, its children).
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
 		// Started before the request: waiting for the headers counts too.
 		idle = time.AfterFunc(d, func() { cancel(ErrIdleTimeout) })
 		defer idle.Stop()
+	}
+	req, err := c.newRequest(ctx, &full)
+	if err != nil {
+		return Message{}, 0, c.redact(err)
 	}
 	resp, err := c.cfg.httpClient.Do(req)
 	if err != nil {

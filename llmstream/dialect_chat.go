@@ -157,6 +157,10 @@ func (c *chatDecoder) walkTop(i int) (int, error) {
 		switch d[i] {
 		case ',':
 			if leading && i+1 > len(prefix) {
+				if cap(prefix) < i+1 {
+					// Exactly as long as it must be: a held stream keeps it.
+					prefix = make([]byte, 0, i+1)
+				}
 				prefix = append(prefix[:0], d[:i+1]...)
 			}
 		case '}':

@@ -50,7 +50,7 @@ type config struct {
 	httpClient  Doer
 	noUsage     bool
 	idleTimeout time.Duration
-	defaults    Request // WithRequestDefaults
+	defaults    *Request // WithRequestDefaults; nil for none
 	logger      *slog.Logger
 
 	secretValues []string    // WithSecrets
@@ -303,7 +303,10 @@ func WithRequestDefaults(defaults Request) ClientOption {
 	return requestDefaultsOption{defaults.clone()}
 }
 
-func (o requestDefaultsOption) applyToClient(c *config) { c.defaults = o.r.clone() }
+func (o requestDefaultsOption) applyToClient(c *config) {
+	d := o.r.clone()
+	c.defaults = &d
+}
 func (o requestDefaultsOption) String() string {
 	return "llmstream.WithRequestDefaults(...)"
 }

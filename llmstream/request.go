@@ -141,6 +141,9 @@ func (r Request) clone() Request {
 // withDefaults returns r with every unset field taken from d and the
 // client's model.
 func (r Request) withDefaults(d *Request, model string) Request {
+	if d == nil {
+		d = &Request{}
+	}
 	if r.Model == "" {
 		r.Model = d.Model
 	}
