@@ -36,11 +36,13 @@ type Corpus struct {
 type Message struct {
 	Role    string
 	Content string
-	// Reasoning is the reasoning text (Anthropic's thinking).
+	// Reasoning is the reasoning text (Anthropic's thinking; the Responses
+	// reasoning summary, its parts separated by a blank line).
 	Reasoning string
 	// Signature is the provider's opaque signature on the reasoning
-	// (Anthropic's thinking signature), which the next request must carry
-	// back unchanged.
+	// (Anthropic's thinking signature, the Responses reasoning item's
+	// encrypted_content), which the next request must carry back
+	// unchanged.
 	Signature    string
 	FinishReason string
 	ToolCalls    []ToolCall

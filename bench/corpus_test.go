@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -55,6 +56,7 @@ func splitEvents(t *testing.T, c *Corpus) []rawEvent {
 var derive = map[string]func(t *testing.T, evs []rawEvent) Message{
 	"chat":      deriveChat,
 	"anthropic": deriveAnthropic,
+	"responses": deriveResponses,
 }
 
 func decodeObject(t *testing.T, data []byte) map[string]any {
@@ -200,6 +202,190 @@ func deriveAnthropic(t *testing.T, evs []rawEvent) Message {
 	return m
 }
 
+// deriveResponses follows the items by output_index and checks, on the
+// way, what a Responses stream promises: event names that repeat the JSON
+// type, sequence numbers in order, items added in order and nothing for an
+// item after its output_item.done, deltas of the item's kind with their
+// obfuscation, every *.done repeating exactly what the deltas spelled, and
+// a response.completed, last, whose output is the items as they were done
+// and whose usage adds up.
+func deriveResponses(t *testing.T, evs []rawEvent) Message {
+	type item struct {
+		kind, id string
+		role     string
+		text     strings.Builder    // a message's output text
+		summary  []*strings.Builder // a reasoning item's parts
+		args     strings.Builder    // a function call's arguments
+		call     ToolCall
+		final    map[string]any // the item of output_item.done
+	}
+	var items []*item
+	var m Message
+	str := func(i int, v any, what string) string {
+		s, ok := v.(string)
+		if !ok {
+			t.Fatalf("event %d: %s is %T, not a string", i, what, v)
+		}
+		return s
+	}
+	for i, ev := range evs {
+		e := decodeObject(t, ev.data)
+		if e["type"] != ev.name {
+			t.Fatalf("event %d: event name %q, JSON type %v", i, ev.name, e["type"])
+		}
+		if e["sequence_number"] != float64(i) {
+			t.Fatalf("event %d: sequence_number %v", i, e["sequence_number"])
+		}
+		if (i == 0) != (ev.name == "response.created") || (i == len(evs)-1) != (ev.name == "response.completed") {
+			t.Fatalf("event %d of %d is %s", i, len(evs), ev.name)
+		}
+		var it *item
+		if f, ok := e["output_index"].(float64); ok {
+			n := int(f)
+			switch {
+			case ev.name == "response.output_item.added":
+				if n != len(items) {
+					t.Fatalf("event %d adds item %d after %d", i, n, len(items))
+				}
+				added := e["item"].(map[string]any)
+				it = &item{kind: str(i, added["type"], "item type"), id: str(i, added["id"], "item id")}
+				switch it.kind {
+				case "message":
+					it.role = str(i, added["role"], "role")
+				case "function_call":
+					it.call = ToolCall{ID: str(i, added["call_id"], "call_id"), Name: str(i, added["name"], "name")}
+				}
+				items = append(items, it)
+			case n < 0 || n >= len(items):
+				t.Fatalf("event %d: output_index %d, %d items added", i, n, len(items))
+			default:
+				it = items[n]
+			}
+			if it.final != nil {
+				t.Fatalf("event %d: %s for item %d after its output_item.done", i, ev.name, n)
+			}
+			if id, ok := e["item_id"]; ok && id != it.id {
+				t.Fatalf("event %d: item_id %v for item %s", i, id, it.id)
+			}
+		}
+		kind := func(k string) {
+			if it == nil || it.kind != k {
+				t.Fatalf("event %d: %s not for a %s item", i, ev.name, k)
+			}
+		}
+		delta := func() string {
+			if o, _ := e["obfuscation"].(string); o == "" {
+				t.Fatalf("event %d: a delta without obfuscation", i)
+			}
+			return str(i, e["delta"], "delta")
+		}
+		same := func(what string, got any, want string) {
+			if got != want {
+				t.Fatalf("event %d: %s %s is not what the deltas spelled", i, ev.name, what)
+			}
+		}
+		part := func() *strings.Builder {
+			kind("reasoning")
+			n := int(e["summary_index"].(float64))
+			for len(it.summary) <= n {
+				it.summary = append(it.summary, &strings.Builder{})
+			}
+			return it.summary[n]
+		}
+		switch ev.name {
+		case "response.created", "response.in_progress", "response.output_item.added",
+			"response.content_part.added", "response.reasoning_summary_part.added":
+		case "response.output_text.delta":
+			kind("message")
+			it.text.WriteString(delta())
+		case "response.output_text.done":
+			kind("message")
+			same("text", e["text"], it.text.String())
+		case "response.content_part.done":
+			kind("message")
+			same("part text", e["part"].(map[string]any)["text"], it.text.String())
+		case "response.reasoning_summary_text.delta":
+			part().WriteString(delta())
+		case "response.reasoning_summary_text.done":
+			p := part()
+			same("text", e["text"], p.String())
+		case "response.reasoning_summary_part.done":
+			p := part()
+			same("part text", e["part"].(map[string]any)["text"], p.String())
+		case "response.function_call_arguments.delta":
+			kind("function_call")
+			it.args.WriteString(delta())
+		case "response.function_call_arguments.done":
+			kind("function_call")
+			same("arguments", e["arguments"], it.args.String())
+		case "response.output_item.done":
+			done := e["item"].(map[string]any)
+			if done["id"] != it.id || done["type"] != it.kind || (it.kind != "reasoning" && done["status"] != "completed") {
+				t.Fatalf("event %d: item %v (%v, %v) done as %s", i, done["id"], done["type"], done["status"], it.id)
+			}
+			switch it.kind {
+			case "message":
+				content := done["content"].([]any)
+				if len(content) != 1 {
+					t.Fatalf("event %d: a message of %d parts", i, len(content))
+				}
+				same("text", content[0].(map[string]any)["text"], it.text.String())
+			case "reasoning":
+				summary := done["summary"].([]any)
+				if len(summary) != len(it.summary) {
+					t.Fatalf("event %d: %d summary parts, %d streamed", i, len(summary), len(it.summary))
+				}
+				for j, p := range summary {
+					same("summary", p.(map[string]any)["text"], it.summary[j].String())
+				}
+				m.Signature += str(i, done["encrypted_content"], "encrypted_content")
+			case "function_call":
+				same("arguments", done["arguments"], it.args.String())
+				if done["call_id"] != it.call.ID || done["name"] != it.call.Name {
+					t.Fatalf("event %d: call %v %v done as %s %s", i, done["call_id"], done["name"], it.call.ID, it.call.Name)
+				}
+			}
+			it.final = done
+		case "response.completed":
+			r := e["response"].(map[string]any)
+			m.FinishReason = str(i, r["status"], "status")
+			var output []any
+			for _, it := range items {
+				if it.final == nil {
+					t.Fatalf("item %s never done", it.id)
+				}
+				output = append(output, any(it.final))
+			}
+			if !reflect.DeepEqual(r["output"], output) {
+				t.Fatal("response.completed's output is not the items as they were done")
+			}
+			u := r["usage"].(map[string]any)
+			if u["total_tokens"] != u["input_tokens"].(float64)+u["output_tokens"].(float64) {
+				t.Fatalf("usage does not add up: %v", u)
+			}
+		default:
+			t.Fatalf("event %d: type %q", i, ev.name)
+		}
+	}
+	var reasoning []string
+	for _, it := range items {
+		switch it.kind {
+		case "message":
+			m.Role = it.role
+			m.Content += it.text.String()
+		case "reasoning":
+			for j := range it.summary {
+				reasoning = append(reasoning, it.summary[j].String())
+			}
+		case "function_call":
+			it.call.Arguments = it.args.String()
+			m.ToolCalls = append(m.ToolCalls, it.call)
+		}
+	}
+	m.Reasoning = strings.Join(reasoning, "\n\n")
+	return m
+}
+
 // TestCorpora: every corpus is what it says — events that split and count
 // as declared, every payload valid JSON (but chat's [DONE]), the expected
 // message derivable from the events alone, valid tool-call arguments, the
@@ -267,6 +453,10 @@ func TestCorpora(t *testing.T) {
 		{"anthropic-tools", `"type":"input_json_delta"`, AnthropicToolCalls * 100},
 		{"anthropic-tools", `"type":"signature_delta"`, 1},
 		{"anthropic-tools", `"type":"thinking_delta"`, AnthropicThinkingDelta},
+		{"responses-text", "event: response.output_text.delta\n", 20_000},
+		{"responses-tools", "event: response.function_call_arguments.delta\n", ResponsesToolCalls * 100},
+		{"responses-tools", "event: response.reasoning_summary_text.delta\n", ResponsesSummaryParts * ResponsesSummaryDeltas},
+		{"responses-tools", `"encrypted_content":"gAAAAAB`, 1},
 	} {
 		if n := count(CorpusNamed(tc.corpus), tc.needle); n < tc.min {
 			t.Errorf("%s: %d of %s, want at least %d", tc.corpus, n, tc.needle, tc.min)
@@ -274,6 +464,9 @@ func TestCorpora(t *testing.T) {
 	}
 	if n := len(CorpusNamed("anthropic-tools").Want.ToolCalls); n != AnthropicToolCalls {
 		t.Errorf("anthropic-tools: %d calls", n)
+	}
+	if n := len(CorpusNamed("responses-tools").Want.ToolCalls); n != ResponsesToolCalls {
+		t.Errorf("responses-tools: %d calls", n)
 	}
 
 	// Fragments of 1–6 bytes, stretched to a rune boundary (at most 3 more).
@@ -310,6 +503,36 @@ func TestCorpora(t *testing.T) {
 				}
 			}
 		}
+	}
+
+	// The Responses calls' fragments too, and their interleaving: the
+	// deltas of some call come between two deltas of another.
+	interleaved, last := false, map[float64]int{}
+	for i, ev := range splitEvents(t, CorpusNamed("responses-tools")) {
+		if ev.name != "response.function_call_arguments.delta" {
+			continue
+		}
+		var v struct {
+			OutputIndex float64 `json:"output_index"`
+			Delta       string  `json:"delta"`
+		}
+		if err := json.Unmarshal(ev.data, &v); err != nil {
+			t.Fatal(err)
+		}
+		if v.Delta == "" || len(v.Delta) > 6+3 {
+			t.Fatalf("responses-tools: a fragment of %d bytes", len(v.Delta))
+		}
+		if j, ok := last[v.OutputIndex]; ok && j != i-1 {
+			for k, l := range last {
+				if k != v.OutputIndex && l > j {
+					interleaved = true
+				}
+			}
+		}
+		last[v.OutputIndex] = i
+	}
+	if !interleaved {
+		t.Error("responses-tools: the calls' deltas do not interleave")
 	}
 
 	// Deterministic: generated again, the same bytes.

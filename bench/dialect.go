@@ -1,10 +1,11 @@
 package bench
 
 // dialect.go: the dialects this module measures, in report order. Adding
-// one (the Responses API, Gemini) takes a corpus_<name>.go with its
-// corpora, a peers_<name>.go with its pipeline peers (airlock's
-// llmstream.ReadMessage with that dialect among them), and an entry here;
-// the SSE peers, the tests, the benchmarks and cmd/report pick it up.
+// one (Gemini, say) takes a corpus_<name>.go with its corpora, a
+// peers_<name>.go with its pipeline peers (airlock's llmstream.ReadMessage
+// with that dialect among them), an entry here and its derive function in
+// corpus_test.go; the SSE peers, the tests, the benchmarks and cmd/report
+// pick it up.
 
 import "sync"
 
@@ -33,6 +34,7 @@ func (d *Dialect) Corpora() []*Corpus {
 var Dialects = []*Dialect{
 	{Name: "chat", Peers: chatPeers, generate: chatCorpora},
 	{Name: "anthropic", Peers: anthropicPeers, generate: anthropicCorpora},
+	{Name: "responses", Peers: responsesPeers, generate: responsesCorpora},
 }
 
 // Corpora returns every dialect's corpora in report order.

@@ -12,13 +12,15 @@
 //
 //   - dialect.go lists the dialects in report order, each with its corpora
 //     and pipeline peers. A new dialect is a corpus_<name>.go, a
-//     peers_<name>.go and one entry there.
+//     peers_<name>.go, one entry there and its derive function in
+//     corpus_test.go.
 //   - corpus.go is the Corpus and Message every dialect shares; generate.go
-//     the seeded text and JSON generators; corpus_chat.go and
-//     corpus_anthropic.go the corpora of each dialect.
+//     the seeded text and JSON generators; corpus_chat.go,
+//     corpus_anthropic.go and corpus_responses.go the corpora of each
+//     dialect.
 //   - peers.go is the peer types and the checks; peers_sse.go the SSE-only
-//     peers (every corpus); peers_chat.go and peers_anthropic.go each
-//     dialect's full-pipeline peers.
+//     peers (every corpus); peers_chat.go, peers_anthropic.go and
+//     peers_responses.go each dialect's full-pipeline peers.
 //   - hold*.go is the held-stream measurement (memory and goroutines per
 //     concurrent open stream), driven by cmd/streams against cmd/holdserver.
 //   - cmd/report turns `go test -bench` output into the README's tables;

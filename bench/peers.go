@@ -111,7 +111,8 @@ func airlockRead(r io.Reader, d llmstream.Dialect, opts ...llmstream.BridgeOptio
 }
 
 // fromAirlock is m in the neutral form, the signature taken from the
-// thinking block kept in its continuity state.
+// blocks kept in its continuity state: a thinking block's signature
+// (Anthropic), a reasoning item's encrypted_content (Responses).
 func fromAirlock(m llmstream.Message) (Message, error) {
 	out := Message{Role: m.Role, Content: m.Content, Reasoning: m.Reasoning, FinishReason: m.FinishReason}
 	if len(m.ToolCalls) > 0 {
@@ -122,16 +123,17 @@ func fromAirlock(m llmstream.Message) (Message, error) {
 	}
 	if m.Continuity != nil {
 		for _, b := range m.Continuity.Blocks {
-			if b.Type != "thinking" {
+			if b.Type != "thinking" && b.Type != "reasoning" {
 				continue
 			}
 			var t struct {
-				Signature string `json:"signature"`
+				Signature        string `json:"signature"`
+				EncryptedContent string `json:"encrypted_content"`
 			}
 			if err := json.Unmarshal(b.Raw, &t); err != nil {
-				return Message{}, fmt.Errorf("airlock: thinking block %s: %w", b.Raw, err)
+				return Message{}, fmt.Errorf("airlock: %s block %s: %w", b.Type, b.Raw, err)
 			}
-			out.Signature += t.Signature
+			out.Signature += t.Signature + t.EncryptedContent
 		}
 	}
 	return out, nil

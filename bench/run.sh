@@ -3,7 +3,7 @@
 #
 #   bench/run.sh                              # tests, then every benchmark, then the tables
 #   COUNT=3 BENCHTIME=400ms bench/run.sh      # samples per benchmark (median), time per sample
-#   BENCH='Pipeline/dialect=anthropic' bench/run.sh   # a subset: a -bench regexp
+#   BENCH='Pipeline/dialect=responses' bench/run.sh   # a subset: a -bench regexp
 #   MEM=1 bench/run.sh                        # instead: memory and goroutines per held stream
 #   MEM=1 STREAMS=10000 ROUNDS=5 bench/run.sh
 #   OUT=dir bench/run.sh                      # where the raw output goes (default $TMPDIR/airlock-bench)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -56,4 +57,44 @@ func benchDialect(t *testing.T, name string) *bench.Dialect {
 	}
 	t.Fatalf("no dialect %s", name)
 	return nil
+}
+
+// TestReportEveryDialect: every dialect in bench.Dialects gets its
+// pipeline table, a row per corpus, and its corpora their detail tables.
+func TestReportEveryDialect(t *testing.T) {
+	for _, name := range []string{"chat", "anthropic", "responses"} {
+		benchDialect(t, name)
+	}
+	var in strings.Builder
+	for _, d := range bench.Dialects {
+		for _, c := range d.Corpora() {
+			for _, p := range d.Peers {
+				fmt.Fprintf(&in, "BenchmarkPipeline/dialect=%s/corpus=%s/peer=%s-2\t1\t1000000 ns/op\t0.01 allocs/event\t10 B/op\t1 allocs/op\n", d.Name, c.Name, p.Name)
+			}
+		}
+	}
+	data := map[key]*samples{}
+	if err := parse(strings.NewReader(in.String()), data); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	r := report{data: data, w: &out}
+	for _, d := range bench.Dialects {
+		r.pipeline(d)
+	}
+	r.details()
+	got := out.String()
+	for _, d := range bench.Dialects {
+		if !strings.Contains(got, "### Whole pipeline, dialect `"+d.Name+"`") {
+			t.Errorf("no pipeline table for dialect %s", d.Name)
+		}
+		for _, c := range d.Corpora() {
+			if !strings.Contains(got, "| "+c.Name+" | 1 ms (") {
+				t.Errorf("no pipeline row for %s", c.Name)
+			}
+			if !strings.Contains(got, "#### `"+c.Name+"` (dialect "+d.Name+")") {
+				t.Errorf("no detail table for %s", c.Name)
+			}
+		}
+	}
 }
