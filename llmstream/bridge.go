@@ -194,11 +194,12 @@ func (b *Bridge) Message() (Message, error) {
 	return m, b.err
 }
 
-// providerBlocks reports blocks that the neutral fields cannot hold: only
+// providerBlocks reports blocks that the neutral fields cannot hold (a
+// provider piece, or a signature or provider id on a text or call): only
 // then does a message need its continuity state.
 func providerBlocks(blocks []Block) bool {
 	for _, blk := range blocks {
-		if blk.Type != BlockText && blk.Type != BlockToolCall {
+		if blk.Type != BlockText && blk.Type != BlockToolCall || blk.Signature != "" || blk.ID != "" {
 			return true
 		}
 	}

@@ -140,6 +140,8 @@ func (d Dialect) protocol() protocol {
 	switch d.normal() {
 	case DialectAnthropic:
 		return anthropicProtocol{}
+	case DialectGemini:
+		return geminiProtocol{}
 	}
 	return chatProtocol{}
 }
