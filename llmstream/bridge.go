@@ -301,6 +301,11 @@ func (k bufKind) deltaKind() DeltaKind {
 // proved valid.
 func (b *Bridge) text(k bufKind, s *doc, sp span) error {
 	buf := b.buffer(k)
+	if room := sp.end - sp.start; cap(*buf)-len(*buf) < room {
+		// The span bounds the decoded text. Double the buffer: append
+		// grows a large slice by 1.25x, which copies a long answer often.
+		*buf = slices.Grow(*buf, max(len(*buf), room))
+	}
 	start := len(*buf)
 	*buf = s.str(*buf, sp)
 	if len(*buf) == start {
