@@ -39,6 +39,18 @@
 // is the error returned. A message that carries tool calls is a tool-call
 // turn whatever its finish reason says (Gemini sends "stop").
 //
+// # Gemini
+//
+// With [DialectGemini] each event is one GenerateContentResponse of
+// streamGenerateContent: the parts of candidate 0 give the text, the
+// thought parts the reasoning, functionCall parts the calls (whole, or
+// streamed as partialArgs whose JSON paths build the arguments under the
+// same limit, [ErrArgumentPath] when they cannot), and every
+// thoughtSignature stays with its part in [Message.Continuity]. A
+// finishReason that leaves no answer (SAFETY and its kin,
+// MALFORMED_FUNCTION_CALL) or a blocked prompt fails the stream with an
+// [*APIError]; the stream ends properly at its end after a finishReason.
+//
 // # Speed
 //
 // The chunk shape is decoded by a purpose-built single-pass scanner that

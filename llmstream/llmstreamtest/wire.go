@@ -44,12 +44,15 @@ func wireFor(path string) (w wire, model string, ok bool) {
 	case "/messages", "/v1/messages":
 		return anthropicWire{}, "", true
 	}
+	if model, ok := geminiModelPath(path); ok {
+		return geminiWire{}, model, true
+	}
 	return nil, "", false
 }
 
 // allPaths lists every path served, for the error of a wrong one.
 func allPaths() string {
-	return strings.Join([]string{chatPaths, anthropicPaths}, ", ")
+	return strings.Join([]string{chatPaths, anthropicPaths, geminiPaths}, ", ")
 }
 
 // sseEvent is one SSE event named typ with data.
