@@ -139,32 +139,30 @@ func geminiKeyInvalid(raw []byte) bool {
 
 // gemPart is one part of the followed candidate, as spans of the event.
 type gemPart struct {
-	at, end            int  // the part's object, as offsets
-	text, sig          span // "text", "thoughtSignature"
-	thought            bool
-	other              string // the member naming another kind of part
-	fc                 bool   // has a functionCall object
-	fcBad              bool   // functionCall is not an object (nor null)
-	name, id, args     span
-	will               bool // functionCall.willContinue
-	argFrom, argTo     int  // its partialArgs, in geminiDecoder.args
-	partial            bool // functionCall has a partialArgs member
-	textBad, signature bool
+	at, end        int  // the part's object, as offsets
+	text, sig      span // "text", "thoughtSignature"
+	thought        bool
+	other          string // the member naming another kind of part
+	fc             bool   // has a functionCall object
+	fcBad          bool   // functionCall is not an object (nor null)
+	name, id, args span
+	will           bool // functionCall.willContinue
+	argFrom, argTo int  // its partialArgs, in geminiDecoder.args
+	partial        bool // functionCall has a partialArgs member
 }
 
 // gemArg is one partial argument.
 type gemArg struct {
-	at       int
-	bad      bool // not an object
-	path     span
-	value    span
-	kind     argValue
-	kinds    int // value members present
-	will     bool
-	nullBad  bool // nullValue is neither null nor "NULL_VALUE"
-	segFrom  int  // its parsed path, in geminiDecoder.segs
-	segTo    int
-	nameFrom int // its names, in geminiDecoder.names
+	at      int
+	bad     bool // not an object
+	path    span
+	value   span
+	kind    argValue
+	kinds   int // value members present
+	will    bool
+	nullBad bool // nullValue is neither null nor "NULL_VALUE"
+	segFrom int  // its parsed path, in geminiDecoder.segs
+	segTo   int
 }
 
 // gemUsage is one usageMetadata object.
@@ -527,7 +525,7 @@ func (g *geminiDecoder) checkArg(a *gemArg) error {
 		return fmt.Errorf("%w: a partial argument without a jsonPath string", ErrArgumentPath)
 	}
 	g.path = d.str(g.path[:0], a.path)
-	a.segFrom, a.nameFrom = len(g.segs), len(g.names)
+	a.segFrom = len(g.segs)
 	var err error
 	g.segs, g.names, err = parsePath(g.path, g.segs, g.names)
 	a.segTo = len(g.segs)
