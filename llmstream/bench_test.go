@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -122,13 +123,17 @@ func benchmarkReadMessage(b *testing.B, data []byte, opts ...BridgeOption) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	r := bytes.NewReader(data)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
 	for b.Loop() {
 		r.Reset(data)
 		if _, err := ReadMessage(r, opts...); err != nil {
 			b.Fatal(err)
 		}
 	}
+	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*events), "ns/event")
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(b.N*events), "allocs/event")
 }
 
 // BenchmarkReadMessage is the whole pipeline in memory: SSE, chunk
@@ -144,6 +149,10 @@ func BenchmarkReadMessage(b *testing.B) {
 	responsesTools, _ := responsesToolsCorpus()
 	b.Run("corpus=responses", func(b *testing.B) { benchmarkReadMessage(b, responses, WithDialect(DialectResponses)) })
 	b.Run("corpus=responses-tools", func(b *testing.B) { benchmarkReadMessage(b, responsesTools, WithDialect(DialectResponses)) })
+	gemText, _ := geminiTextCorpus(20000)
+	gemArgs, _ := geminiStreamedArgsCorpus(20000)
+	b.Run("corpus=gemini", func(b *testing.B) { benchmarkReadMessage(b, gemText, WithDialect(DialectGemini)) })
+	b.Run("corpus=gemini_args", func(b *testing.B) { benchmarkReadMessage(b, gemArgs, WithDialect(DialectGemini)) })
 }
 
 // BenchmarkDecodeChunk is the chunk decoder alone on one typical event.

@@ -53,6 +53,7 @@ type Bridge struct {
 	stop                        StopReason // its meaning, when the dialect says more than the raw value
 	usage                       *Usage
 	blocks                      []Block // continuity, in the dialect's order
+	keepBlocks                  bool    // a decoder found state in blocks that only hold text and calls
 	done                        bool    // the stream ended properly, by the dialect's rule
 	err                         error
 	msg                         *Message  // the result, once Message has run
@@ -219,7 +220,7 @@ func (b *Bridge) Message() (Message, error) {
 	}
 	if b.err == nil {
 		m.StopReason = b.stopReason(len(m.ToolCalls) > 0)
-		if providerBlocks(b.blocks) {
+		if b.keepBlocks || providerBlocks(b.blocks) {
 			m.Continuity = &Continuity{Dialect: b.config().dialect.normal(), Blocks: placeCalls(b.blocks, calls)}
 		}
 	}
@@ -227,11 +228,12 @@ func (b *Bridge) Message() (Message, error) {
 	return m, b.err
 }
 
-// providerBlocks reports blocks that the neutral fields cannot hold: only
-// then does a message need its continuity state.
+// providerBlocks reports blocks that the neutral fields cannot hold (a
+// provider piece, or a signature on a text or call): only then, or when a
+// decoder says so (keepBlocks), does a message need its continuity state.
 func providerBlocks(blocks []Block) bool {
 	for _, blk := range blocks {
-		if blk.Type != BlockText && blk.Type != BlockToolCall {
+		if blk.Type != BlockText && blk.Type != BlockToolCall || blk.Signature != "" {
 			return true
 		}
 	}
@@ -333,6 +335,11 @@ func (k bufKind) deltaKind() DeltaKind {
 // proved valid.
 func (b *Bridge) text(k bufKind, s *doc, sp span) error {
 	buf := b.buffer(k)
+	if room := sp.end - sp.start; cap(*buf)-len(*buf) < room {
+		// The span bounds the decoded text. Double the buffer: append
+		// grows a large slice by 1.25x, which copies a long answer often.
+		*buf = slices.Grow(*buf, max(len(*buf), room))
+	}
 	start := len(*buf)
 	*buf = s.str(*buf, sp)
 	if len(*buf) == start {

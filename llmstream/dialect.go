@@ -181,6 +181,8 @@ func (d Dialect) protocol() protocol {
 		return anthropicProtocol{}
 	case DialectResponses:
 		return responsesProtocol{}
+	case DialectGemini:
+		return geminiProtocol{}
 	}
 	return chatProtocol{}
 }

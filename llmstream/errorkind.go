@@ -145,9 +145,11 @@ func kindOf(t string) ErrorKind {
 		return ErrorContextLength
 	case "not_found_error", "model_not_found", "NOT_FOUND", "404":
 		return ErrorNotFound
-	case "content_filter", "content_policy_violation", "SAFETY", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII":
+	case "content_filter", "content_policy_violation", "SAFETY", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII",
+		"RECITATION", "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION":
 		return ErrorContentFiltered
-	case "api_error", "server_error", "INTERNAL", "500", "502", "504", "DEADLINE_EXCEEDED", "timeout_error":
+	case "api_error", "server_error", "INTERNAL", "500", "502", "504", "DEADLINE_EXCEEDED", "timeout_error",
+		"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL": // Gemini's model botched a call: try again
 		return ErrorServer
 	}
 	return ErrorUnknown

@@ -13,7 +13,7 @@ import (
 )
 
 // fuzzDialects are the dialects FuzzReadMessage reads with.
-var fuzzDialects = []Dialect{DialectChat, DialectAnthropic, DialectResponses}
+var fuzzDialects = []Dialect{DialectChat, DialectAnthropic, DialectResponses, DialectGemini}
 
 // FuzzReadMessage feeds arbitrary bytes as an SSE body of every dialect: no
 // panic, the same result whole, one byte at a time and in random reads,

@@ -21,6 +21,9 @@ import "fmt"
 //
 // A message that carries tool calls has StopToolCalls whatever the
 // provider said, unless the reason is a length, filter, refusal or pause.
+// Gemini's reasons that leave no usable answer (the safety family and
+// MALFORMED_FUNCTION_CALL, UNEXPECTED_TOOL_CALL) fail the stream with an
+// [*APIError] of that Type instead of ending it.
 type StopReason uint8
 
 const (

@@ -49,7 +49,10 @@
 // answers 408, 409, 429 and 5xx (Anthropic's 529 among them), unless the
 // server's "x-should-retry" header says otherwise ("false" stops the
 // retries, "true" allows one whatever the status). The wait is the server's retry-after-ms or
-// Retry-After (seconds or HTTP date) up to [DefaultMaxRetryAfter], else an
+// Retry-After (seconds or HTTP date), or with neither header the retryDelay
+// of a google.rpc.RetryInfo detail in a JSON error body (as Gemini answers a
+// 429: {"error":{"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo",
+// "retryDelay":"7s"}]}}), up to [DefaultMaxRetryAfter], else an
 // exponential backoff with jitter; the wait ends with the context. The
 // request body is replayed through GetBody, or buffered when it has none.
 // Once Do has returned a response, a failure is returned to the reader,

@@ -87,6 +87,9 @@ func (x *exchange) run() (*http.Response, error) {
 			err = x.readStatusError(resp)
 			var se *StatusError
 			retryable = errors.As(err, &se) && retryableAnswer(status, resp.Header)
+			if retryable && !serverWait {
+				wait, serverWait = retryInfoDelay(se.Body)
+			}
 		} else {
 			retryable = retryableError(err)
 		}

@@ -294,9 +294,11 @@ type maxRetryAfterOption time.Duration
 
 // WithMaxRetryAfter sets the longest server-requested wait that is honoured.
 // When a retryable answer asks, through retry-after-ms or Retry-After
-// (seconds or an HTTP date), for a longer wait than d, the exchange does not
+// (seconds or an HTTP date), or, with neither header, through the
+// retryDelay of a google.rpc.RetryInfo in its JSON error body (Gemini's
+// 429), for a longer wait than d, the exchange does not
 // retry early against the server's wish: it ends with that answer's
-// [*StatusError], whose Header still carries the server's wait so that the
+// [*StatusError], whose Header (or Body) still carries the server's wait so that the
 // caller can decide. The default is [DefaultMaxRetryAfter]; 0 honours only "retry
 // now". A negative d is an [*OptionError].
 func WithMaxRetryAfter(d time.Duration) Option { return maxRetryAfterOption(d) }

@@ -1,8 +1,10 @@
 package transport
 
 import (
+	"bytes"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"math"
 	"net"
@@ -98,6 +100,52 @@ func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+// retryInfoDelay returns the wait a JSON error body asks for, and whether
+// it asks: the retryDelay of a google.rpc.RetryInfo entry in the error's
+// details, as Gemini and other Google APIs send with a 429 —
+//
+//	{"error":{"code":429,...,"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"7s"}]}}
+//
+// (also as the one element of a JSON array, as streaming endpoints answer).
+// The delay is a google.protobuf.Duration in JSON: decimal seconds ending
+// in "s" ("7s", "0.250s"); any other value, or a body of another shape, is
+// ignored, as if absent. Huge values saturate.
+func retryInfoDelay(body []byte) (time.Duration, bool) {
+	if !bytes.Contains(body, []byte("google.rpc.RetryInfo")) {
+		return 0, false // the common case costs no decoding
+	}
+	type errorBody struct {
+		Error struct {
+			Details []struct {
+				Type       string `json:"@type"`
+				RetryDelay string `json:"retryDelay"`
+			} `json:"details"`
+		} `json:"error"`
+	}
+	var one errorBody
+	if json.Unmarshal(body, &one) != nil {
+		var list []errorBody
+		if json.Unmarshal(body, &list) != nil || len(list) != 1 {
+			return 0, false
+		}
+		one = list[0]
+	}
+	for _, d := range one.Error.Details {
+		if !strings.HasSuffix(d.Type, "google.rpc.RetryInfo") {
+			continue
+		}
+		secs, ok := strings.CutSuffix(strings.TrimSpace(d.RetryDelay), "s")
+		if !ok {
+			return 0, false
+		}
+		if s, ok := nonNegativeNumber(secs); ok {
+			return saturatingDuration(s * float64(time.Second)), true
+		}
+		return 0, false
 	}
 	return 0, false
 }

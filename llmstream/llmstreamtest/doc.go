@@ -85,6 +85,18 @@
 // [Turn.KeepAlive] adds the dialect's keep-alives (": keep-alive" comments,
 // Anthropic's pings).
 //
+// # Gemini
+//
+// POST /v1beta/models/{model}:streamGenerateContent is served in Gemini's
+// native form (the model from the path, the request decoded back to the
+// neutral form with its thought parts, signatures and call ids as
+// Continuity): thought parts signed, whole function calls, or with
+// [WithStreamedArguments] calls streamed as partialArgs; usageMetadata;
+// errors as {"error":{"code","message","status","details"}}, a 429 with a
+// google.rpc.RetryInfo in place of Retry-After. A FinishReason such as
+// "SAFETY" or "MALFORMED_FUNCTION_CALL" ends the candidate with it;
+// "blockReason:<REASON>" blocks the prompt instead.
+//
 // # Lifetime
 //
 // [Server.Close] ends every stream, stall and wait, and returns once every

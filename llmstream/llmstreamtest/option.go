@@ -47,6 +47,7 @@ type config struct {
 	flavor     Flavor
 	seed       uint64
 	interleave bool
+	streamArgs bool // WithStreamedArguments (Gemini)
 	delay      time.Duration
 	maxBody    int64
 }

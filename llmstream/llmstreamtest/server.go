@@ -327,7 +327,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if t.Fault.Kind == FaultStatus {
-		if t.Fault.RetryAfter != "" {
+		if _, inBody := wr.(interface{ retryInBody() }); t.Fault.RetryAfter != "" && !inBody {
 			w.Header().Set("Retry-After", t.Fault.RetryAfter)
 		}
 		w.Header().Set("Content-Type", "application/json")

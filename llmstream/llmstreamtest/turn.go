@@ -37,8 +37,10 @@ type Turn struct {
 	// ToolCalls are the calls the model makes, in index order.
 	ToolCalls []Call
 	// Signature signs the reasoning in the dialects that sign it
-	// (Anthropic's thinking signature); empty means one made up from the
-	// request number. Must be valid UTF-8.
+	// (Anthropic's thinking signature; Gemini's thoughtSignature, on the
+	// last thought part, the first call, or else the last part); empty
+	// means one made up from the request number. Must be valid UTF-8 (and
+	// base64 for Google's own SDK, which decodes it).
 	Signature string
 	// FinishReason is the finish reason sent; empty means "tool_calls" when
 	// there are calls and "stop" otherwise ("stop" always for [Gemini]).

@@ -46,12 +46,15 @@ func wireFor(path string) (w wire, model string, ok bool) {
 	case "/responses", "/v1/responses":
 		return responsesWire{}, "", true
 	}
+	if model, ok := geminiModelPath(path); ok {
+		return geminiWire{}, model, true
+	}
 	return nil, "", false
 }
 
 // allPaths lists every path served, for the error of a wrong one.
 func allPaths() string {
-	return strings.Join([]string{chatPaths, anthropicPaths, responsesPaths}, ", ")
+	return strings.Join([]string{chatPaths, anthropicPaths, responsesPaths, geminiPaths}, ", ")
 }
 
 // sseEvent is one SSE event named typ with data.

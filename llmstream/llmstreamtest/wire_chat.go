@@ -30,6 +30,7 @@ type renderer struct {
 	includeUsage bool
 	rng          *rand.Rand
 	interleave   bool
+	streamArgs   bool  // Gemini: calls as partialArgs
 	err          error // the first encoding failure
 }
 
@@ -47,6 +48,7 @@ func newRenderer(c *config, w wire, req *Request, t Turn) *renderer {
 		includeUsage: req.includeUsage(),
 		rng:          rand.New(rand.NewPCG(c.seed, uint64(req.Seq))),
 		interleave:   c.interleave,
+		streamArgs:   c.streamArgs,
 	}
 }
 

@@ -1,0 +1,805 @@
+package llmstream
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"unsafe"
+
+	"github.com/airlock-go/airlock/sse"
+	"github.com/airlock-go/airlock/toolcall"
+)
+
+// This file is the Gemini dialect (DialectGemini): the decoder of
+// streamGenerateContent's events and its error bodies. The request encoder
+// is in encode_gemini.go, the builder of streamed call arguments in
+// gemini_partialargs.go.
+//
+// Each event is one GenerateContentResponse. The decoder follows the
+// candidate with index 0 (an absent index means 0) and reads its
+// content.parts in order:
+//
+//	{"text": ...}                          answer text: Content
+//	{"text": ..., "thought": true}         reasoning, kept as a "thought" block
+//	{"functionCall": {name, args, id}}     a whole call; no id: call_<n>
+//	{"functionCall": {name, willContinue}} a streamed call opens; partialArgs
+//	                                       parts build it; one without
+//	                                       willContinue closes it
+//	{"executableCode": ...}, inlineData,   kept whole as a block of that
+//	codeExecutionResult, ...               type, never in Content
+//	"thoughtSignature" on any part         kept on that part's block
+//
+// Consecutive text parts are one text block, and so are consecutive
+// thought parts; a part carrying a signature ends its block, so the
+// signature goes back on the text it came with. A part that carries only a
+// signature signs the block before it, or stands alone as an empty text.
+//
+// The candidate's finishReason ends the answer: STOP and MAX_TOKENS are
+// normal ends; the safety family (SAFETY, RECITATION, BLOCKLIST,
+// PROHIBITED_CONTENT, SPII, IMAGE_SAFETY, ...) and MALFORMED_FUNCTION_CALL
+// and UNEXPECTED_TOOL_CALL fail the stream with an *APIError, since the
+// response holds no usable answer; promptFeedback.blockReason does too.
+// usageMetadata is cumulative: the last one wins. The stream ends properly
+// at its end after a finishReason; before one, it is truncated.
+
+// DefaultGeminiBaseURL is the base URL of a Gemini [Client] when none is
+// set.
+const DefaultGeminiBaseURL = "https://generativelanguage.googleapis.com/v1beta"
+
+type geminiProtocol struct{}
+
+func (geminiProtocol) defaultBase() string  { return DefaultGeminiBaseURL }
+func (geminiProtocol) emptyPath() string    { return "/v1beta" }
+func (geminiProtocol) doneSentinel() string { return "" }
+
+// endpoint is {base}/models/{model}:streamGenerateContent?alt=sse. A model
+// given with its collection ("models/gemini-2.5-flash",
+// "tunedModels/my-model") keeps it.
+func (geminiProtocol) endpoint(base *url.URL, model string) (string, error) {
+	model = strings.TrimSpace(model)
+	if model == "" {
+		return "", fmt.Errorf("%w: Gemini names the model in the URL, and the request has none (set Request.Model or WithModel)", ErrInvalidRequest)
+	}
+	if !strings.Contains(model, "/") {
+		model = "models/" + model
+	}
+	segs := strings.Split(model, "/")
+	for i, s := range segs {
+		if s == "" || s == "." || s == ".." {
+			return "", fmt.Errorf("%w: model %q is not a model name", ErrInvalidRequest, model)
+		}
+		segs[i] = url.PathEscape(s)
+	}
+	u := *base
+	if err := setPath(&u, u.EscapedPath()+"/"+strings.Join(segs, "/")+":streamGenerateContent"); err != nil {
+		return "", fmt.Errorf("%w: model %q is not a model name", ErrInvalidRequest, model)
+	}
+	if u.RawQuery == "" {
+		u.RawQuery = "alt=sse"
+	} else {
+		u.RawQuery += "&alt=sse"
+	}
+	return u.String(), nil
+}
+
+func (geminiProtocol) header(h http.Header, apiKey string) {
+	if apiKey != "" {
+		h.Set("X-Goog-Api-Key", apiKey)
+	}
+}
+
+func (geminiProtocol) newDecoder(b *Bridge) decoder { return &geminiDecoder{b: b, open: -1} }
+
+// parseError reads {"error":{"code","message","status","details"}} (also
+// inside a one-element array, as a stream answers), as an HTTP body and
+// inside a stream. A key Gemini rejects is a 400 INVALID_ARGUMENT whose
+// details say API_KEY_INVALID: it is an authentication failure.
+func (geminiProtocol) parseError(raw []byte, status int) (*APIError, bool) {
+	e, ok := parseProviderError(raw, status)
+	if !ok {
+		return nil, false
+	}
+	e.classify()
+	if geminiKeyInvalid(raw) {
+		e.Kind = ErrorAuthentication
+	}
+	return e, true
+}
+
+// geminiKeyInvalid reports an error whose details carry the reason
+// API_KEY_INVALID (google.rpc.ErrorInfo).
+func geminiKeyInvalid(raw []byte) bool {
+	if !strings.Contains(string(raw), "API_KEY_INVALID") {
+		return false
+	}
+	type body struct {
+		Error struct {
+			Details []struct {
+				Reason string `json:"reason"`
+			} `json:"details"`
+		} `json:"error"`
+	}
+	var one body
+	if json.Unmarshal(raw, &one) != nil {
+		var list []body
+		if json.Unmarshal(raw, &list) != nil || len(list) == 0 {
+			return false
+		}
+		one = list[0]
+	}
+	for _, d := range one.Error.Details {
+		if d.Reason == "API_KEY_INVALID" {
+			return true
+		}
+	}
+	return false
+}
+
+// gemPart is one part of the followed candidate, as spans of the event.
+type gemPart struct {
+	at, end        int  // the part's object, as offsets
+	text, sig      span // "text", "thoughtSignature"
+	thought        bool
+	other          string // the member naming another kind of part
+	fc             bool   // has a functionCall object
+	fcBad          bool   // functionCall is not an object (nor null)
+	name, id, args span
+	will           bool // functionCall.willContinue
+	argFrom, argTo int  // its partialArgs, in geminiDecoder.args
+	partial        bool // functionCall has a partialArgs member
+}
+
+// gemArg is one partial argument.
+type gemArg struct {
+	at      int
+	bad     bool // not an object
+	path    span
+	value   span
+	kind    argValue
+	kinds   int // value members present
+	will    bool
+	nullBad bool // nullValue is neither null nor "NULL_VALUE"
+	segFrom int  // its parsed path, in geminiDecoder.segs
+	segTo   int
+}
+
+// gemUsage is one usageMetadata object.
+type gemUsage struct {
+	seen                                                 bool
+	prompt, candidates, thoughts, cached, total, toolUse int
+	hasTotal                                             bool
+}
+
+// runKind is the kind of block the parts are adding text to.
+type runKind uint8
+
+const (
+	runNone runKind = iota
+	runText
+	runThought
+)
+
+// geminiDecoder reads streamGenerateContent events into a Bridge.
+type geminiDecoder struct {
+	b   *Bridge
+	doc doc
+
+	// The current event, read in the one walk that validates it.
+	parts                 []gemPart
+	args                  []gemArg
+	segs                  []pathSeg
+	names                 []byte
+	cur                   int  // the part being walked
+	chosen                bool // the followed candidate was read
+	cIndex, cFin, cFinMsg span // the candidate being walked
+	finish, finishMsg     span // the followed candidate's
+	usage                 gemUsage
+	blockReason, blockMsg span
+	apiErr                bool
+
+	// The stream.
+	finished bool
+	calls    int // calls started: the next call's assembler index
+	open     int // the index of the call being streamed, -1 for none
+	openSlot int // its block
+	pa       partialArgs
+	run      runKind
+	runSlot  int // the open run's block
+	runStart int // where its text began in its buffer
+	scratch  []byte
+	path     []byte
+}
+
+func (g *geminiDecoder) event(ev *sse.Event) error {
+	b := g.b
+	if len(ev.Data) == 0 {
+		return nil
+	}
+	g.doc.validUTF8 = b.validUTF8
+	g.parts, g.args, g.segs, g.names = g.parts[:0], g.args[:0], g.segs[:0], g.names[:0]
+	g.chosen, g.apiErr = false, false
+	g.finish, g.finishMsg, g.blockReason, g.blockMsg = noSpan, noSpan, noSpan, noSpan
+	g.usage = gemUsage{}
+	if at, err := walkEvent(&g.doc, g, ev.Data, (*geminiDecoder).member); err != nil {
+		return b.fail(b.eventError(ev.Data, at, err))
+	}
+	if g.apiErr {
+		return b.fail(b.apiError(ev.Data))
+	}
+	if at, err := g.check(); err != nil {
+		return b.fail(b.eventError(ev.Data, at, err))
+	}
+	if g.usage.seen {
+		g.applyUsage()
+	}
+	if g.doc.isString(g.blockReason) && !g.doc.is(g.blockReason, "BLOCK_REASON_UNSPECIFIED") {
+		return g.blocked()
+	}
+	for i := range g.parts {
+		if err := g.applyPart(ev, &g.parts[i]); err != nil {
+			return err
+		}
+	}
+	if g.doc.isString(g.finish) {
+		return g.applyFinish(ev)
+	}
+	return nil
+}
+
+// complete closes the block still open and reports a proper end: a
+// finishReason arrived.
+func (g *geminiDecoder) complete() bool {
+	g.closeRun()
+	return g.finished
+}
+
+func (g *geminiDecoder) member(key []byte, i, depth int) (int, error) {
+	d := g.doc.data
+	switch string(key) {
+	case "candidates":
+		if d[i] == '[' {
+			return walkArray(&g.doc, g, i, depth, (*geminiDecoder).candidate)
+		}
+	case "usageMetadata":
+		if d[i] == '{' {
+			g.usage = gemUsage{}
+			return walkObject(&g.doc, g, i, depth, (*geminiDecoder).usageMember)
+		}
+	case "promptFeedback":
+		if d[i] == '{' {
+			return walkObject(&g.doc, g, i, depth, (*geminiDecoder).feedbackMember)
+		}
+	}
+	s, end, err := g.doc.valueSpan(i, depth)
+	if string(key) == "error" && s.ok() {
+		g.apiErr = true
+	}
+	return end, err
+}
+
+// candidate reads one candidate; the parts of any but the followed one
+// are dropped again.
+func (g *geminiDecoder) candidate(_, i, depth int) (int, error) {
+	if g.doc.data[i] != '{' {
+		_, end, err := g.doc.valueSpan(i, depth)
+		return end, err
+	}
+	nparts, nargs, nsegs, nnames := len(g.parts), len(g.args), len(g.segs), len(g.names)
+	g.cIndex, g.cFin, g.cFinMsg = noSpan, noSpan, noSpan
+	end, err := walkObject(&g.doc, g, i, depth, (*geminiDecoder).candidateMember)
+	if err != nil {
+		return end, err
+	}
+	if !g.chosen && (!g.cIndex.ok() || string(g.doc.data[g.cIndex.start:g.cIndex.end]) == "0") {
+		g.chosen = true
+		g.finish, g.finishMsg = g.cFin, g.cFinMsg
+		return end, nil
+	}
+	g.parts, g.args, g.segs, g.names = g.parts[:nparts], g.args[:nargs], g.segs[:nsegs], g.names[:nnames]
+	return end, nil
+}
+
+func (g *geminiDecoder) candidateMember(key []byte, i, depth int) (int, error) {
+	if string(key) == "content" && g.doc.data[i] == '{' {
+		return walkObject(&g.doc, g, i, depth, (*geminiDecoder).contentMember)
+	}
+	s, end, err := g.doc.valueSpan(i, depth)
+	switch string(key) {
+	case "index":
+		g.cIndex = s
+	case "finishReason":
+		g.cFin = s
+	case "finishMessage":
+		g.cFinMsg = s
+	}
+	return end, err
+}
+
+func (g *geminiDecoder) contentMember(key []byte, i, depth int) (int, error) {
+	if string(key) == "parts" && g.doc.data[i] == '[' {
+		return walkArray(&g.doc, g, i, depth, (*geminiDecoder).part)
+	}
+	_, end, err := g.doc.valueSpan(i, depth)
+	return end, err
+}
+
+func (g *geminiDecoder) part(_, i, depth int) (int, error) {
+	if g.doc.data[i] != '{' {
+		_, end, err := g.doc.valueSpan(i, depth) // not a part: ignored
+		return end, err
+	}
+	g.parts = append(g.parts, gemPart{at: i, text: noSpan, sig: noSpan, name: noSpan, id: noSpan, args: noSpan})
+	g.cur = len(g.parts) - 1
+	end, err := walkObject(&g.doc, g, i, depth, (*geminiDecoder).partMember)
+	g.parts[g.cur].end = end
+	return end, err
+}
+
+func (g *geminiDecoder) partMember(key []byte, i, depth int) (int, error) {
+	d := g.doc.data
+	if string(key) == "functionCall" && d[i] == '{' {
+		p := &g.parts[g.cur]
+		p.fc, p.argFrom = true, len(g.args)
+		end, err := walkObject(&g.doc, g, i, depth, (*geminiDecoder).callMember)
+		p = &g.parts[g.cur]
+		p.argTo = len(g.args)
+		return end, err
+	}
+	s, end, err := g.doc.valueSpan(i, depth)
+	p := &g.parts[g.cur]
+	switch string(key) {
+	case "text":
+		p.text = s
+	case "thought":
+		p.thought = d[i] == 't'
+	case "thoughtSignature":
+		p.sig = s
+	case "functionCall":
+		p.fcBad = s.ok()
+	case "partMetadata", "videoMetadata", "mediaResolution":
+	default:
+		if s.ok() && p.other == "" {
+			p.other = string(key) // rare: code execution, inline data, ...
+		}
+	}
+	return end, err
+}
+
+func (g *geminiDecoder) callMember(key []byte, i, depth int) (int, error) {
+	d := g.doc.data
+	if string(key) == "partialArgs" && d[i] == '[' {
+		g.parts[g.cur].partial = true
+		return walkArray(&g.doc, g, i, depth, (*geminiDecoder).partialArg)
+	}
+	s, end, err := g.doc.valueSpan(i, depth)
+	p := &g.parts[g.cur]
+	switch string(key) {
+	case "name":
+		p.name = s
+	case "id":
+		p.id = s
+	case "args":
+		p.args = s
+	case "willContinue":
+		p.will = d[i] == 't'
+	case "partialArgs":
+		p.partial = p.partial || s.ok()
+		if s.ok() {
+			g.args = append(g.args, gemArg{at: i, bad: true})
+		}
+	}
+	return end, err
+}
+
+func (g *geminiDecoder) partialArg(_, i, depth int) (int, error) {
+	g.args = append(g.args, gemArg{at: i, bad: g.doc.data[i] != '{', path: noSpan, value: noSpan})
+	if g.doc.data[i] != '{' {
+		_, end, err := g.doc.valueSpan(i, depth)
+		return end, err
+	}
+	return walkObject(&g.doc, g, i, depth, (*geminiDecoder).argMember)
+}
+
+func (g *geminiDecoder) argMember(key []byte, i, depth int) (int, error) {
+	d := g.doc.data
+	s, end, err := g.doc.valueSpan(i, depth)
+	a := &g.args[len(g.args)-1]
+	var kind argValue
+	switch string(key) {
+	case "jsonPath":
+		a.path = s
+		return end, err
+	case "willContinue":
+		a.will = d[i] == 't'
+		return end, err
+	case "stringValue":
+		kind = argString
+		if s.ok() && d[i] != '"' {
+			a.bad = true
+		}
+	case "numberValue":
+		kind = argNumber
+		if s.ok() && d[i] != '-' && (d[i] < '0' || d[i] > '9') {
+			a.bad = true
+		}
+	case "boolValue":
+		kind = argBool
+		if s.ok() && d[i] != 't' && d[i] != 'f' {
+			a.bad = true
+		}
+	case "nullValue":
+		// Proto's NullValue: JSON null, or the enum's name.
+		a.kinds++
+		a.kind = argNull
+		if s.ok() && !g.doc.is(s, "NULL_VALUE") {
+			a.nullBad = true
+		}
+		return end, err
+	default:
+		return end, err
+	}
+	if s.ok() { // null is absent
+		a.kinds++
+		a.kind, a.value = kind, s
+	}
+	return end, err
+}
+
+func (g *geminiDecoder) usageMember(key []byte, i, depth int) (int, error) {
+	s, end, err := g.doc.valueSpan(i, depth)
+	n, ok := jsonInt(g.doc.data, s)
+	if !ok {
+		return end, err
+	}
+	u := &g.usage
+	u.seen = true // a count came, not only trafficType
+	switch string(key) {
+	case "promptTokenCount":
+		u.prompt = n
+	case "candidatesTokenCount":
+		u.candidates = n
+	case "thoughtsTokenCount":
+		u.thoughts = n
+	case "cachedContentTokenCount":
+		u.cached = n
+	case "toolUsePromptTokenCount":
+		u.toolUse = n
+	case "totalTokenCount":
+		u.total, u.hasTotal = n, true
+	}
+	return end, err
+}
+
+func (g *geminiDecoder) feedbackMember(key []byte, i, depth int) (int, error) {
+	s, end, err := g.doc.valueSpan(i, depth)
+	switch string(key) {
+	case "blockReason":
+		g.blockReason = s
+	case "blockReasonMessage":
+		g.blockMsg = s
+	}
+	return end, err
+}
+
+// check validates what the walk could not: the JSON types of the parts'
+// members and the syntax of every partial argument, before any of the
+// event is applied. It returns the offset of the first bad one.
+func (g *geminiDecoder) check() (int, error) {
+	d := &g.doc
+	for i := range g.parts {
+		p := &g.parts[i]
+		switch {
+		case p.text.ok() && !d.isString(p.text):
+			return p.at, fmt.Errorf("part %d: text is not a string", i)
+		case p.sig.ok() && !d.isString(p.sig):
+			return p.at, fmt.Errorf("part %d: thoughtSignature is not a string", i)
+		case p.fcBad:
+			return p.at, fmt.Errorf("part %d: functionCall is not an object", i)
+		case p.name.ok() && !d.isString(p.name), p.id.ok() && !d.isString(p.id):
+			return p.at, fmt.Errorf("part %d: a functionCall name or id is not a string", i)
+		case p.args.ok() && d.data[p.args.start] != '{':
+			return p.at, fmt.Errorf("part %d: functionCall args is not an object", i)
+		}
+		for j := p.argFrom; j < p.argTo; j++ {
+			if err := g.checkArg(&g.args[j]); err != nil {
+				return g.args[j].at, fmt.Errorf("part %d: %w", i, err)
+			}
+		}
+	}
+	return 0, nil
+}
+
+// checkArg validates one partial argument and parses its path.
+func (g *geminiDecoder) checkArg(a *gemArg) error {
+	d := &g.doc
+	switch {
+	case a.bad:
+		return fmt.Errorf("%w: a partial argument that is not an object with one value of its JSON type", ErrArgumentPath)
+	case a.nullBad:
+		return fmt.Errorf("%w: nullValue is neither null nor \"NULL_VALUE\"", ErrArgumentPath)
+	case a.kinds > 1:
+		return fmt.Errorf("%w: a partial argument with more than one value", ErrArgumentPath)
+	case !d.isString(a.path):
+		return fmt.Errorf("%w: a partial argument without a jsonPath string", ErrArgumentPath)
+	}
+	g.path = d.str(g.path[:0], a.path)
+	a.segFrom = len(g.segs)
+	var err error
+	g.segs, g.names, err = parsePath(g.path, g.segs, g.names)
+	a.segTo = len(g.segs)
+	return err
+}
+
+// applyUsage replaces the usage: each usageMetadata is the whole so far.
+func (g *geminiDecoder) applyUsage() {
+	b, u := g.b, &g.usage
+	if b.usage == nil {
+		b.usage = new(Usage)
+	}
+	total := u.total
+	if !u.hasTotal {
+		total = u.prompt + u.toolUse + u.candidates + u.thoughts
+	}
+	*b.usage = Usage{
+		PromptTokens: u.prompt, CompletionTokens: u.candidates + u.thoughts, TotalTokens: total,
+		CachedTokens: u.cached, ReasoningTokens: u.thoughts,
+	}
+}
+
+// blocked fails the stream for a prompt Gemini refused to answer.
+func (g *geminiDecoder) blocked() error {
+	reason := string(g.doc.str(nil, g.blockReason))
+	msg := "the prompt was blocked: " + reason
+	if g.doc.isString(g.blockMsg) {
+		msg = string(g.doc.str(nil, g.blockMsg))
+	}
+	e := &APIError{Message: msg, Type: reason, Kind: ErrorContentFiltered}
+	e.redact(g.b.cfg.secrets)
+	return g.b.fail(e)
+}
+
+// applyPart applies one part of the followed candidate.
+func (g *geminiDecoder) applyPart(ev *sse.Event, p *gemPart) error {
+	b, d := g.b, &g.doc
+	switch {
+	case p.fc:
+		return g.applyCall(ev, p)
+	case p.thought:
+		if g.run != runThought {
+			g.closeRun()
+			g.openRun(runThought, Block{Type: "thought"}, len(b.reasoning))
+		}
+		if d.isString(p.text) {
+			if err := b.text(inReasoning, d, p.text); err != nil {
+				return err
+			}
+		}
+		if d.isString(p.sig) {
+			b.blocks[g.runSlot].Signature = string(d.str(nil, p.sig))
+			g.closeRun()
+		}
+	case d.isString(p.text) && p.text.end-p.text.start == 2 && !d.isString(p.sig):
+		// An empty text part (the last chunk often has one): nothing.
+	case d.isString(p.text) || (d.isString(p.sig) && p.other == ""):
+		if !p.text.ok() && g.run != runNone {
+			// A part with only a signature signs the block before it.
+			b.blocks[g.runSlot].Signature = string(d.str(nil, p.sig))
+			g.closeRun()
+			b.progressed = true
+			return nil
+		}
+		if g.run != runText {
+			g.closeRun()
+			g.openRun(runText, Block{Type: BlockText}, len(b.content))
+		}
+		if p.text.ok() {
+			if err := b.text(inContent, d, p.text); err != nil {
+				return err
+			}
+			b.blocks[g.runSlot].Bytes = len(b.content) - g.runStart
+		}
+		if d.isString(p.sig) {
+			b.blocks[g.runSlot].Signature = string(d.str(nil, p.sig))
+			g.closeRun()
+			b.progressed = true
+		}
+	case p.other != "":
+		g.closeRun()
+		blk := Block{Type: p.other, Raw: append(json.RawMessage(nil), d.data[p.at:p.end]...)}
+		if d.isString(p.sig) {
+			blk.Signature = string(d.str(nil, p.sig))
+		}
+		b.blocks = append(b.blocks, blk)
+		b.progressed = true
+	}
+	return nil
+}
+
+func (g *geminiDecoder) openRun(k runKind, blk Block, start int) {
+	g.run, g.runSlot, g.runStart = k, len(g.b.blocks), start
+	g.b.blocks = append(g.b.blocks, blk)
+}
+
+// closeRun ends the open text or thought block; a thought block is then
+// written whole, as the part Gemini takes back.
+func (g *geminiDecoder) closeRun() {
+	b := g.b
+	if g.run == runThought {
+		blk := &b.blocks[g.runSlot]
+		text := b.reasoning[g.runStart:]
+		if len(text) == 0 && blk.Signature == "" && g.runSlot == len(b.blocks)-1 {
+			b.blocks = b.blocks[:g.runSlot] // nothing to keep
+		} else {
+			raw := appendQuoted([]byte(`{"thought":true,"text":`), text)
+			if blk.Signature != "" {
+				raw = append(raw, `,"thoughtSignature":`...)
+				raw = appendQuoted(raw, []byte(blk.Signature))
+			}
+			blk.Raw = append(raw, '}')
+		}
+	}
+	g.run = runNone
+}
+
+// outOfOrder fails the stream with the event that broke the sequence.
+func (g *geminiDecoder) outOfOrder(ev *sse.Event, at int, why string) error {
+	return g.b.fail(g.b.eventError(ev.Data, at, fmt.Errorf("%w: %s", ErrOutOfOrder, why)))
+}
+
+// applyCall applies a functionCall part: a whole call, the opening of a
+// streamed one, or more of the streamed one's arguments.
+func (g *geminiDecoder) applyCall(ev *sse.Event, p *gemPart) error {
+	b, d := g.b, &g.doc
+	named := d.isString(p.name) && p.name.end-p.name.start > 2 // not ""
+	if g.open >= 0 {
+		if named || p.args.ok() {
+			return g.outOfOrder(ev, p.at, fmt.Sprintf("a new function call while call %d is still streaming its arguments", g.open))
+		}
+		if blk := &b.blocks[g.openSlot]; blk.Signature == "" && d.isString(p.sig) {
+			blk.Signature = string(d.str(nil, p.sig))
+		}
+		return g.streamArgs(ev, p, toolcall.Fragment{Index: g.open}, false)
+	}
+	if !named {
+		if !p.partial && !p.args.ok() && !p.id.ok() {
+			return nil // an empty functionCall: the end of a call already closed
+		}
+		return g.outOfOrder(ev, p.at, "function-call arguments for a call that was never opened (no name)")
+	}
+	if p.args.ok() && (p.will || p.partial) {
+		return g.outOfOrder(ev, p.at, "a function call with both args and streamed arguments")
+	}
+	g.closeRun()
+	n := g.calls
+	g.calls++
+	blk := Block{Type: BlockToolCall, Call: n}
+	f := toolcall.Fragment{Index: n, Type: "function", Name: string(d.str(nil, p.name))}
+	if d.isString(p.id) && p.id.end-p.id.start > 2 {
+		f.ID = string(d.str(nil, p.id))
+		blk.ID = f.ID
+		b.keepBlocks = true // only the state says the id is Gemini's own, to send back
+	}
+	if d.isString(p.sig) {
+		blk.Signature = string(d.str(nil, p.sig))
+	}
+	b.blocks = append(b.blocks, blk)
+	if p.will || p.partial {
+		if p.will {
+			g.open, g.openSlot = n, len(b.blocks)-1
+		}
+		return g.streamArgs(ev, p, f, true)
+	}
+	if p.args.ok() {
+		// The object as sent: validated JSON, which the assembler copies.
+		raw := d.data[p.args.start:p.args.end]
+		f.Arguments = unsafe.String(unsafe.SliceData(raw), len(raw))
+	}
+	if err := b.addFragment(f); err != nil {
+		return b.fail(err)
+	}
+	return nil
+}
+
+// streamArgs adds a part's partial arguments to the streamed call of f
+// (opening its object first when first), and closes the call when the
+// part does not say more will come. What the part adds is one fragment,
+// checked against the assembler's limits as a whole.
+func (g *geminiDecoder) streamArgs(ev *sse.Event, p *gemPart, f toolcall.Fragment, first bool) error {
+	b, d := g.b, &g.doc
+	frag := g.scratch[:0]
+	if first {
+		frag = g.pa.begin(frag)
+	}
+	for j := p.argFrom; j < p.argTo; j++ {
+		a := &g.args[j]
+		var raw []byte
+		switch {
+		case a.value.ok():
+			raw = d.data[a.value.start:a.value.end]
+			if a.kind == argString {
+				raw = raw[1 : len(raw)-1] // the content, escapes kept
+			}
+		case a.kind == argNull:
+			raw = jsonNull
+		}
+		var err error
+		frag, err = g.pa.add(frag, g.segs[a.segFrom:a.segTo], g.names, a.kind, raw, a.will, d.str(g.path[:0], a.path))
+		if err != nil {
+			return b.fail(b.eventError(ev.Data, a.at, err))
+		}
+	}
+	if !p.will {
+		frag = g.pa.end(frag)
+		g.open = -1
+	}
+	g.scratch = frag
+	if len(frag) == 0 && !first {
+		return nil
+	}
+	// Not copied: Add copies the arguments and keeps nothing of them.
+	f.Arguments = unsafe.String(unsafe.SliceData(frag), len(frag))
+	if err := b.addFragment(f); err != nil {
+		return b.fail(err)
+	}
+	return nil
+}
+
+var jsonNull = []byte("null")
+
+// applyFinish records the candidate's finishReason; the reasons that mean
+// no usable answer fail the stream.
+func (g *geminiDecoder) applyFinish(ev *sse.Event) error {
+	b, d := g.b, &g.doc
+	if g.open >= 0 {
+		return g.outOfOrder(ev, g.finish.start, fmt.Sprintf("the candidate finished while function call %d was still streaming its arguments", g.open))
+	}
+	if g.finish.end-g.finish.start <= 2 {
+		return nil // "": no reason
+	}
+	if !d.is(g.finish, b.finish) {
+		b.finish = string(d.str(nil, g.finish))
+	}
+	g.finished, b.progressed = true, true
+	b.stop = geminiStopReason(b.finish)
+	if !geminiFailure(b.finish) {
+		return nil
+	}
+	msg := "Gemini stopped the response: finishReason " + b.finish
+	if d.isString(g.finishMsg) {
+		msg = string(d.str(nil, g.finishMsg))
+	}
+	e := &APIError{Message: msg, Type: b.finish}
+	e.classify()
+	e.redact(b.cfg.secrets)
+	return b.fail(e)
+}
+
+// geminiStopReason maps a Gemini finishReason.
+func geminiStopReason(r string) StopReason {
+	switch r {
+	case "STOP":
+		return StopEndTurn
+	case "MAX_TOKENS":
+		return StopLength
+	case "":
+		return 0
+	}
+	if geminiFailure(r) && kindOf(r) == ErrorContentFiltered {
+		return StopContentFilter
+	}
+	return StopOther
+}
+
+// geminiFailure reports a finishReason after which the response holds no
+// usable answer: a safety or policy block, or a call the model botched.
+func geminiFailure(r string) bool {
+	switch r {
+	case "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII",
+		"IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION",
+		"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL":
+		return true
+	}
+	return false
+}
