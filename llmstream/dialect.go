@@ -64,19 +64,51 @@ const (
 	// max_tokens always ([DefaultAnthropicMaxTokens] when unset).
 	DialectAnthropic
 	// DialectResponses is OpenAI's Responses API: POST {base}/responses
-	// with "Authorization: Bearer <key>"; the stream ends properly with
-	// response.completed or response.incomplete, and fails with
-	// response.failed or an error event. Requests are stateless by default
-	// ("store": false, "include": ["reasoning.encrypted_content"]): the
-	// reasoning items come back in [Message.Continuity] and go back in the
-	// next request. [Request.Extra] may set "store", "include" and
-	// "reasoning" in place of the dialect's own.
+	// (base [DefaultResponsesBaseURL]) with "Authorization: Bearer <key>":
+	//
+	//	response.output_text.delta           → text (by output item, in order)
+	//	response.refusal.delta               → refusal
+	//	response.reasoning_summary_text /    → reasoning; the reasoning item itself (its
+	//	  reasoning_text deltas                encrypted_content) kept in Continuity
+	//	function_call items by output_index  → calls (ID is call_id); the full arguments
+	//	  (function_call_arguments.delta)      of *.done / output_item.done win
+	//	other tool items (custom_tool_call,  → kept whole in Continuity, never run
+	//	  web_search_call, shell_call, ...)
+	//	response.completed                   → the proper end, with usage
+	//	response.incomplete                  → the proper end of a length or filter stop
+	//	response.failed, error events        → *APIError
+	//
+	// Items are followed by output_index, never by item id (a proxy
+	// rotates those); *.done text is used only where no delta came.
+	// Requests are stateless by default ("store": false, "include":
+	// ["reasoning.encrypted_content"]): the reasoning items come back in
+	// [Message.Continuity] and go back in the next request.
+	// [Request.Extra] may set "store", "include" and "reasoning" in place of
+	// the dialect's own.
 	DialectResponses
 	// DialectGemini is Google's Gemini API: POST
 	// {base}/models/{model}:streamGenerateContent?alt=sse (base
-	// https://generativelanguage.googleapis.com/v1beta) with
-	// "x-goog-api-key"; the stream ends properly at its end after a
-	// candidate carried a finishReason.
+	// [DefaultGeminiBaseURL]) with "x-goog-api-key"; each event is one
+	// GenerateContentResponse, and of its candidates the first is
+	// followed:
+	//
+	//	text parts                        → text
+	//	text parts with "thought": true   → reasoning (kept in Continuity too)
+	//	functionCall parts                → calls, whole (args an object; an id made
+	//	                                    up as call_<n> when none came), or
+	//	                                    streamed as partialArgs whose JSON paths
+	//	                                    build the arguments ([ErrArgumentPath])
+	//	thoughtSignature on any part      → kept with that part in Continuity and
+	//	                                    written back on it
+	//	executableCode, inlineData, ...   → kept in Continuity, out of Content
+	//	finishReason                      → kept; SAFETY and its kin and
+	//	                                    MALFORMED_FUNCTION_CALL fail the stream
+	//	promptFeedback.blockReason        → fails the stream
+	//	usageMetadata                     → usage, the last one wins
+	//
+	// The stream ends properly at its end after a candidate carried a
+	// finishReason. A request without a model fails with
+	// [ErrInvalidRequest]: the URL names it.
 	DialectGemini
 
 	dialectEnd

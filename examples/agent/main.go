@@ -166,7 +166,7 @@ func defaultBaseURL(d llmstream.Dialect) string {
 	case llmstream.DialectAnthropic:
 		return llmstream.DefaultAnthropicBaseURL
 	case llmstream.DialectGemini:
-		return "https://generativelanguage.googleapis.com/v1beta"
+		return llmstream.DefaultGeminiBaseURL
 	}
 	return llmstream.DefaultBaseURL
 }

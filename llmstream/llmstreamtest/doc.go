@@ -23,6 +23,7 @@
 //	/chat/completions, /v1/chat/completions   OpenAI Chat Completions, in a [Flavor]
 //	/messages, /v1/messages                   Anthropic Messages
 //	/responses, /v1/responses                 OpenAI Responses API
+//	/v1beta/models/{model}:streamGenerateContent   Gemini
 //
 // Each request gets the next turn of the script ([WithTurns]) or the turn a
 // function chooses for it ([WithResponder]). Every request, good or bad, is
@@ -68,6 +69,11 @@
 // (interleaved with [WithInterleavedCalls]) — each with its *.done events,
 // and response.completed with usage (response.incomplete for a length or
 // other finish reason).
+//
+// Gemini: one GenerateContentResponse per event (CRLF-framed, as Google
+// writes them), thought parts with their thoughtSignature, text, whole
+// functionCall parts (streamed as partialArgs with [WithStreamedArguments]),
+// the finishReason and usageMetadata on the last chunk.
 //
 // # Faults
 //
