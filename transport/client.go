@@ -95,8 +95,15 @@ func newHTTPTransport(cfg *config) *http.Transport {
 //
 // Any other status is returned as a [*StatusError], its body read (up to
 // [MaxErrorBodyBytes]) and closed. Failed attempts are retried before Do
-// returns, as [WithRetry] describes; once Do has returned a response, nothing
-// is retried. Redirects are followed as by http.Client (at most 10, the body
+// returns, as [WithRetry] describes: connection failures (dial, proxy, TLS
+// handshake, connect timeout) and the answers 408, 409, 429 and 5xx
+// (Anthropic's 529 among them), unless the server's "x-should-retry" says
+// otherwise ("false" stops the retries, "true" allows one whatever the
+// status); the wait is the server's retry-after-ms or Retry-After (seconds
+// or HTTP date), or with neither the retryDelay of a google.rpc.RetryInfo
+// detail in a JSON error body (as Gemini answers a 429), up to
+// [DefaultMaxRetryAfter], else an exponential backoff with jitter; once Do
+// has returned a response, nothing is retried. Redirects are followed as by http.Client (at most 10, the body
 // replayed, Authorization dropped when one leaves the host); each counts
 // against the same limits. The request body is closed, as by http.Client,
 // even on errors;
@@ -110,8 +117,17 @@ func newHTTPTransport(cfg *config) *http.Transport {
 // [*TimeoutError] (total or connect timeout), [*StalledError],
 // [*StreamTooLargeError] (a declared Content-Length over the cap),
 // [ErrMisuse] (a zero Client, a nil request or one without a URL), and the
-// network errors of net/http, such as a *url.Error. No error text holds a
-// header, the URL's userinfo or a secret query value.
+// network errors of net/http, such as a *url.Error.
+//
+// No error and no [Event] carries a credential of the request: the value of
+// a header whose name marks one (Authorization, Proxy-Authorization,
+// Api-Key, X-Api-Key, X-Goog-Api-Key, Cookie, any name with "key", "token",
+// "secret", "auth", ...), the URL's userinfo, or a secret query value (key,
+// api-key, api_key, token, sig, ...). net/http's *url.Error is rewritten
+// with the URL redacted, a proxy address net/http cannot use is printed
+// without its user and password, and a credential the server echoed is
+// replaced by "REDACTED" in a [StatusError]'s Body and every error text.
+// Values shorter than 8 bytes are not treated as secrets.
 func (c *Client) Do(req *http.Request) (*http.Response, error) {
 	switch {
 	case c.err != nil:

@@ -25,6 +25,18 @@ var (
 )
 
 // RequestError says why the server did not serve one request as scripted.
+// The client is answered with the dialect's JSON error whose message is its
+// text:
+//
+//	wrong method                  405  ErrBadRequest
+//	other path                    404  ErrBadRequest
+//	body over the limit           413  ErrBadRequest
+//	body not a request            400  ErrBadRequest
+//	"stream" not true             400  ErrBadRequest
+//	script used up / none given   500  ErrNoTurn     (with x-should-retry: false,
+//	invalid turn                  500  ErrBadTurn     so no client retries a
+//	invalid option                500  ErrBadOption   script's mistake)
+//
 // It is recorded in [Request.Err], its Error text is the message of the JSON
 // error the client received, and it unwraps to one of [ErrBadRequest],
 // [ErrNoTurn], [ErrBadTurn] or [ErrBadOption]. It never contains header

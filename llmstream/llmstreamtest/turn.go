@@ -22,6 +22,32 @@ import (
 // the whitespace after it, long words cut at 16 bytes, never inside a UTF-8
 // sequence); the order in the stream is reasoning, text, refusal, tool calls.
 //
+// In each dialect a turn streams as its provider streams one:
+//
+//   - Chat: chat.completion.chunk events ending with "data: [DONE]"; [Flavor]
+//     selects whose shapes to imitate ([OpenAI], the default, [Azure],
+//     [Ollama], [Gemini]'s OpenAI endpoint, [VLLM], [LlamaCpp]);
+//     [WithInterleavedCalls] mixes the fragments of parallel calls. The finish
+//     reason defaults to "tool_calls" for a turn with calls and "stop"
+//     otherwise; usage is sent when the turn has one (most flavours only when
+//     the request asked for it).
+//
+//   - Anthropic: message_start, a ping, a thinking block with its signature
+//     ([Turn.Signature]), text, refusal and tool_use blocks, message_delta with
+//     the stop reason and usage, message_stop.
+//
+//   - Responses: response.created and in_progress, then output items — a
+//     reasoning item (its encrypted_content is [Turn.Signature]), the message
+//     with its content parts and obfuscated deltas, function_call items
+//     (interleaved with [WithInterleavedCalls]) — each with its *.done events,
+//     and response.completed with usage (response.incomplete for a length or
+//     other finish reason).
+//
+//   - Gemini: one GenerateContentResponse per event (CRLF-framed, as Google
+//     writes them), thought parts with their thoughtSignature, text, whole
+//     functionCall parts (streamed as partialArgs with [WithStreamedArguments]),
+//     the finishReason and usageMetadata on the last chunk.
+//
 // A Turn is a plain value. The server takes a deep copy of every turn it is
 // given (by [WithTurns] or returned by a responder), so the caller may reuse
 // or change its own afterwards.
