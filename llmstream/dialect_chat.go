@@ -723,15 +723,6 @@ func (chatProtocol) encode(r *Request, cfg *config) ([]byte, error) {
 	return json.Marshal(w)
 }
 
-// apiErrorFrom decodes a provider error (see provider_error.go); raw of no
-// known shape, JSON or not, is the message as it is.
-func apiErrorFrom(raw []byte, status int) *APIError {
-	if e, ok := parseProviderError(raw, status); ok {
-		return e
-	}
-	return &APIError{StatusCode: status, Message: string(raw)}
-}
-
 // decodeUsage reads a validated usage object; a usage of the wrong shape is
 // ignored, since it never changes the message.
 func decodeUsage(raw []byte) *Usage {

@@ -19,10 +19,6 @@ import (
 // Stop sequences, the seed and a thinking budget have no Responses
 // setting and are not sent.
 
-// responsesOverridable are the members Request.Extra may set in place of
-// the dialect's own.
-var responsesOverridable = [...]string{"store", "include", "reasoning"}
-
 type respRequest struct {
 	Model             string                `json:"model,omitempty"`
 	Instructions      string                `json:"instructions,omitempty"`

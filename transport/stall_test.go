@@ -10,7 +10,7 @@ import (
 // caller was in Read, and how many bytes arrived.
 type tickStep struct {
 	reading bool
-	bytes   int
+	bytes   int64 // int64, so the 32-bit saturation cases compile on 386
 }
 
 func TestStallWatch(t *testing.T) {
@@ -68,7 +68,7 @@ func runTicks(w *stallWatch, need float64, steps []tickStep) (int, int64) {
 	for i, s := range steps {
 		if s.reading {
 			w.begin()
-			w.end(s.bytes)
+			w.end(int(s.bytes))
 		}
 		if n, stalled := w.tick(need); stalled {
 			return i + 1, n
@@ -81,16 +81,16 @@ func runTicks(w *stallWatch, need float64, steps []tickStep) (int, int64) {
 // floor, one byte under it and one over, for floors that are whole, that
 // are fractional, and that reach the 32-bit counts' saturation.
 func TestStallWatchFloor(t *testing.T) {
-	window := func(perTick ...int) []tickStep {
+	window := func(perTick ...int64) []tickStep {
 		out := make([]tickStep, len(perTick))
 		for i, n := range perTick {
 			out[i] = tickStep{reading: true, bytes: n}
 		}
 		return out
 	}
-	spread := func(total int) []tickStep {
+	spread := func(total int64) []tickStep {
 		// total bytes over one window, as evenly as whole ticks allow.
-		perTick := make([]int, stallBuckets)
+		perTick := make([]int64, stallBuckets)
 		for i := range perTick {
 			perTick[i] = total / stallBuckets
 		}
@@ -123,6 +123,11 @@ func TestStallWatchFloor(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			for _, s := range tt.steps {
+				if s.bytes > math.MaxInt {
+					t.Skip("a read this large cannot happen where int has 32 bits")
+				}
+			}
 			var w stallWatch
 			stalledAt, bytes := runTicks(&w, tt.need, tt.steps)
 			if (stalledAt != 0) != tt.wantStall || (tt.wantStall && stalledAt != stallBuckets) {
@@ -146,8 +151,12 @@ func TestStallWatchSaturates(t *testing.T) {
 	if w.cur != math.MaxUint32 {
 		t.Errorf("count after 5 reads of 2^31-1 bytes = %d, want %d", w.cur, uint32(math.MaxUint32))
 	}
+	var huge int64 = 1 << 40
+	if huge > math.MaxInt {
+		t.Skip("a read of 2^40 bytes cannot happen where int has 32 bits")
+	}
 	w.begin()
-	w.end(1 << 40)
+	w.end(int(huge))
 	if w.cur != math.MaxUint32 {
 		t.Errorf("count after a read of 2^40 bytes = %d", w.cur)
 	}

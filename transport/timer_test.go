@@ -108,10 +108,11 @@ func fakeRequest(t *testing.T) *http.Request {
 	return req
 }
 
-// readToEnd reads body to its end and returns the error and when it came.
-func readToEnd(start time.Time, body io.Reader) (string, error, time.Duration) {
+// readToEnd reads body to its end and returns what it read, when the end
+// came and the error it ended with.
+func readToEnd(start time.Time, body io.Reader) (string, time.Duration, error) {
 	got, err := io.ReadAll(body)
-	return string(got), err, time.Since(start)
+	return string(got), time.Since(start), err
 }
 
 func TestTimerTotalTimeoutMidBody(t *testing.T) {
@@ -136,7 +137,7 @@ func TestTimerTotalTimeoutMidBody(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer resp.Body.Close()
-				got, err, elapsed := readToEnd(start, resp.Body)
+				got, elapsed, err := readToEnd(start, resp.Body)
 				var te *TimeoutError
 				if !errors.As(err, &te) || te.Limit != LimitTotal || te.After != tt.total {
 					t.Fatalf("err = %v, want the total timeout", err)
@@ -184,7 +185,7 @@ func TestTimerLowSpeedFloor(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer resp.Body.Close()
-				got, err, elapsed := readToEnd(start, resp.Body)
+				got, elapsed, err := readToEnd(start, resp.Body)
 				var se *StalledError
 				if !errors.As(err, &se) || se.AwaitingHeaders || se.BytesPerSecond != 1 || se.Window != 10*time.Second {
 					t.Fatalf("err = %#v, want a *StalledError mid-body", err)
@@ -250,7 +251,7 @@ func TestTimerHeadersJustInTime(t *testing.T) {
 			t.Fatalf("headers within the window: %v", err)
 		}
 		defer resp.Body.Close()
-		_, err, elapsed := readToEnd(start, resp.Body)
+		_, elapsed, err := readToEnd(start, resp.Body)
 		if err != nil {
 			t.Fatalf("a body at the floor: %v", err)
 		}
@@ -303,7 +304,7 @@ func TestTimerAwayCallerThenSilence(t *testing.T) {
 		// Away for six windows, coming back between two ticks.
 		time.Sleep(time.Minute + 500*time.Millisecond)
 		back := time.Now()
-		_, err, elapsed := readToEnd(back, resp.Body)
+		_, elapsed, err := readToEnd(back, resp.Body)
 		if !errors.Is(err, ErrStalled) {
 			t.Fatalf("err = %v, want ErrStalled", err)
 		}
@@ -419,7 +420,7 @@ func TestTimerFreshWatchPerBody(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		bodyStart := time.Since(start)
-		_, err, elapsed := readToEnd(start, resp.Body)
+		_, elapsed, err := readToEnd(start, resp.Body)
 		var se *StalledError
 		if !errors.As(err, &se) || se.Bytes != 0 {
 			t.Fatalf("err = %#v, want a stall with no bytes", err)
