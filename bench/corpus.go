@@ -61,19 +61,25 @@ type sseWriter struct {
 	buf     bytes.Buffer
 	events  int
 	payload int
+	crlf    bool // end lines with "\r\n", as Gemini does, not "\n"
 }
 
 // event writes "event: name\n" (when name is not empty) and
-// "data: payload\n\n".
+// "data: payload\n\n", or the same with "\r\n" line ends.
 func (w *sseWriter) event(name string, payload []byte) {
+	nl := "\n"
+	if w.crlf {
+		nl = "\r\n"
+	}
 	if name != "" {
 		w.buf.WriteString("event: ")
 		w.buf.WriteString(name)
-		w.buf.WriteByte('\n')
+		w.buf.WriteString(nl)
 	}
 	w.buf.WriteString("data: ")
 	w.buf.Write(payload)
-	w.buf.WriteString("\n\n")
+	w.buf.WriteString(nl)
+	w.buf.WriteString(nl)
 	w.events++
 	w.payload += len(payload)
 }

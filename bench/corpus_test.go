@@ -57,6 +57,7 @@ var derive = map[string]func(t *testing.T, evs []rawEvent) Message{
 	"chat":      deriveChat,
 	"anthropic": deriveAnthropic,
 	"responses": deriveResponses,
+	"gemini":    deriveGemini,
 }
 
 func decodeObject(t *testing.T, data []byte) map[string]any {
@@ -113,6 +114,72 @@ func deriveChat(t *testing.T, evs []rawEvent) Message {
 	}
 	m.Content, m.ToolCalls = content.String(), calls
 	return m
+}
+
+// deriveGemini reads candidate 0's parts in order and checks that every
+// chunk is one unnamed event with the usage the API sends on each, and
+// that only the last carries a finishReason.
+func deriveGemini(t *testing.T, evs []rawEvent) Message {
+	m := Message{Role: "assistant"}
+	calls := 0
+	for i, ev := range evs {
+		if ev.name != "" {
+			t.Fatalf("event %d is named %q", i, ev.name)
+		}
+		e := decodeObject(t, ev.data)
+		if _, ok := e["usageMetadata"].(map[string]any); !ok {
+			t.Fatalf("event %d has no usageMetadata", i)
+		}
+		cands := e["candidates"].([]any)
+		if len(cands) != 1 {
+			t.Fatalf("event %d: %d candidates", i, len(cands))
+		}
+		c := cands[0].(map[string]any)
+		content := c["content"].(map[string]any)
+		if content["role"] != "model" {
+			t.Fatalf("event %d: role %v", i, content["role"])
+		}
+		for _, p := range content["parts"].([]any) {
+			p := p.(map[string]any)
+			if sig, ok := p["thoughtSignature"].(string); ok {
+				m.Signature += sig
+			}
+			if fc, ok := p["functionCall"].(map[string]any); ok {
+				args, err := json.Marshal(fc["args"])
+				if err != nil {
+					t.Fatal(err)
+				}
+				m.ToolCalls = append(m.ToolCalls, ToolCall{ID: fmt.Sprintf("call_%d", calls), Name: fc["name"].(string), Arguments: string(args)})
+				calls++
+				continue
+			}
+			if p["thought"] == true {
+				m.Reasoning += p["text"].(string)
+			} else {
+				m.Content += p["text"].(string)
+			}
+		}
+		finish, _ := c["finishReason"].(string)
+		if (finish != "") != (i == len(evs)-1) {
+			t.Fatalf("event %d of %d: finishReason %q", i, len(evs), finish)
+		}
+		m.FinishReason = finish
+	}
+	// encoding/json's Marshal escapes HTML; the args on the wire do not.
+	for i, tc := range m.ToolCalls {
+		var b bytes.Buffer
+		if err := json.Compact(&b, []byte(tc.Arguments)); err != nil {
+			t.Fatal(err)
+		}
+		m.ToolCalls[i].Arguments = unescapeHTML(b.String())
+	}
+	return m
+}
+
+// unescapeHTML undoes encoding/json's escaping of <, > and & (which JSON
+// text never needs); \u0026 and the rest cannot occur otherwise here.
+func unescapeHTML(s string) string {
+	return strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&").Replace(s)
 }
 
 func deriveAnthropic(t *testing.T, evs []rawEvent) Message {
@@ -457,6 +524,10 @@ func TestCorpora(t *testing.T) {
 		{"responses-tools", "event: response.function_call_arguments.delta\n", ResponsesToolCalls * 100},
 		{"responses-tools", "event: response.reasoning_summary_text.delta\n", ResponsesSummaryParts * ResponsesSummaryDeltas},
 		{"responses-tools", `"encrypted_content":"gAAAAAB`, 1},
+		{"gemini-text", "data: {\"candidates\": ", GeminiTextChunks},
+		{"gemini-tools", `"thought": true`, GeminiThoughtChunks},
+		{"gemini-tools", `{"functionCall": {"name": `, GeminiToolCalls},
+		{"gemini-tools", `"thoughtSignature": "`, 1},
 	} {
 		if n := count(CorpusNamed(tc.corpus), tc.needle); n < tc.min {
 			t.Errorf("%s: %d of %s, want at least %d", tc.corpus, n, tc.needle, tc.min)
@@ -467,6 +538,9 @@ func TestCorpora(t *testing.T) {
 	}
 	if n := len(CorpusNamed("responses-tools").Want.ToolCalls); n != ResponsesToolCalls {
 		t.Errorf("responses-tools: %d calls", n)
+	}
+	if n := len(CorpusNamed("gemini-tools").Want.ToolCalls); n != GeminiToolCalls {
+		t.Errorf("gemini-tools: %d calls", n)
 	}
 
 	// Fragments of 1–6 bytes, stretched to a rune boundary (at most 3 more).

@@ -1,7 +1,7 @@
 package bench
 
 // dialect.go: the dialects this module measures, in report order. Adding
-// one (Gemini, say) takes a corpus_<name>.go with its corpora, a
+// one takes a corpus_<name>.go with its corpora, a
 // peers_<name>.go with its pipeline peers (airlock's llmstream.ReadMessage
 // with that dialect among them), an entry here and its derive function in
 // corpus_test.go; the SSE peers, the tests, the benchmarks and cmd/report
@@ -35,6 +35,7 @@ var Dialects = []*Dialect{
 	{Name: "chat", Peers: chatPeers, generate: chatCorpora},
 	{Name: "anthropic", Peers: anthropicPeers, generate: anthropicCorpora},
 	{Name: "responses", Peers: responsesPeers, generate: responsesCorpora},
+	{Name: "gemini", Peers: geminiPeers, generate: geminiCorpora},
 }
 
 // Corpora returns every dialect's corpora in report order.

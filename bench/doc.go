@@ -16,11 +16,12 @@
 //     corpus_test.go.
 //   - corpus.go is the Corpus and Message every dialect shares; generate.go
 //     the seeded text and JSON generators; corpus_chat.go,
-//     corpus_anthropic.go and corpus_responses.go the corpora of each
-//     dialect.
+//     corpus_anthropic.go, corpus_responses.go and corpus_gemini.go the
+//     corpora of each dialect.
 //   - peers.go is the peer types and the checks; peers_sse.go the SSE-only
-//     peers (every corpus); peers_chat.go, peers_anthropic.go and
-//     peers_responses.go each dialect's full-pipeline peers.
+//     peers (every corpus); peers_chat.go, peers_anthropic.go,
+//     peers_responses.go and peers_gemini.go each dialect's full-pipeline
+//     peers.
 //   - hold*.go is the held-stream measurement (memory and goroutines per
 //     concurrent open stream), driven by cmd/streams against cmd/holdserver.
 //   - cmd/report turns `go test -bench` output into the README's tables;

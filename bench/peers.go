@@ -112,7 +112,8 @@ func airlockRead(r io.Reader, d llmstream.Dialect, opts ...llmstream.BridgeOptio
 
 // fromAirlock is m in the neutral form, the signature taken from the
 // blocks kept in its continuity state: a thinking block's signature
-// (Anthropic), a reasoning item's encrypted_content (Responses).
+// (Anthropic), a reasoning item's encrypted_content (Responses), a part's
+// thoughtSignature (Gemini, on any block).
 func fromAirlock(m llmstream.Message) (Message, error) {
 	out := Message{Role: m.Role, Content: m.Content, Reasoning: m.Reasoning, FinishReason: m.FinishReason}
 	if len(m.ToolCalls) > 0 {
@@ -123,6 +124,10 @@ func fromAirlock(m llmstream.Message) (Message, error) {
 	}
 	if m.Continuity != nil {
 		for _, b := range m.Continuity.Blocks {
+			if b.Signature != "" {
+				out.Signature += b.Signature
+				continue
+			}
 			if b.Type != "thinking" && b.Type != "reasoning" {
 				continue
 			}
