@@ -134,11 +134,18 @@ func (b *Bridge) handle(ev *sse.Event) error {
 // [Bridge.Message]. A source error other than io.EOF stops the stream
 // and is returned as it is.
 func (b *Bridge) Consume(src EventSource) (Message, error) {
-	return b.consume(src, nil)
+	b.run(src, nil)
+	return b.Message()
 }
 
-// consume is Consume with a hook run after each event.
-func (b *Bridge) consume(src EventSource, after func()) (Message, error) {
+// run handles src's events, running after (if not nil) after each, until
+// the stream ends or fails. It returns nothing and is kept out of line, so
+// that a goroutine parked in src.Next holds no Message on its stack: the
+// parked frames stay small enough for the runtime to shrink a held
+// stream's stack back after a burst of work grew it.
+//
+//go:noinline
+func (b *Bridge) run(src EventSource, after func()) {
 	ref, _ := src.(interface{ NextRef() (*sse.Event, error) })
 	for b.err == nil && !b.done && b.msg == nil {
 		var ev *sse.Event
@@ -166,7 +173,6 @@ func (b *Bridge) consume(src EventSource, after func()) (Message, error) {
 			after()
 		}
 	}
-	return b.Message()
 }
 
 // Message ends the stream and returns the materialized message.
@@ -415,7 +421,8 @@ func (b *Bridge) eventError(data []byte, at int, err error) *EventError {
 // errors are in the chain of the error returned.
 func ReadMessage(r io.Reader, opts ...BridgeOption) (Message, error) {
 	b := NewBridge(opts...)
-	return b.Consume(b.newReader(r))
+	b.run(b.newReader(r), nil)
+	return b.Message()
 }
 
 // newReader reads r through an sse.Reader, whose events are always valid

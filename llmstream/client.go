@@ -236,7 +236,8 @@ func (c *Client) send(ctx context.Context, r *Request) (Message, int, error) {
 			}
 		}
 	}
-	msg, err := b.consume(b.newReader(resp.Body), after)
+	b.run(b.newReader(resp.Body), after)
+	msg, err := b.Message()
 	if err != nil {
 		return msg, b.events, c.mapError(ctx, err, true)
 	}
