@@ -66,6 +66,9 @@ type Bridge struct {
 // NewBridge returns a Bridge for one stream.
 func NewBridge(opts ...BridgeOption) *Bridge {
 	cfg := newBridgeConfig(opts)
+	if shared := cfg.plain(); shared != nil {
+		return newBridge(shared, cfg.onDelta)
+	}
 	return newBridge(&cfg, cfg.onDelta)
 }
 

@@ -524,7 +524,7 @@ func (r *responsesDecoder) appendText(it *respItem, k bufKind, summary bool, p i
 	if it.claim(summary, p) && k == inReasoning && len(b.reasoning) > 0 {
 		// A new reasoning part reads as a new paragraph.
 		b.reasoning = append(b.reasoning, "\n\n"...)
-		if b.cfg.onDelta != nil {
+		if b.onDelta != nil {
 			if err := b.deliver(Delta{Kind: DeltaReasoning, Text: "\n\n"}); err != nil {
 				return err
 			}

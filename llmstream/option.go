@@ -96,6 +96,27 @@ func (c *config) secretSet() *redact.Set {
 	return s
 }
 
+// plainConfigs are the configs of Bridges made with no option but
+// WithDialect and WithOnDelta, one per dialect, shared: a held stream
+// then keeps no config of its own.
+var plainConfigs = func() (cs [dialectEnd]*config) {
+	for d := range cs {
+		c := &config{dialect: Dialect(d)}
+		c.secrets = c.secretSet()
+		cs[d] = c
+	}
+	return cs
+}()
+
+// plain returns the shared config equal to c but for its onDelta (which
+// a Bridge keeps itself), or nil when c has options of its own.
+func (c *config) plain() *config {
+	if c.dialect >= dialectEnd || len(c.sseOpts) > 0 || len(c.toolOpts) > 0 || len(c.secretValues) > 0 {
+		return nil
+	}
+	return plainConfigs[c.dialect]
+}
+
 // Options is a list of options that is itself an Option, applied in order;
 // nil entries are ignored.
 type Options []Option
