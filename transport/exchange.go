@@ -26,12 +26,13 @@ var errReleased = errors.New("transport: exchange released")
 // request.
 //
 // Everything an exchange keeps while its body is read is in this one
-// allocation, the first attempt's copy of the request and the body included:
-// thousands of streams may be held open at once.
+// allocation, the first attempt's copy of the request and the body included,
+// and in its context's (see exchangeContext): thousands of streams may be
+// held open at once.
 type exchange struct {
 	c       *Client
 	req     *http.Request // the caller's; its context is the parent
-	cancel  context.CancelCauseFunc
+	ctx     *exchangeContext
 	start   time.Time
 	attempt int
 
@@ -51,8 +52,8 @@ type exchange struct {
 
 func newExchange(c *Client, req *http.Request) *exchange {
 	x := &exchange{c: c, req: req, start: time.Now()}
-	ctx, cancel := context.WithCancelCause(req.Context())
-	x.first, x.cancel = *req.WithContext(ctx), cancel
+	x.ctx = newExchangeContext(req.Context())
+	x.first = *req.WithContext(x.ctx)
 	x.startTimer()
 	return x
 }
@@ -144,7 +145,7 @@ func (x *exchange) prepareBody() (getBody func() (io.ReadCloser, error), first i
 }
 
 // context returns the exchange's context, derived from the request's.
-func (x *exchange) context() context.Context { return x.first.Context() }
+func (x *exchange) context() context.Context { return x.ctx }
 
 // request returns the request for the next attempt, carrying the exchange's
 // context. The first attempt's lives in the exchange; a later attempt gets a
@@ -224,7 +225,7 @@ func (x *exchange) contextError() error {
 		}
 		return fmt.Errorf("transport: %w", perr)
 	}
-	return context.Cause(x.context())
+	return x.ctx.causeErr()
 }
 
 // readStatusError reads and closes the body of a non-2xx answer, under the
@@ -284,7 +285,7 @@ func (x *exchange) release() {
 	x.mu.Lock()
 	x.stopTimer()
 	x.mu.Unlock()
-	x.cancel(errReleased)
+	x.ctx.cancel(context.Canceled, errReleased)
 }
 
 func (x *exchange) emit(e Event) {

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"math"
 	"time"
 )
@@ -110,7 +111,7 @@ func (x *exchange) onTimer() {
 	}
 	x.mu.Unlock()
 	if cause != nil {
-		x.cancel(cause)
+		x.ctx.cancel(context.Canceled, cause)
 	}
 }
 
