@@ -143,12 +143,19 @@ func (c *Client) CompleteStream(ctx context.Context, messages []Message, tools [
 
 func (c *Client) stream(ctx context.Context, r *Request) (Message, error) {
 	if l := c.cfg.logger; l != nil && l.Enabled(ctx, slog.LevelDebug) {
-		start := time.Now()
-		msg, events, err := c.send(ctx, r)
-		c.logEnd(ctx, l, r, start, msg, events, err)
-		return msg, err
+		return c.sendLogged(ctx, l, r)
 	}
 	msg, _, err := c.send(ctx, r)
+	return msg, err
+}
+
+// sendLogged is send with its end logged.
+//
+//go:noinline
+func (c *Client) sendLogged(ctx context.Context, l *slog.Logger, r *Request) (Message, error) {
+	start := time.Now()
+	msg, events, err := c.send(ctx, r)
+	c.logEnd(ctx, l, r, start, msg, events, err)
 	return msg, err
 }
 
@@ -177,7 +184,9 @@ func (c *Client) logEnd(ctx context.Context, l *slog.Logger, r *Request, start t
 }
 
 // send makes one request and reads its answer; it also says how many
-// events it read.
+// events it read. A held stream spends its life parked in the read loop
+// under send, so what send keeps on the stack is small; the request's
+// building and the HTTP exchange are in open, whose frame is gone by then.
 func (c *Client) send(ctx context.Context, r *Request) (Message, int, error) {
 	switch {
 	case c.cfg.httpClient == nil:
@@ -185,7 +194,6 @@ func (c *Client) send(ctx context.Context, r *Request) (Message, int, error) {
 	case c.err != nil:
 		return Message{}, 0, c.err
 	}
-	full := r.withDefaults(c.cfg.defaults, c.cfg.model)
 	var idle *time.Timer
 	if d := c.cfg.idleTimeout; d > 0 {
 		// A context of our own only for the idle timeout: a held stream
@@ -197,20 +205,52 @@ func (c *Client) send(ctx context.Context, r *Request) (Message, int, error) {
 		idle = time.AfterFunc(d, func() { cancel(ErrIdleTimeout) })
 		defer idle.Stop()
 	}
+	b, body, err := c.open(ctx, r)
+	if err != nil {
+		return Message{}, 0, err
+	}
+	defer body.Close()
+	if b.msg == nil { // a stream, not a whole completion
+		var after func()
+		if idle != nil {
+			after = func() {
+				if b.progressed {
+					idle.Reset(c.cfg.idleTimeout)
+				}
+			}
+		}
+		b.run(b.newReader(body), after)
+	}
+	msg, err := b.Message()
+	if err != nil {
+		return msg, b.events, c.mapError(ctx, err, true)
+	}
+	return msg, b.events, nil
+}
+
+// open sends r with the client's defaults and checks the answer's
+// headers. It returns the Bridge for the answer and the body to read it
+// from, which the caller closes; when the server ignored "stream": true
+// and sent one whole JSON completion, the Bridge holds it already. Its
+// error is final (mapped, redacted), and then nothing is left open.
+//
+//go:noinline
+func (c *Client) open(ctx context.Context, r *Request) (*Bridge, io.ReadCloser, error) {
+	full := r.withDefaults(c.cfg.defaults, c.cfg.model)
 	req, err := c.newRequest(ctx, &full)
 	if err != nil {
-		return Message{}, 0, c.redact(err)
+		return nil, nil, c.redact(err)
 	}
 	resp, err := c.cfg.httpClient.Do(req)
 	if err != nil {
-		return Message{}, 0, c.mapError(ctx, err, false)
+		return nil, nil, c.mapError(ctx, err, false)
 	}
-	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		// A transport.Client never returns such an answer; another Doer does.
-		return Message{}, 0, c.mapError(ctx, transport.ReadStatusError(req, resp), false)
+		err := transport.ReadStatusError(req, resp)
+		resp.Body.Close()
+		return nil, nil, c.mapError(ctx, err, false)
 	}
-
 	onDelta := c.cfg.onDelta
 	if full.OnDelta != nil {
 		onDelta = full.OnDelta
@@ -219,29 +259,14 @@ func (c *Client) send(ctx context.Context, r *Request) (Message, int, error) {
 	switch mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); {
 	case mt == "text/event-stream":
 	case mt == "application/json" && c.cfg.dialect.normal() == DialectChat:
-		// The server ignored "stream": true and sent one whole completion.
-		msg, err := b.whole(resp.Body, maxWholeBytes)
-		if err != nil {
-			return msg, 1, c.mapError(ctx, err, true)
-		}
-		return msg, 1, nil
+		b.whole(resp.Body, maxWholeBytes)
+		b.events = 1
 	default:
-		return Message{}, 0, c.mapError(ctx, c.notStream(resp), false)
+		err := c.notStream(resp)
+		resp.Body.Close()
+		return nil, nil, c.mapError(ctx, err, false)
 	}
-	var after func()
-	if idle != nil {
-		after = func() {
-			if b.progressed {
-				idle.Reset(c.cfg.idleTimeout)
-			}
-		}
-	}
-	b.run(b.newReader(resp.Body), after)
-	msg, err := b.Message()
-	if err != nil {
-		return msg, b.events, c.mapError(ctx, err, true)
-	}
-	return msg, b.events, nil
+	return b, resp.Body, nil
 }
 
 // newRequest builds the HTTP request for r in the client's dialect. The

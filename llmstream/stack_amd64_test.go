@@ -1,7 +1,9 @@
 package llmstream
 
 import (
+	"context"
 	"io"
+	"net/http"
 	"testing"
 	"unsafe"
 )
@@ -79,5 +81,55 @@ func TestParkedStack(t *testing.T) {
 	t.Logf("ReadMessage's frames above a waiting Read: %d bytes", own)
 	if d[1] < d[0] || own > 800 {
 		t.Errorf("parked in Read, ReadMessage and the reader below it take %d bytes of stack, want at most 800", own)
+	}
+}
+
+// probeDoer answers every request with a stream read from its probe.
+type probeDoer struct{ p *stackProbe }
+
+func (d probeDoer) Do(req *http.Request) (*http.Response, error) {
+	h := http.Header{}
+	h.Set("Content-Type", "text/event-stream")
+	return &http.Response{StatusCode: 200, Header: h, Body: io.NopCloser(d.p), Request: req}, nil
+}
+
+// TestParkedStackClient: the same through Client.Stream, the way an agent
+// holds a stream: at most 1,800 bytes of airlock frames above a waiting
+// Read (2,184 while send built the request and read the stream in one
+// frame; 1,496 since).
+func TestParkedStackClient(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector enlarges frames")
+	}
+	parts := []string{stream(content("hi")), stream(finish("stop"), done)}
+	got := make(chan [2]uintptr, 1)
+	go func() {
+		growStack(32)
+		var d [2]uintptr
+		for range 5 {
+			var top byte
+			at := uintptr(unsafe.Pointer(&top))
+			p := &stackProbe{parts: []string{"x"}}
+			var src io.Reader = p
+			src.Read(make([]byte, 1))
+			d[0] = at - p.at
+			p = &stackProbe{parts: append([]string(nil), parts...)}
+			c := NewClient(WithHTTPClient(probeDoer{p}), WithModel("m"))
+			m, err := c.Stream(context.Background(), Request{Messages: []Message{{Role: "user", Content: "hi"}}})
+			if err != nil || m.Content != "hi" {
+				t.Errorf("Stream: %q, %v", m.Content, err)
+			}
+			d[1] = at - p.at
+			if uintptr(unsafe.Pointer(&top)) == at {
+				break
+			}
+		}
+		got <- d
+	}()
+	d := <-got
+	own := d[1] - d[0]
+	t.Logf("Client.Stream's frames above a waiting Read: %d bytes", own)
+	if d[1] < d[0] || own > 1800 {
+		t.Errorf("parked in Read, Client.Stream and the reader below it take %d bytes of stack, want at most 1800", own)
 	}
 }
