@@ -14,7 +14,10 @@ const ExcerptBytes = 256
 // (plus a trailing "…" when cut), cut on a UTF-8 boundary, with every secret
 // of s replaced by [Mask] first. Runs of spaces, line ends and other
 // unprintable characters (terminal escapes, NUL) become one space, so the
-// text cannot forge a log line or drive a terminal.
+// text cannot forge a log line or drive a terminal. That folding may spell
+// a secret out of text that held none ("0\x00000000" shows as "0 000000"),
+// so the line is searched for secrets once more: what is shown never reads
+// as one.
 func Excerpt(b []byte, max int, s *Set) string {
 	text := s.String(string(b))
 	var out strings.Builder
@@ -30,7 +33,7 @@ func Excerpt(b []byte, max int, s *Set) string {
 		}
 		if out.Len()+need > max {
 			out.WriteString("…")
-			return out.String()
+			return s.String(out.String())
 		}
 		if space {
 			out.WriteByte(' ')
@@ -38,5 +41,5 @@ func Excerpt(b []byte, max int, s *Set) string {
 		}
 		out.WriteRune(r)
 	}
-	return out.String()
+	return s.String(out.String())
 }
