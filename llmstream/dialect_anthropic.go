@@ -462,10 +462,12 @@ func (a *anthropicDecoder) stopBlock(ev *sse.Event, blk *antBlock) error {
 	case blockText:
 		slot.Bytes = len(b.content) - blk.textStart
 	case blockThinking:
-		// The thinking text is the reasoning this block added.
+		// The thinking text is the reasoning this block added, whether or
+		// not its start named the member: the signature covers it.
+		setMember(&blk.members, "thinking", []byte(`""`))
 		for i := range blk.members {
 			if blk.members[i].key == "thinking" {
-				blk.members[i].raw, blk.members[i].added = []byte(`""`), b.reasoning[blk.textStart:]
+				blk.members[i].added = b.reasoning[blk.textStart:]
 			}
 		}
 		slot.Raw = rebuildBlock(blk.members)
@@ -536,8 +538,12 @@ func validJSON(raw []byte) bool {
 	return err == nil && skipWS(raw, end) == len(raw)
 }
 
-// applyUsage reads an Anthropic usage object; each member present replaces
-// the one before (message_delta's usage is cumulative, not an increment).
+// applyUsage reads an Anthropic usage object. message_delta's usage is
+// cumulative, the whole so far, not an increment: a count never goes
+// down, so a smaller one than the count held is not taken (servers that
+// speak the dialect send "input_tokens": 0 there, which would erase the
+// prompt count of message_start). output_tokens_details.thinking_tokens
+// is the reasoning part of the output.
 func (a *anthropicDecoder) applyUsage(s span) {
 	b := a.b
 	if b.usage == nil {
@@ -545,19 +551,27 @@ func (a *anthropicDecoder) applyUsage(s span) {
 	}
 	u := b.usage
 	a.fields(s, func(key []byte, v span) {
+		if string(key) == "output_tokens_details" {
+			a.fields(v, func(key []byte, v span) {
+				if n, ok := jsonInt(a.doc.data, v); ok && string(key) == "thinking_tokens" {
+					u.ReasoningTokens = max(u.ReasoningTokens, n)
+				}
+			})
+			return
+		}
 		n, ok := jsonInt(a.doc.data, v)
 		if !ok {
 			return
 		}
 		switch string(key) {
 		case "input_tokens":
-			u.PromptTokens = n
+			u.PromptTokens = max(u.PromptTokens, n)
 		case "output_tokens":
-			u.CompletionTokens = n
+			u.CompletionTokens = max(u.CompletionTokens, n)
 		case "cache_read_input_tokens":
-			u.CachedTokens = n
+			u.CachedTokens = max(u.CachedTokens, n)
 		case "cache_creation_input_tokens":
-			u.CacheWriteTokens = n
+			u.CacheWriteTokens = max(u.CacheWriteTokens, n)
 		}
 	})
 	// input_tokens leaves the cached tokens out.

@@ -148,10 +148,12 @@ type FunctionCall struct {
 //	TotalTokens       total_tokens             the sum of all four          total_tokens                           totalTokenCount
 //	CachedTokens      ..cached_tokens          cache_read_input_tokens      input_tokens_details.cached_tokens     cachedContentTokenCount
 //	CacheWriteTokens  —                        cache_creation_input_tokens  —                                      —
-//	ReasoningTokens   ..reasoning_tokens       —                            output_tokens_details.reasoning_tokens thoughtsTokenCount
+//	ReasoningTokens   ..reasoning_tokens       ..thinking_tokens            output_tokens_details.reasoning_tokens thoughtsTokenCount
 //
 // Anthropic's input_tokens leaves out the cached tokens, so its total adds
-// them; where a provider sends no total, it is the sum.
+// them; its thinking_tokens are in output_tokens_details; its counts are
+// cumulative, so none goes down during a stream. Where a provider sends no
+// total, it is the sum.
 type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`

@@ -1,0 +1,70 @@
+package llmstream
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// anthropicStream writes each event's data under its "type" as the SSE
+// event name, as Anthropic sends them.
+func anthropicStream(events ...string) string {
+	var b strings.Builder
+	for _, data := range events {
+		var head struct{ Type string }
+		json.Unmarshal([]byte(data), &head)
+		fmt.Fprintf(&b, "event: %s\ndata: %s\n\n", head.Type, data)
+	}
+	return b.String()
+}
+
+// TestAnthropicUsageCumulative: message_delta's usage is the whole so far,
+// so a count never goes down — Anthropic-compatible servers (sglang's
+// /v1/messages) put "input_tokens": 0 there, which must not erase the
+// prompt count message_start gave — and the thinking tokens of
+// output_tokens_details are the reasoning tokens.
+func TestAnthropicUsageCumulative(t *testing.T) {
+	data := anthropicStream(
+		`{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"usage":{"input_tokens":100,"cache_creation_input_tokens":30,"cache_read_input_tokens":50,"output_tokens":1}}}`,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ok"}}`,
+		`{"type":"content_block_stop","index":0}`,
+		`{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":null,"output_tokens":20,"output_tokens_details":{"thinking_tokens":12}}}`,
+		`{"type":"message_stop"}`,
+	)
+	got := decodeEverySplit(t, []byte(data), WithDialect(DialectAnthropic))
+	want := Usage{PromptTokens: 100, CompletionTokens: 20, TotalTokens: 200, CachedTokens: 50, CacheWriteTokens: 30, ReasoningTokens: 12}
+	if got.Error != "" || got.Usage == nil || *got.Usage != want {
+		t.Fatalf("usage %+v (err %q), want %+v", got.Usage, got.Error, want)
+	}
+}
+
+// TestAnthropicThinkingWithoutText: a thinking block whose start names no
+// "thinking" member (a proxy's shortened start) still goes back with the
+// thinking its deltas carried, or its signature no longer matches.
+func TestAnthropicThinkingWithoutText(t *testing.T) {
+	data := anthropicStream(
+		`{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"usage":{"input_tokens":5,"output_tokens":1}}}`,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"thinking"}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Let me see."}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"U0lH"}}`,
+		`{"type":"content_block_stop","index":0}`,
+		`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":9}}`,
+		`{"type":"message_stop"}`,
+	)
+	m, err := ReadMessage(strings.NewReader(data), WithDialect(DialectAnthropic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Continuity == nil || len(m.Continuity.Blocks) != 1 {
+		t.Fatalf("continuity %+v", m.Continuity)
+	}
+	var blk map[string]any
+	if err := json.Unmarshal(m.Continuity.Blocks[0].Raw, &blk); err != nil {
+		t.Fatal(err)
+	}
+	if blk["type"] != "thinking" || blk["thinking"] != "Let me see." || blk["signature"] != "U0lH" {
+		t.Errorf("thinking block %s", m.Continuity.Blocks[0].Raw)
+	}
+}
