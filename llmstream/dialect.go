@@ -61,7 +61,11 @@ const (
 	// and unknown event types are ignored. Requests send system messages
 	// as "system", tool answers as tool_result blocks (is_error for a
 	// failed tool), calls as tool_use blocks, Continuity back in place, and
-	// max_tokens always ([DefaultAnthropicMaxTokens] when unset).
+	// max_tokens always ([DefaultAnthropicMaxTokens] when unset); the shapes
+	// Anthropic refuses are mended: all-blank assistant text is left out,
+	// an empty tool answer has no content (a failed one a short text), and
+	// a tool id with bytes outside [A-Za-z0-9_-] (made by another provider)
+	// gets them as '_' plus a hash of the id, on the call and its answer.
 	DialectAnthropic
 	// DialectResponses is OpenAI's Responses API: POST {base}/responses
 	// (base [DefaultResponsesBaseURL]) with "Authorization: Bearer <key>":

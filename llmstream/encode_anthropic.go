@@ -3,6 +3,8 @@ package llmstream
 import (
 	"bytes"
 	"encoding/json"
+	"hash/fnv"
+	"strconv"
 	"strings"
 )
 
@@ -131,7 +133,16 @@ func anthropicToolChoice(c ToolChoice, parallel *bool) map[string]any {
 func anthropicBlocks(m *Message) (string, []json.RawMessage, error) {
 	switch m.Role {
 	case "tool":
-		b := map[string]any{"type": "tool_result", "tool_use_id": m.ToolCallID, "content": m.Content}
+		// Anthropic refuses empty content: a tool that printed nothing
+		// answers with no content (which it documents), a failure with a
+		// word of text (it wants one).
+		b := map[string]any{"type": "tool_result", "tool_use_id": anthropicToolID(m.ToolCallID)}
+		switch {
+		case m.Content != "":
+			b["content"] = m.Content
+		case m.IsError:
+			b["content"] = anthropicEmptyError
+		}
 		if m.IsError {
 			b["is_error"] = true
 		}
@@ -154,12 +165,18 @@ func textBlock(text string) (json.RawMessage, error) {
 
 // anthropicAssistant writes an assistant's blocks: from its continuity
 // state when it came from Anthropic (thinking first, where it was), else
-// its text and then its calls.
+// its text and then its calls. Text that is all blank is left out:
+// Anthropic refuses a message whose text blocks are all blank, and its own
+// replies can hold such text beside a call.
 func anthropicAssistant(m *Message) ([]json.RawMessage, error) {
 	var out []json.RawMessage
+	blank := strings.TrimSpace(m.Content) == ""
 	if c := m.Continuity; c != nil && c.Dialect == DialectAnthropic {
 		if placed, ok := placeBlocks(m, c.Blocks); ok {
 			for _, p := range placed {
+				if p.text && blank {
+					continue
+				}
 				raw, err := p.anthropic(m)
 				if err != nil {
 					return nil, err
@@ -176,7 +193,7 @@ func anthropicAssistant(m *Message) ([]json.RawMessage, error) {
 			}
 		}
 	}
-	if m.Content != "" {
+	if !blank {
 		raw, err := textBlock(m.Content)
 		if err != nil {
 			return nil, err
@@ -220,5 +237,35 @@ func toolUseBlock(c *ToolCall) (json.RawMessage, error) {
 		ID    string          `json:"id"`
 		Name  string          `json:"name"`
 		Input json.RawMessage `json:"input"`
-	}{"tool_use", c.ID, c.Function.Name, input})
+	}{"tool_use", anthropicToolID(c.ID), c.Function.Name, input})
 }
+
+// anthropicToolID is id as Anthropic takes it, of [A-Za-z0-9_-] only: the
+// id itself when it is so, else (an id another provider made, such as
+// Kimi's "functions.read:0") every other byte made '_' and a hash of the
+// id added, so that the call and its answer agree and two ids stay apart.
+func anthropicToolID(id string) string {
+	valid := func(c byte) bool {
+		return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+	}
+	i := 0
+	for i < len(id) && valid(id[i]) {
+		i++
+	}
+	if i == len(id) {
+		return id
+	}
+	out := []byte(id)
+	for j := i; j < len(out); j++ {
+		if !valid(out[j]) {
+			out[j] = '_'
+		}
+	}
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return string(strconv.AppendUint(append(out, '_'), uint64(h.Sum32()), 36))
+}
+
+// anthropicEmptyError is the text of a failed tool's answer that said
+// nothing: Anthropic refuses an error tool_result without content.
+const anthropicEmptyError = "(the tool failed without output)"
