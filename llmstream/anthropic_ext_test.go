@@ -238,3 +238,35 @@ func TestAnthropicErrors(t *testing.T) {
 func llmstreamtestServer(t *testing.T) *llmstreamtest.Server {
 	return llmstreamtest.NewTestServer(t, llmstreamtest.WithTurns(llmstreamtest.Turn{Text: "ok"}))
 }
+
+// TestAnthropicShouldRetry: Anthropic's "x-should-retry" says whether the
+// same request may go again; Retryable follows it where the status alone
+// would say otherwise, as the transport's own retries do, so that a
+// caller's retry loop does not resend what the server said not to.
+func TestAnthropicShouldRetry(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		header string
+		want   bool
+	}{
+		{529, "false", false}, {529, "", true}, {500, "false", false}, {409, "true", true}, {400, "true", true}, {400, "", false},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if tc.header != "" {
+				w.Header().Set("X-Should-Retry", tc.header)
+			}
+			w.WriteHeader(tc.status)
+			typ := "invalid_request_error"
+			if tc.status >= 500 {
+				typ = "overloaded_error"
+			}
+			io.WriteString(w, `{"type":"error","error":{"type":"`+typ+`","message":"m"}}`)
+		}))
+		_, err := llmstream.NewClient(llmstream.WithDialect(llmstream.DialectAnthropic), llmstream.WithBaseURL(srv.URL), llmstream.WithHTTPClient(&http.Client{})).Stream(t.Context(), llmstream.Request{})
+		srv.Close()
+		var api *llmstream.APIError
+		if !errors.As(err, &api) || api.Retryable() != tc.want {
+			t.Errorf("%d with x-should-retry %q: Retryable %v, want %v (%v)", tc.status, tc.header, api != nil && api.Retryable(), tc.want, err)
+		}
+	}
+}

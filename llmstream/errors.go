@@ -249,8 +249,19 @@ func (e *APIError) Unwrap() error { return e.Err }
 // ([ErrorRateLimited], [ErrorOverloaded], [ErrorServer]), or answered HTTP
 // 408 or 409. A bad request, an authentication or permission failure, or a
 // context that is too long is not retryable: the same request fails the
-// same way.
+// same way. An HTTP answer's "x-should-retry" header ("true" or "false",
+// sent by Anthropic and OpenAI) decides over all of these, as it does for
+// the transport's own retries.
 func (e *APIError) Retryable() bool {
+	var se *transport.StatusError
+	if errors.As(e.Err, &se) {
+		switch se.Header.Get("X-Should-Retry") {
+		case "true":
+			return true
+		case "false":
+			return false
+		}
+	}
 	switch e.Kind {
 	case ErrorRateLimited, ErrorOverloaded, ErrorServer:
 		return true
