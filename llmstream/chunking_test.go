@@ -7,6 +7,8 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"testing/iotest"
 
@@ -137,15 +139,25 @@ func equalOutcome(a, b outcome) bool {
 }
 
 // TestEverySplitPoint splits each provider stream at every offset into
-// two reads: the bridge must not care where reads end.
+// two reads: the bridge must not care where reads end. Every Anthropic
+// stream is among them (Gemini's and Responses' have tests of their own).
 func TestEverySplitPoint(t *testing.T) {
-	for _, name := range []string{"openai_tools", "gemini", "llamacpp_error", "openai_text_crlf"} {
+	names := []string{"openai_tools", "gemini", "llamacpp_error", "openai_text_crlf"}
+	files, _ := filepath.Glob("testdata/providers/anthropic_*.sse")
+	if len(files) == 0 {
+		t.Fatal("no Anthropic streams")
+	}
+	for _, f := range files {
+		names = append(names, strings.TrimSuffix(filepath.Base(f), ".sse"))
+	}
+	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			data := readTestdata(t, "providers/"+name+".sse")
-			m, err := ReadMessage(bytes.NewReader(data))
+			d := WithDialect(dialectOf(name))
+			m, err := ReadMessage(bytes.NewReader(data), d)
 			want := outcomeOf(t, m, err)
 			for at := 1; at < len(data); at++ {
-				m, err := ReadMessage(&chunkedReader{data: data, sizes: []int{at, len(data)}})
+				m, err := ReadMessage(&chunkedReader{data: data, sizes: []int{at, len(data)}}, d)
 				if got := outcomeOf(t, m, err); !equalOutcome(got, want) {
 					t.Fatalf("split at %d: got %+v, want %+v", at, got, want)
 				}
