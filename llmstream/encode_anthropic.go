@@ -3,6 +3,7 @@ package llmstream
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"hash/fnv"
 	"strconv"
 	"strings"
@@ -37,7 +38,8 @@ type antTool struct {
 }
 
 // anthropicBudgets is the thinking budget, in tokens, for a reasoning
-// effort when no budget is given.
+// effort when no budget is given; "none" turns thinking off, and any other
+// effort fails the request.
 var anthropicBudgets = map[string]int{"minimal": 1024, "low": 2048, "medium": 8192, "high": 24576}
 
 // encode writes the Messages request: system messages become "system",
@@ -89,8 +91,14 @@ func (anthropicProtocol) encode(r *Request, _ *config) ([]byte, error) {
 		if budget <= 0 {
 			w.Thinking = map[string]any{"type": "disabled"}
 		}
-	} else if r.ReasoningEffort != "" {
-		budget = anthropicBudgets[r.ReasoningEffort]
+	} else if e := r.ReasoningEffort; e == "none" {
+		w.Thinking = map[string]any{"type": "disabled"}
+	} else if e != "" {
+		// Not sent as it is, as the other dialects send it: an effort with
+		// no budget would go silently without thinking.
+		if budget = anthropicBudgets[e]; budget == 0 {
+			return nil, fmt.Errorf("reasoning effort %q has no Anthropic thinking budget (want minimal, low, medium, high or none, or set ThinkingBudget)", e)
+		}
 	}
 	if budget > 0 {
 		w.Thinking = map[string]any{"type": "enabled", "budget_tokens": budget}

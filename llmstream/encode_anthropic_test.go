@@ -111,3 +111,29 @@ func TestAnthropicToolIDs(t *testing.T) {
 		t.Errorf("a valid id changed: %v", uses[3])
 	}
 }
+
+// TestAnthropicReasoningEffort: an effort becomes a thinking budget, "none"
+// turns thinking off, and an effort with no budget ("xhigh", which the
+// other dialects pass on) is an error rather than a request sent silently
+// without thinking.
+func TestAnthropicReasoningEffort(t *testing.T) {
+	for effort, want := range map[string]string{
+		"minimal": `{"budget_tokens":1024,"type":"enabled"}`,
+		"high":    `{"budget_tokens":24576,"type":"enabled"}`,
+		"none":    `{"type":"disabled"}`,
+		"xhigh":   "error",
+		"High":    "error",
+	} {
+		body, err := anthropicProtocol{}.encode(&Request{ReasoningEffort: effort}, &config{})
+		if want == "error" {
+			if err == nil || !strings.Contains(err.Error(), effort) {
+				t.Errorf("%q: err %v, body %s", effort, err, body)
+			}
+			continue
+		}
+		var w struct{ Thinking json.RawMessage }
+		if err != nil || json.Unmarshal(body, &w) != nil || string(w.Thinking) != want {
+			t.Errorf("%q: thinking %s (err %v), want %s", effort, w.Thinking, err, want)
+		}
+	}
+}

@@ -49,8 +49,9 @@ type Request struct {
 	// ReasoningEffort is the reasoning effort ("minimal", "low", "medium",
 	// "high", as the provider names them): chat's reasoning_effort,
 	// Responses' reasoning.effort, Gemini's thinkingLevel; for Anthropic a
-	// thinking budget when ThinkingBudget is unset (low 2048, medium 8192,
-	// high 24576 tokens).
+	// thinking budget when ThinkingBudget is unset (minimal 1024, low 2048,
+	// medium 8192, high 24576 tokens; "none" turns thinking off, and any
+	// other effort fails the call with [ErrInvalidRequest]).
 	ReasoningEffort string
 	// ThinkingBudget is the reasoning budget in tokens: Anthropic's
 	// thinking.budget_tokens, Gemini's thinkingBudget (0 turns thinking
