@@ -201,9 +201,10 @@ type geminiDecoder struct {
 
 	// The stream.
 	finished bool
-	calls    int // calls started: the next call's assembler index
-	open     int // the index of the call being streamed, -1 for none
-	openSlot int // its block
+	calls    int    // calls started: the next call's assembler index
+	open     int    // the index of the call being streamed, -1 for none
+	openSlot int    // its block
+	openName []byte // its name
 	pa       partialArgs
 	run      runKind
 	runSlot  int // the open run's block
@@ -649,12 +650,15 @@ func (g *geminiDecoder) outOfOrder(ev *sse.Event, at int, why string) error {
 }
 
 // applyCall applies a functionCall part: a whole call, the opening of a
-// streamed one, or more of the streamed one's arguments.
+// streamed one, or more of the streamed one's arguments. A streamed call's
+// parts may carry an empty args object, and the parts that continue it its
+// name and id again: neither starts anything.
 func (g *geminiDecoder) applyCall(ev *sse.Event, p *gemPart) error {
 	b, d := g.b, &g.doc
 	named := d.isString(p.name) && p.name.end-p.name.start > 2 // not ""
+	args := p.args.ok() && !isEmptyObject(d.data[p.args.start:p.args.end])
 	if g.open >= 0 {
-		if named || p.args.ok() {
+		if args || (named && !g.continuesOpen(p)) {
 			return g.outOfOrder(ev, p.at, fmt.Sprintf("a new function call while call %d is still streaming its arguments", g.open))
 		}
 		if blk := &b.blocks[g.openSlot]; blk.Signature == "" && d.isString(p.sig) {
@@ -668,7 +672,7 @@ func (g *geminiDecoder) applyCall(ev *sse.Event, p *gemPart) error {
 		}
 		return g.outOfOrder(ev, p.at, "function-call arguments for a call that was never opened (no name)")
 	}
-	if p.args.ok() && (p.will || p.partial) {
+	if args && (p.will || p.partial) {
 		return g.outOfOrder(ev, p.at, "a function call with both args and streamed arguments")
 	}
 	g.closeRun()
@@ -688,6 +692,7 @@ func (g *geminiDecoder) applyCall(ev *sse.Event, p *gemPart) error {
 	if p.will || p.partial {
 		if p.will {
 			g.open, g.openSlot = n, len(b.blocks)-1
+			g.openName = append(g.openName[:0], f.Name...)
 		}
 		return g.streamArgs(ev, p, f, true)
 	}
@@ -700,6 +705,20 @@ func (g *geminiDecoder) applyCall(ev *sse.Event, p *gemPart) error {
 		return b.fail(err)
 	}
 	return nil
+}
+
+// continuesOpen reports that a named part names the call being streamed:
+// its name, and no id or the call's own.
+func (g *geminiDecoder) continuesOpen(p *gemPart) bool {
+	d := &g.doc
+	if g.path = d.str(g.path[:0], p.name); string(g.path) != string(g.openName) {
+		return false
+	}
+	if !d.isString(p.id) || p.id.end-p.id.start <= 2 {
+		return true
+	}
+	g.path = d.str(g.path[:0], p.id)
+	return string(g.path) == g.b.blocks[g.openSlot].ID
 }
 
 // streamArgs adds a part's partial arguments to the streamed call of f

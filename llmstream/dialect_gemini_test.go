@@ -160,10 +160,14 @@ func TestGeminiSequence(t *testing.T) {
 		want   error
 	}{
 		{"a new call while one streams", []string{open, open}, ErrOutOfOrder},
-		{"a whole call while one streams", []string{open, `{"candidates":[{"content":{"parts":[{"functionCall":{"args":{}}}]}}]}`}, ErrOutOfOrder},
+		{"a whole call while one streams", []string{open, `{"candidates":[{"content":{"parts":[{"functionCall":{"args":{"a":1}}}]}}]}`}, ErrOutOfOrder},
 		{"finished while a call streams", []string{open, arg("$.a", `"numberValue":1`), stop}, ErrOutOfOrder},
 		{"arguments for no call", []string{arg("$.a", `"numberValue":1`)}, ErrOutOfOrder},
-		{"args and streaming at once", []string{`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{},"willContinue":true}}]}}]}`}, ErrOutOfOrder},
+		{"args and streaming at once", []string{`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{"a":1},"willContinue":true}}]}}]}`}, ErrOutOfOrder},
+		{"args while a call streams", []string{open, `{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{"a":1},"willContinue":true}}]}}]}`}, ErrOutOfOrder},
+		{"another name while a call streams", []string{open, `{"candidates":[{"content":{"parts":[{"functionCall":{"name":"g","partialArgs":[{"jsonPath":"$.a","numberValue":1}],"willContinue":true}}]}}]}`}, ErrOutOfOrder},
+		{"another id while a call streams", []string{`{"candidates":[{"content":{"parts":[{"functionCall":{"id":"c1","name":"f","willContinue":true}}]}}]}`,
+			`{"candidates":[{"content":{"parts":[{"functionCall":{"id":"c2","name":"f","partialArgs":[{"jsonPath":"$.a","numberValue":1}],"willContinue":true}}]}}]}`}, ErrOutOfOrder},
 		{"two values", []string{open, arg("$.a", `"numberValue":1,"boolValue":true`)}, ErrArgumentPath},
 		{"a number as a string", []string{open, arg("$.a", `"numberValue":"1"`)}, ErrArgumentPath},
 		{"a bad nullValue", []string{open, arg("$.a", `"nullValue":"NONE"`)}, ErrArgumentPath},
@@ -203,6 +207,18 @@ func TestGeminiLenient(t *testing.T) {
 			`{"candidates":[{"content":{"parts":[{"functionCall":{}}]}}]}`}, `{"a":1}`},
 		{"a call with no args", []string{`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f"}}]}}]}`}, `{}`},
 		{"a call with null args", []string{`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":null,"id":""}}]}}]}`}, `{}`},
+		// Google's own converters (genkit) open a streamed call with an
+		// empty args object beside willContinue.
+		{"an empty args object on the opening part", []string{
+			`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{ },"willContinue":true}}]}}]}`,
+			`{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a","stringValue":"x"}],"willContinue":true}}]}}]}`,
+			`{"candidates":[{"content":{"parts":[{"functionCall":{}}]}}]}`}, `{"a":"x"}`},
+		// The open call's name (and no args, or empty ones) said again on
+		// the parts that continue it.
+		{"the name again on the continuing parts", []string{
+			`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","willContinue":true}}]}}]}`,
+			`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{},"partialArgs":[{"jsonPath":"$.a","stringValue":"x","willContinue":true}],"willContinue":true}}]}}]}`,
+			`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","partialArgs":[{"jsonPath":"$.a","stringValue":"y"}],"willContinue":false}}]}}]}`}, `{"a":"xy"}`},
 		{"values in the opening part", []string{
 			`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","willContinue":true,"partialArgs":[{"jsonPath":"$.a","stringValue":"x","willContinue":true}]}}]}}]}`,
 			`{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a","stringValue":"y"}]}}]}}]}`}, `{"a":"xy"}`},
