@@ -771,14 +771,14 @@ var jsonNull = []byte("null")
 // no usable answer fail the stream.
 func (g *geminiDecoder) applyFinish(ev *sse.Event) error {
 	b, d := g.b, &g.doc
+	if g.finish.end-g.finish.start > 2 && !d.is(g.finish, b.finish) {
+		b.finish = string(d.str(nil, g.finish)) // kept on a failure too: MAX_TOKENS says why a call was cut
+	}
 	if g.open >= 0 {
-		return g.outOfOrder(ev, g.finish.start, fmt.Sprintf("the candidate finished while function call %d was still streaming its arguments", g.open))
+		return g.outOfOrder(ev, g.finish.start, fmt.Sprintf("the candidate finished (%s) while function call %d was still streaming its arguments", b.finish, g.open))
 	}
 	if g.finish.end-g.finish.start <= 2 {
 		return nil // "": no reason
-	}
-	if !d.is(g.finish, b.finish) {
-		b.finish = string(d.str(nil, g.finish))
 	}
 	g.finished, b.progressed = true, true
 	b.stop = geminiStopReason(b.finish)

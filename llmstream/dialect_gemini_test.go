@@ -269,8 +269,16 @@ func TestGeminiFinishReasons(t *testing.T) {
 			t.Errorf("%s: %v (%+v)", tc.reason, err, api)
 		}
 	}
+	// A call cut by the token limit while its arguments stream fails, and
+	// the message says why, as the other dialects' do.
+	body := `data: {"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","willContinue":true}}]}}]}` + "\n\n" +
+		`data: {"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a","stringValue":"x","willContinue":true}],"willContinue":true}}]}}]}` + "\n\n" +
+		`data: {"candidates":[{"content":{"parts":[]},"finishReason":"MAX_TOKENS"}]}` + "\n\n"
+	if m, err := ReadMessage(strings.NewReader(body), gemini); !errors.Is(err, ErrOutOfOrder) || m.FinishReason != "MAX_TOKENS" || len(m.ToolCalls) != 0 {
+		t.Errorf("a call cut by MAX_TOKENS: finish %q, %v", m.FinishReason, err)
+	}
 	// A tool-call turn ends with STOP: it is a tool-call turn all the same.
-	body := `data: {"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{}}}]},"finishReason":"STOP"}]}` + "\n\n"
+	body = `data: {"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{}}}]},"finishReason":"STOP"}]}` + "\n\n"
 	if m, err := ReadMessage(strings.NewReader(body), gemini); err != nil || m.StopReason != StopToolCalls {
 		t.Errorf("a call with STOP: %v, %v", m.StopReason, err)
 	}
