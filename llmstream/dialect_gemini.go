@@ -235,7 +235,9 @@ func (g *geminiDecoder) event(ev *sse.Event) error {
 	if g.usage.seen {
 		g.applyUsage()
 	}
-	if g.doc.isString(g.blockReason) && !g.doc.is(g.blockReason, "BLOCK_REASON_UNSPECIFIED") {
+	// The unspecified reason is no block: the Gemini API names it
+	// BLOCK_REASON_UNSPECIFIED, Vertex BLOCKED_REASON_UNSPECIFIED.
+	if g.doc.isString(g.blockReason) && !g.doc.is(g.blockReason, "BLOCK_REASON_UNSPECIFIED") && !g.doc.is(g.blockReason, "BLOCKED_REASON_UNSPECIFIED") {
 		return g.blocked()
 	}
 	for i := range g.parts {

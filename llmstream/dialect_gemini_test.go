@@ -284,6 +284,29 @@ func TestGeminiFinishReasons(t *testing.T) {
 	}
 }
 
+// TestGeminiBlockReasons: a promptFeedback.blockReason fails the stream as
+// content filtered, unless it is the unspecified one, under either API's
+// name for it.
+func TestGeminiBlockReasons(t *testing.T) {
+	for _, tc := range []struct {
+		reason  string
+		blocked bool
+	}{
+		{"SAFETY", true}, {"OTHER", true}, {"PROHIBITED_CONTENT", true}, {"JAILBREAK", true},
+		{"BLOCK_REASON_UNSPECIFIED", false}, {"BLOCKED_REASON_UNSPECIFIED", false},
+	} {
+		body := `data: {"promptFeedback":{"blockReason":"` + tc.reason + `"},"candidates":[{"content":{"parts":[{"text":"hi"}]},"finishReason":"STOP"}]}` + "\n\n"
+		m, err := ReadMessage(strings.NewReader(body), gemini)
+		var api *APIError
+		switch {
+		case tc.blocked && (!errors.As(err, &api) || api.Kind != ErrorContentFiltered || api.Type != tc.reason):
+			t.Errorf("%s: %v", tc.reason, err)
+		case !tc.blocked && (err != nil || m.Content != "hi"):
+			t.Errorf("%s: %q, %v", tc.reason, m.Content, err)
+		}
+	}
+}
+
 // TestGeminiUsageLastWins: every usageMetadata replaces the one before, a
 // usageMetadata without counts (Vertex's trafficType alone) changes
 // nothing, and the total is the sum when none is sent.
