@@ -802,7 +802,7 @@ func geminiStopReason(r string) StopReason {
 	switch r {
 	case "STOP":
 		return StopEndTurn
-	case "MAX_TOKENS":
+	case "MAX_TOKENS", "CONTINUATION": // CONTINUATION: the per-request token limit, more to come
 		return StopLength
 	case "":
 		return 0

@@ -247,6 +247,11 @@ func TestGeminiFinishReasons(t *testing.T) {
 	}{
 		{"STOP", StopEndTurn, 0},
 		{"MAX_TOKENS", StopLength, 0},
+		{"CONTINUATION", StopLength, 0},
+		{"TOO_MANY_TOOL_CALLS", StopOther, 0},
+		{"NO_IMAGE", StopOther, 0},
+		{"IMAGE_PROHIBITED_CONTENT", 0, ErrorContentFiltered},
+		{"IMAGE_RECITATION", 0, ErrorContentFiltered},
 		{"OTHER", StopOther, 0},
 		{"LANGUAGE", StopOther, 0},
 		{"FINISH_REASON_UNSPECIFIED", StopOther, 0},
