@@ -201,9 +201,10 @@ type geminiDecoder struct {
 
 	// The stream.
 	finished bool
-	calls    int // calls started: the next call's assembler index
-	open     int // the index of the call being streamed, -1 for none
-	openSlot int // its block
+	calls    int    // calls started: the next call's assembler index
+	open     int    // the index of the call being streamed, -1 for none
+	openSlot int    // its block
+	openName []byte // its name
 	pa       partialArgs
 	run      runKind
 	runSlot  int // the open run's block
@@ -234,7 +235,9 @@ func (g *geminiDecoder) event(ev *sse.Event) error {
 	if g.usage.seen {
 		g.applyUsage()
 	}
-	if g.doc.isString(g.blockReason) && !g.doc.is(g.blockReason, "BLOCK_REASON_UNSPECIFIED") {
+	// The unspecified reason is no block: the Gemini API names it
+	// BLOCK_REASON_UNSPECIFIED, Vertex BLOCKED_REASON_UNSPECIFIED.
+	if g.doc.isString(g.blockReason) && !g.doc.is(g.blockReason, "BLOCK_REASON_UNSPECIFIED") && !g.doc.is(g.blockReason, "BLOCKED_REASON_UNSPECIFIED") {
 		return g.blocked()
 	}
 	for i := range g.parts {
@@ -649,12 +652,15 @@ func (g *geminiDecoder) outOfOrder(ev *sse.Event, at int, why string) error {
 }
 
 // applyCall applies a functionCall part: a whole call, the opening of a
-// streamed one, or more of the streamed one's arguments.
+// streamed one, or more of the streamed one's arguments. A streamed call's
+// parts may carry an empty args object, and the parts that continue it its
+// name and id again: neither starts anything.
 func (g *geminiDecoder) applyCall(ev *sse.Event, p *gemPart) error {
 	b, d := g.b, &g.doc
 	named := d.isString(p.name) && p.name.end-p.name.start > 2 // not ""
+	args := p.args.ok() && !isEmptyObject(d.data[p.args.start:p.args.end])
 	if g.open >= 0 {
-		if named || p.args.ok() {
+		if args || (named && !g.continuesOpen(p)) {
 			return g.outOfOrder(ev, p.at, fmt.Sprintf("a new function call while call %d is still streaming its arguments", g.open))
 		}
 		if blk := &b.blocks[g.openSlot]; blk.Signature == "" && d.isString(p.sig) {
@@ -668,7 +674,7 @@ func (g *geminiDecoder) applyCall(ev *sse.Event, p *gemPart) error {
 		}
 		return g.outOfOrder(ev, p.at, "function-call arguments for a call that was never opened (no name)")
 	}
-	if p.args.ok() && (p.will || p.partial) {
+	if args && (p.will || p.partial) {
 		return g.outOfOrder(ev, p.at, "a function call with both args and streamed arguments")
 	}
 	g.closeRun()
@@ -688,6 +694,7 @@ func (g *geminiDecoder) applyCall(ev *sse.Event, p *gemPart) error {
 	if p.will || p.partial {
 		if p.will {
 			g.open, g.openSlot = n, len(b.blocks)-1
+			g.openName = append(g.openName[:0], f.Name...)
 		}
 		return g.streamArgs(ev, p, f, true)
 	}
@@ -700,6 +707,20 @@ func (g *geminiDecoder) applyCall(ev *sse.Event, p *gemPart) error {
 		return b.fail(err)
 	}
 	return nil
+}
+
+// continuesOpen reports that a named part names the call being streamed:
+// its name, and no id or the call's own.
+func (g *geminiDecoder) continuesOpen(p *gemPart) bool {
+	d := &g.doc
+	if g.path = d.str(g.path[:0], p.name); string(g.path) != string(g.openName) {
+		return false
+	}
+	if !d.isString(p.id) || p.id.end-p.id.start <= 2 {
+		return true
+	}
+	g.path = d.str(g.path[:0], p.id)
+	return string(g.path) == g.b.blocks[g.openSlot].ID
 }
 
 // streamArgs adds a part's partial arguments to the streamed call of f
@@ -752,14 +773,14 @@ var jsonNull = []byte("null")
 // no usable answer fail the stream.
 func (g *geminiDecoder) applyFinish(ev *sse.Event) error {
 	b, d := g.b, &g.doc
+	if g.finish.end-g.finish.start > 2 && !d.is(g.finish, b.finish) {
+		b.finish = string(d.str(nil, g.finish)) // kept on a failure too: MAX_TOKENS says why a call was cut
+	}
 	if g.open >= 0 {
-		return g.outOfOrder(ev, g.finish.start, fmt.Sprintf("the candidate finished while function call %d was still streaming its arguments", g.open))
+		return g.outOfOrder(ev, g.finish.start, fmt.Sprintf("the candidate finished (%s) while function call %d was still streaming its arguments", b.finish, g.open))
 	}
 	if g.finish.end-g.finish.start <= 2 {
 		return nil // "": no reason
-	}
-	if !d.is(g.finish, b.finish) {
-		b.finish = string(d.str(nil, g.finish))
 	}
 	g.finished, b.progressed = true, true
 	b.stop = geminiStopReason(b.finish)
@@ -781,7 +802,7 @@ func geminiStopReason(r string) StopReason {
 	switch r {
 	case "STOP":
 		return StopEndTurn
-	case "MAX_TOKENS":
+	case "MAX_TOKENS", "CONTINUATION": // CONTINUATION: the per-request token limit, more to come
 		return StopLength
 	case "":
 		return 0

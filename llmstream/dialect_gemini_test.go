@@ -160,10 +160,14 @@ func TestGeminiSequence(t *testing.T) {
 		want   error
 	}{
 		{"a new call while one streams", []string{open, open}, ErrOutOfOrder},
-		{"a whole call while one streams", []string{open, `{"candidates":[{"content":{"parts":[{"functionCall":{"args":{}}}]}}]}`}, ErrOutOfOrder},
+		{"a whole call while one streams", []string{open, `{"candidates":[{"content":{"parts":[{"functionCall":{"args":{"a":1}}}]}}]}`}, ErrOutOfOrder},
 		{"finished while a call streams", []string{open, arg("$.a", `"numberValue":1`), stop}, ErrOutOfOrder},
 		{"arguments for no call", []string{arg("$.a", `"numberValue":1`)}, ErrOutOfOrder},
-		{"args and streaming at once", []string{`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{},"willContinue":true}}]}}]}`}, ErrOutOfOrder},
+		{"args and streaming at once", []string{`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{"a":1},"willContinue":true}}]}}]}`}, ErrOutOfOrder},
+		{"args while a call streams", []string{open, `{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{"a":1},"willContinue":true}}]}}]}`}, ErrOutOfOrder},
+		{"another name while a call streams", []string{open, `{"candidates":[{"content":{"parts":[{"functionCall":{"name":"g","partialArgs":[{"jsonPath":"$.a","numberValue":1}],"willContinue":true}}]}}]}`}, ErrOutOfOrder},
+		{"another id while a call streams", []string{`{"candidates":[{"content":{"parts":[{"functionCall":{"id":"c1","name":"f","willContinue":true}}]}}]}`,
+			`{"candidates":[{"content":{"parts":[{"functionCall":{"id":"c2","name":"f","partialArgs":[{"jsonPath":"$.a","numberValue":1}],"willContinue":true}}]}}]}`}, ErrOutOfOrder},
 		{"two values", []string{open, arg("$.a", `"numberValue":1,"boolValue":true`)}, ErrArgumentPath},
 		{"a number as a string", []string{open, arg("$.a", `"numberValue":"1"`)}, ErrArgumentPath},
 		{"a bad nullValue", []string{open, arg("$.a", `"nullValue":"NONE"`)}, ErrArgumentPath},
@@ -203,6 +207,18 @@ func TestGeminiLenient(t *testing.T) {
 			`{"candidates":[{"content":{"parts":[{"functionCall":{}}]}}]}`}, `{"a":1}`},
 		{"a call with no args", []string{`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f"}}]}}]}`}, `{}`},
 		{"a call with null args", []string{`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":null,"id":""}}]}}]}`}, `{}`},
+		// Google's own converters (genkit) open a streamed call with an
+		// empty args object beside willContinue.
+		{"an empty args object on the opening part", []string{
+			`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{ },"willContinue":true}}]}}]}`,
+			`{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a","stringValue":"x"}],"willContinue":true}}]}}]}`,
+			`{"candidates":[{"content":{"parts":[{"functionCall":{}}]}}]}`}, `{"a":"x"}`},
+		// The open call's name (and no args, or empty ones) said again on
+		// the parts that continue it.
+		{"the name again on the continuing parts", []string{
+			`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","willContinue":true}}]}}]}`,
+			`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{},"partialArgs":[{"jsonPath":"$.a","stringValue":"x","willContinue":true}],"willContinue":true}}]}}]}`,
+			`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","partialArgs":[{"jsonPath":"$.a","stringValue":"y"}],"willContinue":false}}]}}]}`}, `{"a":"xy"}`},
 		{"values in the opening part", []string{
 			`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","willContinue":true,"partialArgs":[{"jsonPath":"$.a","stringValue":"x","willContinue":true}]}}]}}]}`,
 			`{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a","stringValue":"y"}]}}]}}]}`}, `{"a":"xy"}`},
@@ -231,6 +247,11 @@ func TestGeminiFinishReasons(t *testing.T) {
 	}{
 		{"STOP", StopEndTurn, 0},
 		{"MAX_TOKENS", StopLength, 0},
+		{"CONTINUATION", StopLength, 0},
+		{"TOO_MANY_TOOL_CALLS", StopOther, 0},
+		{"NO_IMAGE", StopOther, 0},
+		{"IMAGE_PROHIBITED_CONTENT", 0, ErrorContentFiltered},
+		{"IMAGE_RECITATION", 0, ErrorContentFiltered},
 		{"OTHER", StopOther, 0},
 		{"LANGUAGE", StopOther, 0},
 		{"FINISH_REASON_UNSPECIFIED", StopOther, 0},
@@ -253,10 +274,41 @@ func TestGeminiFinishReasons(t *testing.T) {
 			t.Errorf("%s: %v (%+v)", tc.reason, err, api)
 		}
 	}
+	// A call cut by the token limit while its arguments stream fails, and
+	// the message says why, as the other dialects' do.
+	body := `data: {"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","willContinue":true}}]}}]}` + "\n\n" +
+		`data: {"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a","stringValue":"x","willContinue":true}],"willContinue":true}}]}}]}` + "\n\n" +
+		`data: {"candidates":[{"content":{"parts":[]},"finishReason":"MAX_TOKENS"}]}` + "\n\n"
+	if m, err := ReadMessage(strings.NewReader(body), gemini); !errors.Is(err, ErrOutOfOrder) || m.FinishReason != "MAX_TOKENS" || len(m.ToolCalls) != 0 {
+		t.Errorf("a call cut by MAX_TOKENS: finish %q, %v", m.FinishReason, err)
+	}
 	// A tool-call turn ends with STOP: it is a tool-call turn all the same.
-	body := `data: {"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{}}}]},"finishReason":"STOP"}]}` + "\n\n"
+	body = `data: {"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{}}}]},"finishReason":"STOP"}]}` + "\n\n"
 	if m, err := ReadMessage(strings.NewReader(body), gemini); err != nil || m.StopReason != StopToolCalls {
 		t.Errorf("a call with STOP: %v, %v", m.StopReason, err)
+	}
+}
+
+// TestGeminiBlockReasons: a promptFeedback.blockReason fails the stream as
+// content filtered, unless it is the unspecified one, under either API's
+// name for it.
+func TestGeminiBlockReasons(t *testing.T) {
+	for _, tc := range []struct {
+		reason  string
+		blocked bool
+	}{
+		{"SAFETY", true}, {"OTHER", true}, {"PROHIBITED_CONTENT", true}, {"JAILBREAK", true},
+		{"BLOCK_REASON_UNSPECIFIED", false}, {"BLOCKED_REASON_UNSPECIFIED", false},
+	} {
+		body := `data: {"promptFeedback":{"blockReason":"` + tc.reason + `"},"candidates":[{"content":{"parts":[{"text":"hi"}]},"finishReason":"STOP"}]}` + "\n\n"
+		m, err := ReadMessage(strings.NewReader(body), gemini)
+		var api *APIError
+		switch {
+		case tc.blocked && (!errors.As(err, &api) || api.Kind != ErrorContentFiltered || api.Type != tc.reason):
+			t.Errorf("%s: %v", tc.reason, err)
+		case !tc.blocked && (err != nil || m.Content != "hi"):
+			t.Errorf("%s: %q, %v", tc.reason, m.Content, err)
+		}
 	}
 }
 

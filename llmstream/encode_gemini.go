@@ -27,10 +27,16 @@ type gemTool struct {
 	FunctionDeclarations []gemFunction `json:"functionDeclarations"`
 }
 
+// gemFunction is a function declaration. Its parameters go as
+// parametersJsonSchema, which takes JSON Schema as tools declare it:
+// "parameters" takes only Gemini's OpenAPI subset and refuses the request
+// (400 INVALID_ARGUMENT, "Unknown name \"additionalProperties\"") for
+// additionalProperties, $schema, $ref and the like, which schemas generated
+// from Go types and MCP servers' tools carry.
 type gemFunction struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description,omitempty"`
-	Parameters  json.RawMessage `json:"parameters,omitempty"`
+	Parameters  json.RawMessage `json:"parametersJsonSchema,omitempty"`
 }
 
 type gemToolConf struct {

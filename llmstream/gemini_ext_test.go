@@ -103,7 +103,7 @@ func TestGeminiRequest(t *testing.T) {
 			map[string]any{"role": "user", "parts": []any{map[string]any{"functionResponse": map[string]any{"name": "stat", "response": map[string]any{"size": 12.0}}}}},
 		},
 		"tools": []any{map[string]any{"functionDeclarations": []any{
-			map[string]any{"name": "read_file", "description": "reads a file", "parameters": map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}}},
+			map[string]any{"name": "read_file", "description": "reads a file", "parametersJsonSchema": map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}}},
 			map[string]any{"name": "now"},
 			map[string]any{"name": "ping"},
 		}}},
@@ -145,6 +145,26 @@ func TestGeminiSettings(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestGeminiToolSchema: a tool's JSON Schema goes as it is, under
+// parametersJsonSchema; under "parameters" Gemini refuses the request for
+// additionalProperties, $schema, $ref and $defs, which schemas generated
+// from Go types and MCP tools carry.
+func TestGeminiToolSchema(t *testing.T) {
+	schema := `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"path":{"type":"string"},"opts":{"$ref":"#/$defs/opts"}},` +
+		`"required":["path"],"additionalProperties":false,"$defs":{"opts":{"type":"object","additionalProperties":{"type":"integer"}}}}`
+	srv := newGeminiServer(t, "gemini_text")
+	tools := []llmstream.Tool{{Function: llmstream.ToolFunction{Name: "read_file", Parameters: json.RawMessage(schema)}}}
+	if _, err := geminiClient(srv).Stream(t.Context(), llmstream.Request{Tools: tools}); err != nil {
+		t.Fatal(err)
+	}
+	var want any
+	json.Unmarshal([]byte(schema), &want)
+	decl := srv.bodies[0]["tools"].([]any)[0].(map[string]any)["functionDeclarations"].([]any)[0].(map[string]any)
+	if diff := cmp.Diff(map[string]any{"name": "read_file", "parametersJsonSchema": want}, decl); diff != "" {
+		t.Errorf("declaration (-want +got):\n%s", diff)
 	}
 }
 

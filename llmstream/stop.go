@@ -11,8 +11,8 @@ import "fmt"
 //	                                     stop_sequence
 //	StopToolCalls      tool_calls,       tool_use          (a call was made)       (a call was made)
 //	                   function_call
-//	StopLength         length            max_tokens,       incomplete:             MAX_TOKENS
-//	                                     model_context_    max_output_tokens
+//	StopLength         length            max_tokens,       incomplete:             MAX_TOKENS,
+//	                                     model_context_    max_output_tokens       CONTINUATION
 //	                                     window_exceeded
 //	StopContentFilter  content_filter    —                 incomplete:             SAFETY, RECITATION,
 //	                                                       content_filter          BLOCKLIST, ... (failures)

@@ -31,9 +31,10 @@ import (
 // (a client must refuse them); arguments with an empty object or array
 // inside, which partial arguments cannot express, go whole even then. The
 // last event carries the finishReason ("STOP" unless the turn says
-// otherwise; "MALFORMED_FUNCTION_CALL" comes with a finishMessage), the
-// usage and, for a turn with neither reasoning nor calls, the signature on
-// an empty text part. A FinishReason "blockReason:<REASON>" streams instead
+// otherwise), the usage and, for a turn with neither reasoning nor calls,
+// the signature on an empty text part; a MALFORMED_FUNCTION_CALL (with its
+// finishMessage) or a safety finish comes, as from Gemini, in a candidate
+// without content. A FinishReason "blockReason:<REASON>" streams instead
 // one event whose promptFeedback blocks the prompt for that reason.
 //
 // Errors are {"error":{"code","message","status","details"}}; a 429 lists a
@@ -169,11 +170,16 @@ func (geminiWire) render(r *renderer) []event {
 	if t.Reasoning == "" && len(t.ToolCalls) == 0 {
 		last = last.with("thoughtSignature", r.geminiSignature("text"))
 	}
-	extra := object{{"finishReason", finish}}
-	if finish == "MALFORMED_FUNCTION_CALL" {
-		extra = extra.with("finishMessage", "Malformed function call: llmstreamtest scripted a malformed call")
+	cand := object{{"content", object{{"parts", []any{last}}, {"role", "model"}}}, {"finishReason", finish}}
+	switch finish {
+	case "MALFORMED_FUNCTION_CALL":
+		// Gemini sends the candidate of a botched call, and one its safety
+		// filters stopped, with no content at all.
+		cand = object{{"finishReason", finish}, {"finishMessage", "Malformed function call: llmstreamtest scripted a malformed call"}}
+	case "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY":
+		cand = object{{"finishReason", finish}}
 	}
-	fin := object{{"candidates", []any{object{{"content", object{{"parts", []any{last}}, {"role", "model"}}}}.join(extra).with("index", 0)}}}
+	fin := object{{"candidates", []any{cand.with("index", 0)}}}
 	if u := geminiUsage(t.Usage); u != nil {
 		fin = fin.with("usageMetadata", u)
 	}

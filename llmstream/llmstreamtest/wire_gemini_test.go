@@ -116,6 +116,26 @@ func TestGeminiWireArgumentShapes(t *testing.T) {
 	}
 }
 
+// TestGeminiWireFailedFinish: a botched call or a safety stop ends in a
+// candidate without content, as Gemini sends it, so that a client reading
+// the candidate's content without looking is caught here.
+func TestGeminiWireFailedFinish(t *testing.T) {
+	for _, reason := range []string{"MALFORMED_FUNCTION_CALL", "SAFETY", "PROHIBITED_CONTENT"} {
+		srv := NewTestServer(t, WithTurns(Turn{Text: "partly", FinishReason: reason}))
+		r := post(t, srv, geminiPath, geminiBody)
+		events := strings.Split(strings.TrimSpace(string(r.body)), "\r\n\r\n")
+		var last struct {
+			Candidates []map[string]json.RawMessage `json:"candidates"`
+		}
+		if err := json.Unmarshal([]byte(strings.TrimPrefix(events[len(events)-1], "data: ")), &last); err != nil || len(last.Candidates) != 1 {
+			t.Fatalf("%s: %v\n%s", reason, err, r.body)
+		}
+		if c := last.Candidates[0]; c["content"] != nil || string(c["finishReason"]) != `"`+reason+`"` {
+			t.Errorf("%s: the last candidate %s", reason, events[len(events)-1])
+		}
+	}
+}
+
 // TestGeminiWireConversation: the client's second request comes back,
 // decoded, with the thought part and the signatures in place, the tool
 // results as tool messages and the system prompt; the tools come back too.
