@@ -122,7 +122,11 @@ type Fault struct {
 
 	// Message, Type and Code fill the error object of FaultStatus,
 	// FaultErrorEvent, FaultErrorFinish and FaultErrorLine. Empty Message
-	// and Type mean [DefaultFaultMessage] and [DefaultFaultType].
+	// means [DefaultFaultMessage]. Empty Type means [DefaultFaultType],
+	// except for a FaultStatus in the chat and Responses wires that names
+	// neither Type nor Code: it gets the type and code OpenAI gives its
+	// status (401 invalid_api_key, 429 rate_limit_exceeded, ...), so the
+	// client classifies it as it would the real answer.
 	Message, Type string
 	// Code is the error's "code" as JSON text — a string such as
 	// `"rate_limit_exceeded"` or an integer such as `429`, as providers
