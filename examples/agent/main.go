@@ -7,8 +7,10 @@
 // a summary. -e "task" gives it a task.
 //
 // With --base-url, --api-key and --model (or AIRLOCK_BASE_URL,
-// AIRLOCK_API_KEY, AIRLOCK_MODEL; OPENAI_API_KEY and OPENAI_BASE_URL fill
-// in what those leave unset) it talks to any OpenAI-compatible server.
+// AIRLOCK_API_KEY, AIRLOCK_MODEL; the provider's own key variable and
+// OPENAI_BASE_URL fill in what those leave unset) it talks to any
+// OpenAI-compatible server, or with --dialect to the Anthropic, Responses
+// or Gemini API.
 //
 // Settings come from, in rising precedence: defaults, a --config file of
 // `key = value` lines (values may be quoted; see configfile.go), AIRLOCK_<KEY>
