@@ -339,15 +339,25 @@ func (c *Client) notStream(resp *http.Response) error {
 	}
 }
 
+// idleTimeoutError is the error of a stream the idle timeout ended. Its
+// text names the timeout once, with its limit; what the Doer made of the
+// cancellation ("transport: context canceled: ...", which would read as the
+// caller's) stays in the chain.
+type idleTimeoutError struct {
+	limit time.Duration
+	err   error
+}
+
+func (e *idleTimeoutError) Error() string   { return fmt.Sprintf("%v (%v)", ErrIdleTimeout, e.limit) }
+func (e *idleTimeoutError) Unwrap() []error { return []error{ErrIdleTimeout, e.err} }
+
 // mapError puts the idle timeout in front of the cancellation it caused
 // (which, once the stream had begun, is an [ErrInterrupted]), turns an
 // HTTP error body into an APIError, and keeps every credential the request
 // carried out of the error, whatever Doer sent it.
 func (c *Client) mapError(ctx context.Context, err error, streaming bool) error {
 	if cause := context.Cause(ctx); errors.Is(cause, ErrIdleTimeout) {
-		if !errors.Is(err, ErrIdleTimeout) {
-			err = fmt.Errorf("%w (%w)", cause, err)
-		}
+		err = &idleTimeoutError{limit: c.cfg.idleTimeout, err: err}
 		if streaming {
 			err = interrupted(err) // the Bridge marked every other break
 		}

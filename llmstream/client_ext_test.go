@@ -503,3 +503,32 @@ func TestClientInvalidRequest(t *testing.T) {
 		t.Errorf("%d requests reached the server", n)
 	}
 }
+
+// TestGenericTypeYieldsToStatus: OpenAI answers a request without a key
+// with 401 and only the generic type invalid_request_error (code null),
+// and a wrong path with 404 and the same; the status says more than the
+// type there, so a caller that tests the kind learns it is the key, or
+// the URL, that is wrong.
+func TestGenericTypeYieldsToStatus(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		body   string
+		kind   llmstream.ErrorKind
+	}{
+		{401, `{"error":{"message":"You didn't provide an API key.","type":"invalid_request_error","param":null,"code":null}}`, llmstream.ErrorAuthentication},
+		{404, `{"error":{"message":"Invalid URL (POST /v1/chat/completion)","type":"invalid_request_error","param":null,"code":null}}`, llmstream.ErrorNotFound},
+		{400, `{"error":{"message":"bad","type":"invalid_request_error","param":null,"code":null}}`, llmstream.ErrorInvalidRequest},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(tc.status)
+			io.WriteString(w, tc.body)
+		}))
+		_, err := llmstream.NewClient(llmstream.WithBaseURL(srv.URL)).Stream(t.Context(), llmstream.Request{})
+		srv.Close()
+		var api *llmstream.APIError
+		if !errors.As(err, &api) || api.Kind != tc.kind || api.Type != "invalid_request_error" {
+			t.Errorf("%d %s: kind %v, want %v (%v)", tc.status, tc.body, api.Kind, tc.kind, err)
+		}
+	}
+}

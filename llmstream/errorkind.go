@@ -76,7 +76,8 @@ func (k ErrorKind) String() string {
 }
 
 // classify sets e.Kind from its type, code, message and status: the
-// provider's own words first, the status when they say nothing known.
+// provider's own words first, the status when they say nothing known or
+// only that the request was bad.
 func (e *APIError) classify() {
 	for _, t := range []string{e.Code, e.Type} {
 		if k := kindOf(t); k != ErrorUnknown {
@@ -94,6 +95,11 @@ func (e *APIError) classify() {
 				return
 			}
 		}
+	}
+	if e.Kind == ErrorInvalidRequest && (e.StatusCode == 401 || e.StatusCode == 404) {
+		// OpenAI gives a missing key (401) and a wrong path (404) only the
+		// generic invalid_request_error; the status says more.
+		e.Kind = ErrorUnknown
 	}
 	if e.Kind != ErrorUnknown {
 		return

@@ -77,6 +77,35 @@ func ExampleClient_Stream() {
 	// Let me check. tool_calls list_files {"dir":"."}
 }
 
+// Tell the provider's errors from a broken stream: here an Anthropic
+// stream that was cut off before message_stop.
+func ExampleReadMessage_errors() {
+	body := strings.NewReader(`event: message_start
+data: {"type":"message_start","message":{"id":"msg_1","role":"assistant","content":[],"usage":{"input_tokens":9,"output_tokens":1}}}
+
+event: content_block_start
+data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"The module is"}}
+
+`)
+	// readme:begin
+	m, err := llmstream.ReadMessage(body, llmstream.WithDialect(llmstream.DialectAnthropic)) // a recorded stream → one Message
+	var api *llmstream.APIError
+	switch {
+	case errors.As(err, &api): // the provider said so; api.Kind is the same for every provider
+		fmt.Println("provider error:", api.Kind, api.Message)
+	case errors.Is(err, llmstream.ErrInterrupted): // the stream broke: retrying is reasonable; m has the text so far, never a call
+		fmt.Printf("interrupted after %q: %v\n", m.Content, err)
+	case err != nil: // a bad request, key or event, or the caller's cancellation: it fails the same way again
+		fmt.Println(err)
+	}
+	// readme:end
+
+	// Output: interrupted after "The module is": llmstream: stream ended before the response was complete
+}
+
 // A provider error inside the stream is an *APIError with the provider's
 // own message.
 func ExampleAPIError() {

@@ -197,3 +197,27 @@ func TestIdleTimeoutNamedWhateverTheDoer(t *testing.T) {
 		t.Fatalf("err = %v, content %q; want the idle timeout, interrupted, the cause kept and the text", err, msg.Content)
 	}
 }
+
+// TestIdleTimeoutLeadsItsError: the idle timeout's error says so first,
+// once, with the limit, whichever Doer saw the cancellation; the
+// transport's "context canceled" in front of it would read as a
+// cancellation by the caller.
+func TestIdleTimeoutLeadsItsError(t *testing.T) {
+	const want = "llmstream: no content arrived within the idle timeout (50ms)"
+	for _, tc := range []struct {
+		name string
+		opts []llmstream.ClientOption
+	}{
+		{"transport", nil},
+		{"*http.Client", []llmstream.ClientOption{llmstream.WithHTTPClient(&http.Client{})}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := llmstreamtest.NewTestServer(t, llmstreamtest.WithTurns(llmstreamtest.Turn{Text: "hi", Fault: llmstreamtest.Fault{Kind: llmstreamtest.FaultStall, After: 2}}))
+			opts := append([]llmstream.ClientOption{llmstream.WithBaseURL(srv.URL), llmstream.WithIdleTimeout(50 * time.Millisecond)}, tc.opts...)
+			_, err := llmstream.NewClient(opts...).Stream(t.Context(), llmstream.Request{})
+			if err == nil || err.Error() != want || !errors.Is(err, llmstream.ErrIdleTimeout) || !errors.Is(err, llmstream.ErrInterrupted) {
+				t.Errorf("err %q, want %q, matching ErrIdleTimeout and ErrInterrupted", err, want)
+			}
+		})
+	}
+}

@@ -334,14 +334,17 @@ func (o requestDefaultsOption) String() string {
 
 type loggerOption struct{ l *slog.Logger }
 
-// WithLogger logs every request of the Client on l at debug level: the
-// dialect, model and endpoint when it is sent, and when it ends the time
-// it took, the events read, the stop reason, the token usage and the error
-// — and, when the Client makes its own transport (no [WithHTTPClient]),
-// every step of the HTTP exchange too (attempts, retries and their waits,
-// time to the first byte; see transport.WithLogger). Nothing is logged by
-// default, and no log line carries a credential: URLs and errors are
-// redacted as the errors the Client returns are.
+// WithLogger logs every request of the Client on l at debug level, one
+// line ("llmstream: response") when it ends: the dialect, model and base
+// URL, the time it took, the events read, the stop reason, the token
+// usage, the number of tool calls and the error. When the Client makes its
+// own transport (no [WithHTTPClient]) every step of the HTTP exchange is
+// logged too — each attempt, a retry with its status, wait and cause, the
+// response status with the time to the first byte, the end — see
+// transport.WithLogger, which a transport given with WithHTTPClient needs
+// for the same lines. Nothing is logged by default, and no log line carries
+// a credential: URLs and errors are redacted as the errors the Client
+// returns are.
 func WithLogger(l *slog.Logger) ClientOption { return loggerOption{l} }
 
 func (o loggerOption) applyToClient(c *config) { c.logger = o.l }

@@ -14,19 +14,22 @@ func ExampleReader() {
 		"data: {\"content\":\"Hel\"}\n\n" +
 		"event: note\nid: 7\ndata: line one\ndata: line two\n\n" +
 		"data: [DONE]\n\n")
-	r := sse.NewReader(body)
+	// readme:begin
+	r := sse.NewReader(body) // done sentinel "[DONE]", 256 KiB per event
 	for {
 		ev, err := r.Next()
-		if err == io.EOF {
+		if err == io.EOF { // the end: "[DONE]" (r.Done() is true) or the body's end
 			break
 		}
 		if err != nil {
 			fmt.Println("error:", err)
 			return
 		}
-		fmt.Printf("%s id=%q %q\n", ev.Type, ev.ID, ev.Data)
+		fmt.Printf("%s id=%q %q\n", ev.Type, ev.ID, ev.Data) // ev.Data lives until the next Next; ev.Clone() keeps it
 	}
 	fmt.Println("done sentinel seen:", r.Done(), "last ID:", r.LastEventID())
+	// readme:end
+
 	// Output:
 	// message id="" "{\"content\":\"Hel\"}"
 	// note id="7" "line one\nline two"

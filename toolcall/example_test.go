@@ -17,14 +17,17 @@ func ExampleAssembler() {
 		{Index: 1, Arguments: `"Europe/Paris"}`},
 		{Index: 0, Arguments: `is"}`},
 	}
-	a := toolcall.NewAssembler()
+	// readme:begin
+	a := toolcall.NewAssembler() // 32 calls, 1 MiB of arguments per call
 	for _, f := range stream {
-		if err := a.Add(f); err != nil {
+		if err := a.Add(f); err != nil { // a limit was hit or the fragment is malformed; nothing changed
 			fmt.Println("refused:", err)
 			return
 		}
 	}
-	calls, err := a.Finalize()
+	// Only once the stream has ended properly ([DONE] or a finish_reason,
+	// message_stop, ...): a stream cut short can look complete.
+	calls, err := a.Finalize() // in index order; errors.Is(err, toolcall.ErrInvalidArguments)
 	if err != nil {
 		fmt.Println("invalid:", err)
 		return
@@ -32,6 +35,8 @@ func ExampleAssembler() {
 	for _, c := range calls {
 		fmt.Println(c.Index, c.ID, c.Name, c.Arguments)
 	}
+	// readme:end
+
 	// Output:
 	// 0 call_weather get_weather {"city":"Paris"}
 	// 1 call_time get_time {"tz":"Europe/Paris"}

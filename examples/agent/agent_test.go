@@ -232,3 +232,36 @@ func (b *notifyingBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// A real server that refuses the request when no key was given at all:
+// the run says where a key goes, as the provider's 401 does not.
+func TestRealModeNoKeyHint(t *testing.T) {
+	for _, tc := range []struct {
+		name, hint string
+		args       []string
+		env        map[string]string
+		status     int
+	}{
+		{"chat, 401", "agent: no API key was given: set AIRLOCK_API_KEY or OPENAI_API_KEY, or use --api-key", nil, nil, 401},
+		{"gemini, 403", "agent: no API key was given: set AIRLOCK_API_KEY, GEMINI_API_KEY or GOOGLE_API_KEY, or use --api-key", []string{"--dialect", "gemini", "--model", "m"}, nil, 403},
+		{"a key was given", "", nil, map[string]string{"AIRLOCK_API_KEY": "sk-wrong-key"}, 401},
+		{"no key, not an auth error", "", nil, nil, 400},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := llmstreamtest.NewTestServer(t, llmstreamtest.WithTurns(
+				llmstreamtest.Turn{Fault: llmstreamtest.Fault{Kind: llmstreamtest.FaultStatus, Status: tc.status, Message: "refused"}},
+			))
+			var stdout, stderr bytes.Buffer
+			args := append([]string{"--workspace", demoWorkspace(t), "--base-url", srv.URL}, tc.args...)
+			code := run(t.Context(), args, &stdout, &stderr, envOf(tc.env))
+			lines := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n")
+			hint := ""
+			if len(lines) > 1 {
+				hint = lines[len(lines)-1]
+			}
+			if code != exitFailed || !strings.Contains(lines[0], "refused") || hint != tc.hint {
+				t.Errorf("exit %d, stderr %q; want the error, then %q", code, stderr.String(), tc.hint)
+			}
+		})
+	}
+}

@@ -113,7 +113,7 @@ func (s setting) envName() string  { return "AIRLOCK_" + strings.ToUpper(s.key) 
 // allSettings lists every setting, in the order usage shows them.
 func allSettings() []setting {
 	return []setting{
-		{"base_url", kindURL, "url", "OpenAI-compatible base URL, e.g. https://api.openai.com/v1 (real mode)", func(c *config, v string) error { c.BaseURL = v; return nil }},
+		{"base_url", kindURL, "url", "the model server's base URL, e.g. https://api.openai.com/v1 or http://localhost:11434/v1 (real mode; default the dialect's provider)", func(c *config, v string) error { c.BaseURL = v; return nil }},
 		{"api_key", kindSecret, "key", "API key (real mode; prefer the environment, flags show in ps)", func(c *config, v string) error { c.APIKey = v; return nil }},
 		{"model", kindText, "name", "model name (real mode; default " + defaultModel + " for chat and responses, " + defaultAnthropicModel + " for anthropic, " + defaultGeminiModel + " for gemini)", func(c *config, v string) error { c.Model, c.modelSet = v, true; return nil }},
 		{"dialect", kindDialect, "name", "wire protocol: chat, anthropic, responses or gemini (default: anthropic for an api.anthropic.com base URL, gemini for generativelanguage.googleapis.com, else chat)", func(c *config, v string) error {
@@ -219,7 +219,11 @@ func (s setting) check(text string) string {
 		}
 	case kindDialect:
 		if _, err := llmstream.ParseDialect(text); err != nil {
-			return s.show(text) + " is not chat, anthropic, responses or gemini"
+			reason := s.show(text) + " is not chat, anthropic, responses or gemini"
+			if near := nearest(text, []string{"chat", "anthropic", "responses", "gemini"}); near != "" {
+				reason += fmt.Sprintf("; did you mean %q?", near)
+			}
+			return reason
 		}
 	case kindText:
 		if text == "" {

@@ -97,6 +97,8 @@ func TestConfigRefused(t *testing.T) {
 		{"bad duration", []string{"--timeout", "10"}, nil, "", `agent: setting timeout from --timeout: "10" is not a duration like 30s or 2m`},
 		{"negative duration", nil, map[string]string{"AIRLOCK_CONNECT_TIMEOUT": "-1s"}, "", "agent: setting connect_timeout from AIRLOCK_CONNECT_TIMEOUT: -1s is negative"},
 		{"bad bool", nil, map[string]string{"AIRLOCK_ALLOW_WRITE": "yes please"}, "", `agent: setting allow_write from AIRLOCK_ALLOW_WRITE: "yes please" is not true or false`},
+		{"dialect typo, with the nearest", []string{"--dialect", "antropic"}, nil, "", `agent: setting dialect from --dialect: "antropic" is not chat, anthropic, responses or gemini; did you mean "anthropic"?`},
+		{"dialect, nothing near", nil, map[string]string{"AIRLOCK_DIALECT": "claude"}, "", `agent: setting dialect from AIRLOCK_DIALECT: "claude" is not chat, anthropic, responses or gemini`},
 		{"bad URL", []string{"--base-url", "ftp://x"}, nil, "", `agent: setting base_url from --base-url: "ftp://x" is not an http:// or https:// URL`},
 		{"bad OPENAI_BASE_URL", nil, map[string]string{"OPENAI_BASE_URL": "localhost:8080"}, "", `agent: setting base_url from OPENAI_BASE_URL: "localhost:8080" is not an http:// or https:// URL`},
 		{"URL password not shown", []string{"--base-url", "ftp://u:" + secret + "@h"}, nil, "", `agent: setting base_url from --base-url: "ftp://h" is not an http:// or https:// URL`},
@@ -165,6 +167,7 @@ func TestConfigHelp(t *testing.T) {
 		"\n  -max-turns n\n    \tmodel calls per run (default 20)\n",
 		"\n  -timeout duration\n",
 		"\n  -allow-write\n",
+		"ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("usage lacks %q:\n%s", want, out)

@@ -7,8 +7,10 @@
 // a summary. -e "task" gives it a task.
 //
 // With --base-url, --api-key and --model (or AIRLOCK_BASE_URL,
-// AIRLOCK_API_KEY, AIRLOCK_MODEL; OPENAI_API_KEY and OPENAI_BASE_URL fill
-// in what those leave unset) it talks to any OpenAI-compatible server.
+// AIRLOCK_API_KEY, AIRLOCK_MODEL; the provider's own key variable and
+// OPENAI_BASE_URL fill in what those leave unset) it talks to any
+// OpenAI-compatible server, or with --dialect to the Anthropic, Responses
+// or Gemini API.
 //
 // Settings come from, in rising precedence: defaults, a --config file of
 // `key = value` lines (values may be quoted; see configfile.go), AIRLOCK_<KEY>
@@ -35,6 +37,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -149,8 +152,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 		return exitInterrupted
 	default:
 		fmt.Fprintln(stderr, errorLine(err))
+		if hint := missingKeyHint(cfg, err); hint != "" {
+			fmt.Fprintln(stderr, hint)
+		}
 		return exitFailed
 	}
+}
+
+// missingKeyHint says where a key goes when a real server refused a run
+// that had none: the provider's 401 or 403 alone does not say that the
+// key was missing rather than wrong.
+func missingKeyHint(cfg config, err error) string {
+	var api *llmstream.APIError
+	if !cfg.Real || cfg.APIKey != "" || !errors.As(err, &api) ||
+		(api.Kind != llmstream.ErrorAuthentication && api.Kind != llmstream.ErrorPermission) {
+		return ""
+	}
+	names := append([]string{"AIRLOCK_API_KEY"}, keyVariables(cfg.Dialect)...)
+	list := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	return "agent: no API key was given: set " + list + ", or use --api-key"
 }
 
 // errorLine is the line that reports the error a run stopped with. The

@@ -255,7 +255,10 @@ func firstParagraph(lines []string) string {
 			}
 			continue
 		}
-		if strings.ContainsAny(t[:1], "#-*|`>") {
+		// Markup that is not prose: a heading, a list, a table, a quote, a
+		// code fence. A line may start with inline code and go on the
+		// paragraph.
+		if strings.ContainsAny(t[:1], "#-*|>") || strings.HasPrefix(t, "```") {
 			if len(para) > 0 {
 				break
 			}

@@ -139,3 +139,21 @@ func TestSentence(t *testing.T) {
 		})
 	}
 }
+
+// TestFileSummary: a Markdown paragraph runs on over a line that starts
+// with inline code; only a heading, a list, a table, a quote or a code
+// fence ends it.
+func TestFileSummary(t *testing.T) {
+	for _, tc := range []struct{ name, content, want string }{
+		{"inline code starts a line", "# bench\n\nA module of its own (`x/bench`, with\n`replace x => ..`), so peers stay out.\n", "titled “bench”: A module of its own (`x/bench`, with `replace x => ..`), so peers stay out"},
+		{"a code fence ends it", "# t\n\nSome text.\n```sh\ngo run .\n```\n", "titled “t”: Some text"},
+		{"a list ends it", "# t\n\nFirst.\n- item\n", "titled “t”: First"},
+		{"go package", "// Package p does things. More.\npackage p\n", "Go package p: Package p does things"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := fileSummary(tc.content); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -30,7 +30,8 @@
 //
 // It exits 1 with a message naming the line when a line is not JSON, a limit
 // is hit, the input ends before the stream did, or a call's arguments are
-// not valid JSON at the end.
+// not valid JSON at the end; 2 for an argument (it takes none; -h prints
+// the usage).
 package main
 
 import (
@@ -38,6 +39,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -47,11 +49,59 @@ import (
 )
 
 func main() {
-	if err := run(os.Stdin, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "assemble:", err)
-		os.Exit(1)
-	}
+	os.Exit(cli(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
+
+// Exit statuses.
+const (
+	exitOK     = 0
+	exitFailed = 1
+	exitUsage  = 2
+)
+
+// cli is the whole program with its surroundings passed in: it checks
+// args, assembles in to out, and returns the exit status. -h prints the
+// usage on stdout without reading in; an argument or flag gets its error
+// and a one-line hint on stderr.
+func cli(args []string, in io.Reader, out, errw io.Writer) int {
+	fs := flag.NewFlagSet("assemble", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors and usage are printed below
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(out, usage)
+		return exitOK
+	case err != nil:
+		fmt.Fprintf(errw, "assemble: %v\n%s\n", err, usageHint)
+		return exitUsage
+	case fs.NArg() > 0:
+		fmt.Fprintf(errw, "assemble: unexpected argument %q; the deltas are read from standard input\n%s\n", fs.Arg(0), usageHint)
+		return exitUsage
+	}
+	if err := run(in, out); err != nil {
+		fmt.Fprintln(errw, "assemble:", err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+const usageHint = "run 'assemble -h' for usage"
+
+const usage = `usage: assemble < deltas
+
+assemble is airlock's tool-call assembler used alone. It reads OpenAI
+chat-completions tool-call deltas from standard input, one JSON text per line
+(a tool_calls array or a whole chunk, optionally after "data: "), and prints
+the finished calls, one JSON object per line, in index order:
+
+	go run ./examples/assemble < examples/assemble/testdata/openai.jsonl
+
+The input must end as a whole stream does, with "data: [DONE]" or a chunk
+with a finish_reason: on a stream cut short the calls complete so far look
+valid, so no call is printed. It exits with status 1 when a line is not
+JSON, a limit is hit, the input ends early or a call's arguments are not
+valid JSON.
+`
 
 // maxLine bounds one input line: the assembler's own limit on a call's
 // arguments plus room for the JSON around them.

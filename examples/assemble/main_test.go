@@ -116,3 +116,39 @@ func TestRunEmpty(t *testing.T) {
 		t.Errorf("a finish_reason ends the stream: %v", err)
 	}
 }
+
+// TestCommandLine: -h prints what the program reads and prints, without
+// reading standard input (a person who typed it at a terminal would wait
+// forever); an argument or a flag is refused with a one-line hint.
+func TestCommandLine(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		args           []string
+		code           int
+		stdout, stderr string // prefixes
+	}{
+		{"help", []string{"-h"}, exitOK, "usage: assemble < deltas\n", ""},
+		{"a file named as an argument", []string{"deltas.jsonl"}, exitUsage, "", "assemble: unexpected argument \"deltas.jsonl\"; the deltas are read from standard input\nrun 'assemble -h' for usage\n"},
+		{"a flag", []string{"-v"}, exitUsage, "", "assemble: flag provided but not defined: -v\nrun 'assemble -h' for usage\n"},
+		{"no arguments: stdin is read", nil, exitOK, `{"index":0,"id":"call_1"`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := &readSpy{r: strings.NewReader(`[{"index":0,"id":"call_1","function":{"name":"f","arguments":"{}"}}]` + "\ndata: [DONE]\n")}
+			var stdout, stderr bytes.Buffer
+			code := cli(tc.args, in, &stdout, &stderr)
+			if code != tc.code || !strings.HasPrefix(stdout.String(), tc.stdout) || stderr.String() != tc.stderr && !(tc.stderr == "" && stderr.Len() == 0) {
+				t.Errorf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+			}
+			if read := in.reads > 0; read != (tc.args == nil) {
+				t.Errorf("standard input read: %v", read)
+			}
+		})
+	}
+}
+
+type readSpy struct {
+	r     *strings.Reader
+	reads int
+}
+
+func (s *readSpy) Read(p []byte) (int, error) { s.reads++; return s.r.Read(p) }

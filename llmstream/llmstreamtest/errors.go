@@ -8,9 +8,9 @@ import (
 // The categories of [RequestError]; test for them with [errors.Is].
 var (
 	// ErrBadRequest: the request was not one the server serves — not a POST
-	// to a chat-completions path, a body that is not a JSON chat request,
-	// a body past the size limit, or stream not true. The client is answered
-	// with a 4xx status and an OpenAI-shaped JSON error.
+	// to one of its paths, a body that is not a request of that path's
+	// dialect, a body past the size limit, or stream not true. The client
+	// is answered with a 4xx status and the dialect's JSON error.
 	ErrBadRequest = errors.New("llmstreamtest: bad request")
 	// ErrNoTurn: the script had no turn for the request (every turn of
 	// [WithTurns] was used, or no script was given). Answered with 500 and

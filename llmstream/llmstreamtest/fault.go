@@ -7,11 +7,20 @@ import (
 
 // FaultKind says which failure a [Fault] injects. The zero value means no
 // fault.
+//
+// The shapes named below are the chat dialect's. The other dialects write
+// each fault in their provider's own form: a status fault answers with
+// that API's JSON error body, and an in-stream error is Anthropic's
+// "error" event, the Responses API's "error" event (response.failed for
+// FaultErrorFinish) or Gemini's error object as an event, after which the
+// stream ends. FaultErrorFinish and FaultErrorLine imitate OpenRouter and
+// llama.cpp, chat servers, so the other dialects send that in-stream error
+// for them.
 type FaultKind uint8
 
 const (
-	// FaultStatus answers the request with an HTTP error status and an
-	// OpenAI-shaped JSON error body ({"error":{"message","type","param",
+	// FaultStatus answers the request with an HTTP error status and a
+	// JSON error body (in chat {"error":{"message","type","param",
 	// "code"}}), plus a Retry-After header when [Fault.RetryAfter] is set.
 	// See [Fault.Attempts] for retry tests.
 	FaultStatus FaultKind = iota + 1
@@ -113,7 +122,11 @@ type Fault struct {
 
 	// Message, Type and Code fill the error object of FaultStatus,
 	// FaultErrorEvent, FaultErrorFinish and FaultErrorLine. Empty Message
-	// and Type mean [DefaultFaultMessage] and [DefaultFaultType].
+	// means [DefaultFaultMessage]. Empty Type means [DefaultFaultType],
+	// except for a FaultStatus in the chat and Responses wires that names
+	// neither Type nor Code: it gets the type and code OpenAI gives its
+	// status (401 invalid_api_key, 429 rate_limit_exceeded, ...), so the
+	// client classifies it as it would the real answer.
 	Message, Type string
 	// Code is the error's "code" as JSON text — a string such as
 	// `"rate_limit_exceeded"` or an integer such as `429`, as providers

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock-go/airlock/llmstream"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -192,5 +193,34 @@ func TestKeepAliveCount(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStatusFaultKind: a status fault that names no type or code is
+// named as OpenAI names that status in chat too, as it is in Responses,
+// so a scripted 401 is an authentication error and a 429 a rate limit,
+// not a retryable server error.
+func TestStatusFaultKind(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		kind   llmstream.ErrorKind
+		retry  bool
+	}{
+		{400, llmstream.ErrorInvalidRequest, false},
+		{401, llmstream.ErrorAuthentication, false},
+		{403, llmstream.ErrorPermission, false},
+		{404, llmstream.ErrorNotFound, false},
+		{429, llmstream.ErrorRateLimited, true},
+		{500, llmstream.ErrorServer, true},
+		{503, llmstream.ErrorOverloaded, true},
+	} {
+		for _, d := range []llmstream.Dialect{llmstream.DialectChat, llmstream.DialectResponses} {
+			srv := NewTestServer(t, WithTurns(Turn{Fault: Fault{Kind: FaultStatus, Status: tc.status}}))
+			_, err := llmstream.NewClient(append(srv.ClientOptions(), llmstream.WithDialect(d), llmstream.WithHTTPClient(&http.Client{}))...).Stream(t.Context(), llmstream.Request{})
+			var api *llmstream.APIError
+			if !errors.As(err, &api) || api.Kind != tc.kind || api.Retryable() != tc.retry {
+				t.Errorf("%v %d: %v; want kind %v, retryable %v", d, tc.status, err, tc.kind, tc.retry)
+			}
+		}
 	}
 }

@@ -86,6 +86,30 @@ func TestHandler(t *testing.T) {
 	}
 }
 
+// TestHandlerClientOptions: a handler has no URL of its own, so the
+// options it hands out must fail every call at once rather than fall back
+// to the default base URL, which would send the test key to
+// api.openai.com; with the URL it is mounted at added, they work.
+func TestHandlerClientOptions(t *testing.T) {
+	h := NewHandler(WithTurns(Turn{Text: "mounted"}))
+	defer h.Close()
+	var dialed []string
+	spy := doerFunc(func(r *http.Request) (*http.Response, error) {
+		dialed = append(dialed, r.URL.String())
+		return nil, errors.New("the spy sends nothing")
+	})
+	_, err := llmstream.NewClient(append(h.ClientOptions(), llmstream.WithHTTPClient(spy))...).Stream(t.Context(), llmstream.Request{})
+	if !errors.Is(err, llmstream.ErrInvalidRequest) || !strings.Contains(err.Error(), "WithBaseURL") || len(dialed) != 0 {
+		t.Errorf("ClientOptions of a handler: err %v, requests sent to %q", err, dialed)
+	}
+	outer := httptest.NewServer(h)
+	defer outer.Close()
+	m, err := llmstream.NewClient(append(h.ClientOptions(), llmstream.WithBaseURL(outer.URL))...).Stream(t.Context(), llmstream.Request{})
+	if err != nil || m.Content != "mounted" {
+		t.Errorf("ClientOptions with the mounted URL: %q, %v", m.Content, err)
+	}
+}
+
 // TestCloseReportsAStuckResponder: Close says which request it waits for.
 func TestCloseReportsAStuckResponder(t *testing.T) {
 	defer func(d time.Duration) { closeReportAfter = d }(closeReportAfter)
@@ -129,3 +153,8 @@ func TestCloseReportsAStuckResponder(t *testing.T) {
 		t.Errorf("report %q", reports[0])
 	}
 }
+
+// doerFunc adapts a function to llmstream.Doer.
+type doerFunc func(*http.Request) (*http.Response, error)
+
+func (f doerFunc) Do(r *http.Request) (*http.Response, error) { return f(r) }

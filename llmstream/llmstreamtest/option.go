@@ -116,8 +116,8 @@ func (o responderOption) String() string {
 
 type flavorOption Flavor
 
-// WithFlavor selects the provider shape of the chunks; the default and the
-// zero value are [OpenAI]. An unknown value fails every request with
+// WithFlavor selects whose chunks the chat dialect imitates; the default
+// and the zero value are [OpenAI]. The other dialects have one shape each. An unknown value fails every request with
 // [ErrBadOption].
 func WithFlavor(f Flavor) Option { return flavorOption(f) }
 
@@ -145,9 +145,10 @@ type interleaveOption bool
 
 // WithInterleavedCalls mixes, when on, the fragments of a turn's parallel
 // tool calls across their indexes (each call's header still comes before
-// its own arguments), as some servers do; the default is off (one call
-// after another). Flavours that send whole calls ([Ollama], [Gemini]) are
-// not affected.
+// its own arguments), as some servers do, in the chat and Responses
+// dialects; the default is off (one call after another). Anthropic's
+// blocks come one after another, and flavours and dialects that send
+// whole calls ([Ollama], [Gemini], native Gemini) are not affected.
 func WithInterleavedCalls(on bool) Option { return interleaveOption(on) }
 
 func (o interleaveOption) apply(c *config) { c.interleave = bool(o) }

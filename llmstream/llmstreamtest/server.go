@@ -18,13 +18,15 @@ import (
 	"github.com/airlock-go/airlock/transport"
 )
 
-// Server is a fake OpenAI-compatible chat-completions server on a loopback
-// port, serving scripted turns as SSE streams. Create it with [NewServer]
-// or [NewTestServer]; end it with [Server.Close].
+// Server is a fake model server on a loopback port, serving scripted turns
+// as SSE streams in the wire format of the path each request came to (see
+// the package documentation for the paths). Create it with [NewServer] or
+// [NewTestServer], or mount it with [NewHandler]; end it with
+// [Server.Close].
 //
-// It serves POST /chat/completions and POST /v1/chat/completions for
-// requests with "stream": true; anything else is answered with an
-// OpenAI-shaped JSON error and recorded with [ErrBadRequest].
+// It serves POST requests with "stream": true (for Gemini, the
+// streamGenerateContent path says so); anything else is answered with the
+// dialect's JSON error and recorded with [ErrBadRequest].
 //
 // A Server is safe for concurrent use: it serves any number of requests at
 // once, and its methods may be called from any goroutine.
@@ -98,9 +100,12 @@ func NewTestServer(tb testing.TB, opts ...Option) *Server {
 
 // NewHandler returns a server that does not listen: mount it in a server
 // of your own (it is an http.Handler; see [Server.ServeHTTP]). Its URL is
-// empty and its Client and ClientOptions point nowhere; everything else —
-// the script, Requests, faults, Close ending stalls and waiting for the
-// handlers — works as for [NewServer].
+// empty, its Client is a plain *http.Client, and its ClientOptions name no
+// server: add llmstream.WithBaseURL with the URL you mounted it at, or
+// every call fails with llmstream.ErrInvalidRequest (it never falls back
+// to a provider's default URL). Everything else — the script, Requests,
+// faults, Close ending stalls and waiting for the handlers — works as for
+// [NewServer].
 func NewHandler(opts ...Option) *Server {
 	s := &Server{cfg: newConfig(opts), done: make(chan struct{}), serveDone: make(chan struct{}), client: &http.Client{}}
 	s.cfgErr = s.cfg.check()
@@ -155,7 +160,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.serve(w, 
 // default client retries a real server, without its half-second waits.
 // Every call returns options around the same transport, whose idle
 // connections [Server.Close] closes. Add WithDialect for a dialect other
-// than chat.
+// than chat, and for Gemini WithModel too (its URL names the model). For
+// a server from [NewHandler], which has no URL, add WithBaseURL.
 //
 // [Server.Client] is a plain *http.Client: passed to
 // llmstream.WithHTTPClient it replaces airlock's transport, so nothing is
@@ -171,8 +177,18 @@ func (s *Server) ClientOptions() []llmstream.ClientOption {
 	}
 	tr := s.tr
 	s.mu.Unlock()
-	return []llmstream.ClientOption{llmstream.WithBaseURL(s.URL), llmstream.WithAPIKey("llmstreamtest-key"), llmstream.WithHTTPClient(tr)}
+	base := s.URL
+	if base == "" {
+		base = handlerBaseURL
+	}
+	return []llmstream.ClientOption{llmstream.WithBaseURL(base), llmstream.WithAPIKey("llmstreamtest-key"), llmstream.WithHTTPClient(tr)}
 }
+
+// handlerBaseURL is the base URL in the ClientOptions of a server from
+// NewHandler. It is not http, so every call fails before sending and its
+// error says what to add; an empty one would mean the provider's default
+// URL, and the test key sent there.
+const handlerBaseURL = "llmstreamtest-handler:add-WithBaseURL(the-URL-you-mounted-it-at)"
 
 // Client returns an HTTP client for the server: plain HTTP to the loopback
 // address, no proxy, no timeout of its own. Every call returns the same

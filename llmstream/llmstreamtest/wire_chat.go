@@ -79,7 +79,14 @@ func (chatWire) render(r *renderer) []event {
 	return r.streamed()
 }
 
-func (chatWire) errorBody(_ int, f Fault) []byte { return errorBody(f) }
+// errorBody is OpenAI's error body; a fault that names neither type nor
+// code gets the ones OpenAI gives the status, as in the Responses wire.
+func (chatWire) errorBody(status int, f Fault) []byte {
+	if f.Type == "" && f.Code == nil {
+		f.Type, f.Code = responsesErrorKind(status)
+	}
+	return errorBody(f)
+}
 
 func (chatWire) errorEvent(r *renderer, f Fault) []byte { return r.errorEvent(f) }
 
