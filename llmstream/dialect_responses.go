@@ -35,15 +35,22 @@ import (
 //     function_call_arguments.done or output_item.done carries the full
 //     arguments (non-empty), they win over the deltas (one server dropped
 //     streamed deltas).
-//   - reasoning items give Reasoning (summary and reasoning text, the parts
-//     separated by a blank line) and are kept whole — id, summary,
-//     encrypted_content — as continuity state, in their place.
+//   - reasoning items give Reasoning (summary and reasoning text; a part
+//     after a part event — *_part.added, or a *.done closing the one
+//     before — or of another item starts with a blank line) and are kept
+//     whole — id, summary, encrypted_content — as continuity state, in
+//     their place. A new part index alone starts no paragraph: vLLM
+//     numbered every delta as a part of its own.
+
 //   - Every other item (web_search_call, custom_tool_call, shell_call,
 //     apply_patch_call, mcp_call, ...) is kept whole as continuity state; it
 //     is never a call: never run, never counted.
 //   - The full text of *.done events (output_text.done, content_part.done,
 //     reasoning_summary_text.done, output_item.done, ...) is used only for
-//     a part no delta gave text to.
+//     an item no delta gave text of that kind (answer, refusal, summary,
+//     reasoning text) to, one part once: the part indexes of a streamed
+//     item are not trusted (vLLM closed its parts under yet other
+//     indexes, and the text came out four times).
 //   - The terminal response's output closes what the stream left open, and
 //     adds the items it never streamed, by the same rules as
 //     output_item.done.
@@ -75,7 +82,9 @@ func (responsesProtocol) header(h http.Header, apiKey string) {
 	}
 }
 
-func (responsesProtocol) newDecoder(b *Bridge) decoder { return &responsesDecoder{b: b} }
+func (responsesProtocol) newDecoder(b *Bridge) decoder {
+	return &responsesDecoder{b: b, reasonAt: -1}
+}
 
 // parseError reads OpenAI's error body {"error":{"message","type","param",
 // "code"}} and both shapes of the in-stream error event: the documented
@@ -108,16 +117,42 @@ const (
 // respItem is one output item, from the first event that names its
 // output_index.
 type respItem struct {
-	index   int // output_index
-	kind    respKind
-	slot    int                   // its Block in Bridge.blocks, -1 for none yet
-	added   bool                  // output_item.added arrived (or the item was opened by a delta)
-	done    bool                  // closed: output_item.done, or the terminal response
-	deltas  bool                  // a call got argument deltas
-	argsEnd bool                  // a call got function_call_arguments.done
-	parts   []respPart            // the parts that have text, up to maxListedParts
-	many    map[respPart]struct{} // all of them, past that
-	start   []byte                // a call's arguments as output_item.added carried them
+	index    int // output_index
+	pos      int // its position in responsesDecoder.items
+	kind     respKind
+	slot     int                   // its Block in Bridge.blocks, -1 for none yet
+	added    bool                  // output_item.added arrived (or the item was opened by a delta)
+	done     bool                  // closed: output_item.done, or the terminal response
+	deltas   bool                  // a call got argument deltas
+	argsEnd  bool                  // a call got function_call_arguments.done
+	streamed respText              // the kinds of text deltas gave it
+	parts    []respPart            // the parts that have text, up to maxListedParts
+	many     map[respPart]struct{} // all of them, past that
+	start    []byte                // a call's arguments as output_item.added carried them
+}
+
+// respText is a kind of an item's text, as a bit: its answer text,
+// refusal, reasoning summary, or reasoning text.
+type respText uint8
+
+const (
+	respTextContent respText = 1 << iota
+	respTextRefusal
+	respTextSummary
+	respTextReasoning
+)
+
+// textKind is the kind of text buffer k holds, summary parts apart.
+func textKind(k bufKind, summary bool) respText {
+	switch {
+	case k == inRefusal:
+		return respTextRefusal
+	case k == inReasoning && summary:
+		return respTextSummary
+	case k == inReasoning:
+		return respTextReasoning
+	}
+	return respTextContent
 }
 
 // respPart names a part of an item that has text: a content part
@@ -133,8 +168,14 @@ type responsesDecoder struct {
 	doc     doc
 	items   []respItem
 	byIndex map[int]int // output_index → position in items, once they stop being equal
-	arena   []byte      // decoded strings of the current event
-	name    string      // the SSE event name, for data without "type"
+
+	// The reasoning text last appended came from items[reasonAt]; a
+	// reasoning part after it starts a new paragraph only when it is of
+	// another item, or a part event (added or done) came between them.
+	reasonAt    int
+	reasonBreak bool
+	arena       []byte // decoded strings of the current event
+	name        string // the SSE event name, for data without "type"
 
 	// The current event's members, as spans of doc.data, read in the one
 	// walk that validates it: the top level, then inside "item" (i...),
@@ -325,6 +366,9 @@ func (r *responsesDecoder) apply(ev *sse.Event) error {
 		return r.textDelta(ev, respMessage, inRefusal, false, r.contentIndex)
 	case "response.output_item.added":
 		return r.addItem(ev)
+	case "response.reasoning_summary_part.added", "response.reasoning_part.added", "response.content_part.added":
+		r.reasonBreak = true
+		return nil
 	case "response.output_item.done":
 		return r.doneItem(ev)
 	case "response.output_text.done":
@@ -395,7 +439,7 @@ func (r *responsesDecoder) open(n int, k respKind) *respItem {
 	if r.byIndex != nil {
 		r.byIndex[n] = pos
 	}
-	r.items = append(r.items, respItem{index: n, kind: k, slot: -1, added: true})
+	r.items = append(r.items, respItem{index: n, pos: pos, kind: k, slot: -1, added: true})
 	return &r.items[pos]
 }
 
@@ -502,6 +546,7 @@ func (r *responsesDecoder) textDelta(ev *sse.Event, k respKind, buf bufKind, sum
 	if !r.doc.isString(r.delta) || r.delta.end-r.delta.start == 2 {
 		return nil // no text
 	}
+	it.streamed |= textKind(buf, summary)
 	return r.appendText(it, buf, summary, p, r.delta)
 }
 
@@ -521,14 +566,20 @@ func (r *responsesDecoder) partIndex(ev *sse.Event, s span) (int, error) {
 // buffer k.
 func (r *responsesDecoder) appendText(it *respItem, k bufKind, summary bool, p int, s span) error {
 	b := r.b
-	if it.claim(summary, p) && k == inReasoning && len(b.reasoning) > 0 {
-		// A new reasoning part reads as a new paragraph.
+	// A new reasoning part reads as a new paragraph: one of another item,
+	// or one a part event announced or closed its predecessor for. A new
+	// part index alone is not enough: one server numbers every delta as a
+	// part of its own.
+	if it.claim(summary, p) && k == inReasoning && len(b.reasoning) > 0 && (r.reasonAt != it.pos || r.reasonBreak) {
 		b.reasoning = append(b.reasoning, "\n\n"...)
 		if b.onDelta != nil {
 			if err := b.deliver(Delta{Kind: DeltaReasoning, Text: "\n\n"}); err != nil {
 				return err
 			}
 		}
+	}
+	if k == inReasoning {
+		r.reasonAt, r.reasonBreak = it.pos, false
 	}
 	before := len(b.content)
 	if err := b.text(k, &r.doc, s); err != nil {
@@ -540,8 +591,10 @@ func (r *responsesDecoder) appendText(it *respItem, k bufKind, summary bool, p i
 	return nil
 }
 
-// doneText takes the full text of a *.done event for a part no delta gave
-// text to.
+// doneText takes the full text of a *.done event for a part that has no
+// text yet, of an item no delta gave text of this kind to. A server may
+// number each delta as a part of its own and close the item with yet
+// another part index, so the parts of a streamed item are not trusted.
 func (r *responsesDecoder) doneText(ev *sse.Event, k respKind, buf bufKind, summary bool, part, text span) error {
 	p, err := r.partIndex(ev, part)
 	if err != nil {
@@ -551,10 +604,13 @@ func (r *responsesDecoder) doneText(ev *sse.Event, k respKind, buf bufKind, summ
 	if err != nil {
 		return err
 	}
-	if it.has(summary, p) || !r.doc.isString(text) || text.end-text.start == 2 {
-		return nil
+	if it.streamed&textKind(buf, summary) == 0 && !it.has(summary, p) && r.doc.isString(text) && text.end-text.start > 2 {
+		err = r.appendText(it, buf, summary, p, text)
 	}
-	return r.appendText(it, buf, summary, p, text)
+	if buf == inReasoning {
+		r.reasonBreak = true // the part is closed
+	}
+	return err
 }
 
 // donePart is content_part.done: an output_text or refusal part of a
@@ -877,6 +933,7 @@ func (r *responsesDecoder) reasoningSummary(pos, i, depth int) (int, error) {
 	if err != nil {
 		return end, err
 	}
+	r.reasonBreak = true // each element is a part of its own
 	return end, r.fill(inReasoning, true, pos, r.cText)
 }
 
@@ -886,12 +943,14 @@ func (r *responsesDecoder) reasoningContent(pos, i, depth int) (int, error) {
 	if err != nil {
 		return end, err
 	}
+	r.reasonBreak = true
 	return end, r.fill(inReasoning, false, pos, r.cText)
 }
 
-// fill appends the text at s to part p of r.cur unless that part has text.
+// fill appends the text at s to part p of r.cur unless that part has text
+// or deltas gave the item text of this kind (see doneText).
 func (r *responsesDecoder) fill(k bufKind, summary bool, p int, s span) error {
-	if r.cur.has(summary, p) || !r.doc.isString(s) || s.end-s.start == 2 {
+	if r.cur.streamed&textKind(k, summary) != 0 || r.cur.has(summary, p) || !r.doc.isString(s) || s.end-s.start == 2 {
 		return nil
 	}
 	return r.appendText(r.cur, k, summary, p, s)

@@ -341,12 +341,25 @@ func TestResponsesRules(t *testing.T) {
 		calls     string // id:name:arguments, joined by ";"
 		err       error
 	}{
-		{"a done text fills only a part no delta filled", textStream("ab") +
+		// vLLM numbered every delta as a part of its own, and its *.done
+		// events as yet other parts: a streamed item's done texts, whatever
+		// part they name, add nothing.
+		{"a streamed item takes no done text", textStream("ab") +
 			ev("response.output_text.done", `{"type":"response.output_text.done","output_index":0,"content_index":0,"text":"abc"}`) +
 			ev("response.output_text.done", `{"type":"response.output_text.done","output_index":0,"content_index":1,"text":"+second"}`) +
 			ev("response.content_part.done", `{"type":"response.content_part.done","output_index":0,"content_index":1,"part":{"type":"output_text","text":"+again"}}`) +
 			ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"id":"msg_1","type":"message","content":[{"type":"output_text","text":"x"},{"type":"output_text","text":"y"},{"type":"output_text","text":"+third"}]}}`) +
-			completed, "ab+second+third", "", "", nil},
+			completed, "ab", "", "", nil},
+		{"a done text fills only a part no other done text filled, of an item no delta gave text",
+			ev("response.output_item.added", `{"type":"response.output_item.added","output_index":0,"item":{"type":"message"}}`) +
+				ev("response.output_text.done", `{"type":"response.output_text.done","output_index":0,"content_index":0,"text":"one"}`) +
+				ev("response.content_part.done", `{"type":"response.content_part.done","output_index":0,"content_index":0,"part":{"type":"output_text","text":"one"}}`) +
+				ev("response.output_text.done", `{"type":"response.output_text.done","output_index":0,"content_index":1,"text":"+two"}`) +
+				ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"message","content":[{"type":"output_text","text":"one"},{"type":"output_text","text":"+two"},{"type":"output_text","text":"+three"}]}}`) +
+				completed, "one+two+three", "", "", nil},
+		{"a streamed refusal does not stop done text", textStream("a") +
+			ev("response.refusal.done", `{"type":"response.refusal.done","output_index":0,"content_index":1,"refusal":"no"}`) +
+			ev("response.output_text.done", `{"type":"response.output_text.done","output_index":0,"content_index":0,"text":"a"}`) + completed, "a", "", "", nil},
 		{"an empty delta fills nothing", textStream("") + ev("response.output_text.done", `{"type":"response.output_text.done","output_index":0,"content_index":0,"text":"full"}`) + completed,
 			"full", "", "", nil},
 		{"many parts", func() string {
@@ -356,15 +369,29 @@ func TestResponsesRules(t *testing.T) {
 			}
 			return b.String() + ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"message","content":[`+
 				strings.Repeat(`{"type":"output_text","text":"no"},`, 12)+`{"type":"output_text","text":"!"}]}}`) + completed
-		}(), "abcdefghijklmnopqrst!", "", "", nil},
+		}(), "abcdefghijklmnopqrst", "", "", nil},
+		{"many parts of a done item", ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"message","content":[`+
+			strings.Repeat(`{"type":"output_text","text":"a"},`, 12)+`{"type":"output_text","text":"!"}]}}`) + completed, strings.Repeat("a", 12) + "!", "", "", nil},
 		{"a delta for an item never added opens it", delta(3, 0, "lenient") + completed, "lenient", "", "", nil},
 		{"text deltas name their item by output_index, not item_id", delta(0, 0, "a") + delta(0, 0, "b") + delta(1, 0, "c") + completed, "abc", "", "", nil},
 		{"reasoning parts and items read as paragraphs",
 			ev("response.reasoning_summary_text.delta", `{"type":"response.reasoning_summary_text.delta","output_index":0,"summary_index":0,"delta":"one"}`) +
 				ev("response.reasoning_summary_text.delta", `{"type":"response.reasoning_summary_text.delta","output_index":0,"summary_index":0,"delta":" more"}`) +
-				ev("response.reasoning_summary_text.done", `{"type":"response.reasoning_summary_text.done","output_index":0,"summary_index":1,"text":"two"}`) +
+				ev("response.reasoning_summary_text.done", `{"type":"response.reasoning_summary_text.done","output_index":0,"summary_index":0,"text":"one more"}`) +
+				ev("response.reasoning_summary_text.delta", `{"type":"response.reasoning_summary_text.delta","output_index":0,"summary_index":1,"delta":"two"}`) +
+				ev("response.reasoning_summary_part.added", `{"type":"response.reasoning_summary_part.added","output_index":0,"summary_index":2,"part":{"type":"summary_text","text":""}}`) +
+				ev("response.reasoning_summary_text.delta", `{"type":"response.reasoning_summary_text.delta","output_index":0,"summary_index":2,"delta":"2b"}`) +
 				ev("response.reasoning_text.delta", `{"type":"response.reasoning_text.delta","output_index":2,"content_index":0,"delta":"three"}`) + completed,
-			"", "one more\n\ntwo\n\nthree", "", nil},
+			"", "one more\n\ntwo\n\n2b\n\nthree", "", nil},
+		// vLLM numbered every reasoning delta as a part of its own.
+		{"a new part index with no part event between is no paragraph",
+			ev("response.reasoning_text.delta", `{"type":"response.reasoning_text.delta","output_index":0,"content_index":1,"delta":"one"}`) +
+				ev("response.reasoning_text.delta", `{"type":"response.reasoning_text.delta","output_index":0,"content_index":2,"delta":" two"}`) +
+				ev("response.reasoning_text.done", `{"type":"response.reasoning_text.done","output_index":0,"content_index":3,"text":"one two"}`) + completed,
+			"", "one two", "", nil},
+		{"the parts of a done reasoning item read as paragraphs",
+			ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"reasoning","summary":[{"type":"summary_text","text":"one"},{"type":"summary_text","text":"two"}]}}`) + completed,
+			"", "one\n\ntwo", "", nil},
 		{"call_id is the id, the done arguments win, a changed call_id does not split the call", callStart(0, "call_a", "f") +
 			ev("response.function_call_arguments.delta", `{"type":"response.function_call_arguments.delta","output_index":0,"delta":"{\"a\":1}"}`) +
 			ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"function_call","call_id":"call_other","name":"g","arguments":"{\"a\":2}"}}`) + completed,
