@@ -41,7 +41,6 @@ import (
 //     whole — id, summary, encrypted_content — as continuity state, in
 //     their place. A new part index alone starts no paragraph: vLLM
 //     numbered every delta as a part of its own.
-
 //   - Every other item (web_search_call, custom_tool_call, shell_call,
 //     apply_patch_call, mcp_call, ...) is kept whole as continuity state; it
 //     is never a call: never run, never counted.
@@ -54,10 +53,17 @@ import (
 //   - The terminal response's output closes what the stream left open, and
 //     adds the items it never streamed, by the same rules as
 //     output_item.done.
-//   - A delta for an item that was never added opens it (text, refusal and
-//     reasoning only). These fail with [ErrOutOfOrder]: argument deltas
-//     for an unknown item, an item added twice, anything for an item after
-//     its output_item.done, a delta of the wrong kind for its item, and a
+//   - A delta for an item that was never added opens it; its
+//     output_item.added, when it comes, names it. A call opened so must be
+//     named (added, done, or in the terminal output) by the end.
+//   - An item added at an output_index another item has ends that item as
+//     it stands and takes the index (Ollama gives its first call the
+//     index of the message before it; older vLLM its message the index of
+//     the reasoning before it). The calls go to the assembler by
+//     output_index, a reused one by the next free index.
+//   - These fail with [ErrOutOfOrder]: an item added over a call still
+//     open, a call never named, anything for an item after its
+//     output_item.done, a delta of the wrong kind for its item, and a
 //     second function_call_arguments.done for a call.
 //   - obfuscation, sequence_number, logprobs and unknown members and events
 //     are ignored; data "[DONE]", which some proxies append, is skipped.
@@ -83,7 +89,7 @@ func (responsesProtocol) header(h http.Header, apiKey string) {
 }
 
 func (responsesProtocol) newDecoder(b *Bridge) decoder {
-	return &responsesDecoder{b: b, reasonAt: -1}
+	return &responsesDecoder{b: b, callMax: -1, reasonAt: -1}
 }
 
 // parseError reads OpenAI's error body {"error":{"message","type","param",
@@ -117,11 +123,12 @@ const (
 // respItem is one output item, from the first event that names its
 // output_index.
 type respItem struct {
-	index    int // output_index
+	index    int // output_index; -1 once another item took it
 	pos      int // its position in responsesDecoder.items
 	kind     respKind
+	call     int                   // a call's index in the assembler (see callIndex)
 	slot     int                   // its Block in Bridge.blocks, -1 for none yet
-	added    bool                  // output_item.added arrived (or the item was opened by a delta)
+	added    bool                  // output_item.added (or output_item.done) named it; false while only deltas did
 	done     bool                  // closed: output_item.done, or the terminal response
 	deltas   bool                  // a call got argument deltas
 	argsEnd  bool                  // a call got function_call_arguments.done
@@ -168,6 +175,7 @@ type responsesDecoder struct {
 	doc     doc
 	items   []respItem
 	byIndex map[int]int // output_index → position in items, once they stop being equal
+	callMax int         // the highest index a call has in the assembler, -1 for none
 
 	// The reasoning text last appended came from items[reasonAt]; a
 	// reasoning part after it starts a new paragraph only when it is of
@@ -427,7 +435,8 @@ func (r *responsesDecoder) lookup(n int) *respItem {
 	return nil
 }
 
-// open starts the item at output_index n, of kind k.
+// open starts the item at output_index n, of kind k, as named by a delta
+// (not added): begin adds it.
 func (r *responsesDecoder) open(n int, k respKind) *respItem {
 	pos := len(r.items)
 	if pos != n && r.byIndex == nil {
@@ -439,8 +448,29 @@ func (r *responsesDecoder) open(n int, k respKind) *respItem {
 	if r.byIndex != nil {
 		r.byIndex[n] = pos
 	}
-	r.items = append(r.items, respItem{index: n, pos: pos, kind: k, slot: -1, added: true})
+	call := 0
+	if k == respCall {
+		call = r.callIndex(n)
+	}
+	r.items = append(r.items, respItem{index: n, pos: pos, kind: k, call: call, slot: -1})
 	return &r.items[pos]
+}
+
+// callIndex is the assembler index of a new call at output_index n: n, so
+// that the calls come out in output order, unless an earlier call had n
+// (a server gave two items one output_index); then one past the highest.
+func (r *responsesDecoder) callIndex(n int) int {
+	if n > r.callMax {
+		r.callMax = n
+		return n
+	}
+	for i := range r.items {
+		if r.items[i].kind == respCall && r.items[i].call == n {
+			r.callMax++
+			return r.callMax
+		}
+	}
+	return n
 }
 
 // itemKind is the kind of an item of type typ.
@@ -648,20 +678,26 @@ func (r *responsesDecoder) argsDelta(ev *sse.Event) error {
 	// Not copied: Add copies the arguments into its call and keeps nothing
 	// of the fragment.
 	args := unsafe.String(unsafe.SliceData(r.arena), len(r.arena))
-	if err := r.b.addFragment(toolcall.Fragment{Index: it.index, Arguments: args}); err != nil {
+	if err := r.b.addFragment(toolcall.Fragment{Index: it.call, Arguments: args}); err != nil {
 		return r.b.fail(err)
 	}
 	return nil
 }
 
-// callItem is the open function_call item the event names.
+// callItem is the open function_call item the event names. Arguments for
+// an output_index nothing named yet open a call there (one server's
+// argument deltas may overtake their output_item.added), which the
+// stream must name before its end.
 func (r *responsesDecoder) callItem(ev *sse.Event) (*respItem, error) {
 	n, it, err := r.eventItem(ev)
 	switch {
 	case err != nil:
 		return nil, err
 	case it == nil:
-		return nil, r.outOfOrder(ev, fmt.Sprintf("function-call arguments for output item %d, which was never added", n))
+		it = r.open(n, respCall)
+		it.slot = len(r.b.blocks)
+		r.b.blocks = append(r.b.blocks, Block{Type: BlockToolCall, Call: it.call})
+		return it, nil
 	case it.kind != respCall:
 		return nil, r.outOfOrder(ev, fmt.Sprintf("function-call arguments for output item %d, a %v item", n, it.kind))
 	case it.done:
@@ -693,8 +729,8 @@ func (r *responsesDecoder) argsDone(ev *sse.Event) error {
 // missing is sent: an id that changed at a call's end must not read as a
 // new call at the same index.
 func (r *responsesDecoder) header(it *respItem, callID, name span) error {
-	f := toolcall.Fragment{Index: it.index, Type: "function"}
-	p, started := r.b.assembler().Preview(it.index)
+	f := toolcall.Fragment{Index: it.call, Type: "function"}
+	p, started := r.b.assembler().Preview(it.call)
 	if r.doc.isString(callID) && p.ID == "" {
 		f.ID = string(r.doc.str(nil, callID))
 	}
@@ -718,12 +754,12 @@ func (r *responsesDecoder) fullArguments(it *respItem, s span) error {
 	}
 	b := r.b
 	r.arena = r.doc.str(r.arena[:0], s)
-	p, _ := b.assembler().Preview(it.index)
+	p, _ := b.assembler().Preview(it.call)
 	switch {
 	case bytes.Equal(p.Partial, r.arena):
 		return nil
 	case len(p.Partial) == 0:
-		if err := b.addFragment(toolcall.Fragment{Index: it.index, Arguments: string(r.arena)}); err != nil {
+		if err := b.addFragment(toolcall.Fragment{Index: it.call, Arguments: string(r.arena)}); err != nil {
 			return b.fail(err)
 		}
 		return nil
@@ -736,12 +772,12 @@ func (r *responsesDecoder) fullArguments(it *respItem, s span) error {
 		if c.kind != respCall {
 			continue
 		}
-		q, ok := b.asm.Preview(c.index)
+		q, ok := b.asm.Preview(c.call)
 		if !ok {
 			continue
 		}
-		f := toolcall.Fragment{Index: c.index, ID: q.ID, Name: q.Name, Type: "function", Arguments: string(q.Partial)}
-		if c.index == it.index {
+		f := toolcall.Fragment{Index: c.call, ID: q.ID, Name: q.Name, Type: "function", Arguments: string(q.Partial)}
+		if c == it {
 			f.Arguments = string(r.arena)
 		}
 		if err := fresh.Add(f); err != nil {
@@ -759,14 +795,47 @@ func (r *responsesDecoder) addItem(ev *sse.Event) error {
 	switch {
 	case err != nil:
 		return err
-	case it != nil:
-		return r.outOfOrder(ev, fmt.Sprintf("output item %d added twice", n))
 	case !r.item.ok():
 		return r.outOfOrder(ev, "output_item.added without an item")
 	}
 	r.b.progressed = true
+	if it != nil {
+		switch {
+		case !it.added && !it.done && it.kind == r.itemKind(r.iType):
+			return r.adopt(it) // its deltas came first
+		case it.kind == respCall && !it.done:
+			return r.outOfOrder(ev, fmt.Sprintf("output item %d added again while its call is open", n))
+		}
+		// Another item at the same output_index: Ollama gives a call the
+		// index of the message before it, older vLLM a message the index
+		// of the reasoning before it. The old item ends as it stands.
+		if !it.done {
+			if err := r.closeBare(it); err != nil {
+				return err
+			}
+		}
+		it.index = -1
+	}
 	_, err = r.begin(n)
 	return err
+}
+
+// adopt completes an item that deltas opened with the item
+// output_item.added gives for it.
+func (r *responsesDecoder) adopt(it *respItem) error {
+	it.added = true
+	id := r.itemID()
+	switch {
+	case it.slot < 0: // reasoning
+		it.slot = len(r.b.blocks)
+		r.b.blocks = append(r.b.blocks, Block{Type: "reasoning", ID: id, Raw: slices.Clone(r.doc.data[r.item.start:r.item.end])})
+	case r.b.blocks[it.slot].ID == "":
+		r.b.blocks[it.slot].ID = id
+	}
+	if it.kind == respCall {
+		return r.header(it, r.iCallID, r.iName)
+	}
+	return nil
 }
 
 // begin opens item n from the item members just read and records its
@@ -774,13 +843,14 @@ func (r *responsesDecoder) addItem(ev *sse.Event) error {
 func (r *responsesDecoder) begin(n int) (*respItem, error) {
 	b := r.b
 	it := r.open(n, r.itemKind(r.iType))
+	it.added = true
 	it.slot = len(b.blocks)
 	id := r.itemID()
 	switch it.kind {
 	case respMessage:
 		b.blocks = append(b.blocks, Block{Type: BlockText, ID: id})
 	case respCall:
-		b.blocks = append(b.blocks, Block{Type: BlockToolCall, Call: n, ID: id})
+		b.blocks = append(b.blocks, Block{Type: BlockToolCall, Call: it.call, ID: id})
 		if r.doc.isString(r.iArgs) {
 			it.start = r.doc.str(nil, r.iArgs)
 		}
@@ -835,11 +905,14 @@ func (r *responsesDecoder) close(n int, it *respItem) error {
 			return err
 		}
 	}
-	it.done = true
+	it.done, it.added = true, true
 	r.cur = it
 	defer func() { r.cur = nil }()
 	switch it.kind {
 	case respMessage:
+		if blk := &r.b.blocks[it.slot]; blk.ID == "" {
+			blk.ID = r.itemID() // opened by a delta
+		}
 		return r.elements(r.iContent, (*responsesDecoder).messageContent)
 	case respCall:
 		if err := r.header(it, r.iCallID, r.iName); err != nil {
@@ -885,10 +958,10 @@ func (r *responsesDecoder) startArguments(it *respItem) error {
 	if it.deltas || len(it.start) == 0 {
 		return nil
 	}
-	if p, _ := r.b.assembler().Preview(it.index); len(p.Partial) > 0 {
+	if p, _ := r.b.assembler().Preview(it.call); len(p.Partial) > 0 {
 		return nil
 	}
-	if err := r.b.addFragment(toolcall.Fragment{Index: it.index, Arguments: string(it.start)}); err != nil {
+	if err := r.b.addFragment(toolcall.Fragment{Index: it.call, Arguments: string(it.start)}); err != nil {
 		return r.b.fail(err)
 	}
 	return nil
@@ -969,8 +1042,12 @@ func (r *responsesDecoder) terminal(ev *sse.Event) error {
 		return err
 	}
 	for i := range r.items {
-		if !r.items[i].done {
-			if err := r.closeBare(&r.items[i]); err != nil {
+		it := &r.items[i]
+		if it.kind == respCall && !it.added {
+			return r.outOfOrder(ev, fmt.Sprintf("function-call arguments for output item %d, which was never added", it.index))
+		}
+		if !it.done {
+			if err := r.closeBare(it); err != nil {
 				return err
 			}
 		}

@@ -420,7 +420,31 @@ func TestResponsesRules(t *testing.T) {
 		{"events after the terminal one are not read", textStream("a") + completed + "data: not json\n\n", "a", "", "", nil},
 
 		{"arguments for an item never added", ev("response.function_call_arguments.delta", `{"type":"response.function_call_arguments.delta","output_index":0,"delta":"{}"}`) + completed, "", "", "", llmstream.ErrOutOfOrder},
-		{"an item added twice", textStream("a") + ev("response.output_item.added", `{"type":"response.output_item.added","output_index":0,"item":{"type":"message"}}`) + completed, "a", "", "", llmstream.ErrOutOfOrder},
+		{"arguments for an item never added, then other items", ev("response.function_call_arguments.delta", `{"type":"response.function_call_arguments.delta","output_index":3,"delta":"{}"}`) +
+			callStart(0, "c", "f") + completed, "", "", "", llmstream.ErrOutOfOrder},
+		// Ollama adds its first call at the output_index of the message
+		// before it, which it leaves open; older vLLM its message at the
+		// reasoning's.
+		{"an item added at a used output_index ends the item there", textStream("a") + callStart(0, "c", "f") +
+			ev("response.function_call_arguments.delta", `{"type":"response.function_call_arguments.delta","output_index":0,"delta":"{}"}`) +
+			ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"function_call"}}`) +
+			ev("response.output_item.added", `{"type":"response.output_item.added","output_index":0,"item":{"type":"function_call","call_id":"c2","name":"g"}}`) +
+			ev("response.function_call_arguments.delta", `{"type":"response.function_call_arguments.delta","output_index":0,"delta":"[1]"}`) +
+			ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"function_call","call_id":"c2","name":"g","arguments":"[1]"}}`) +
+			callStart(1, "c3", "h") + completed, "a", "", "c:f:{};c2:g:[1];c3:h:{}", nil},
+		{"an item added twice", textStream("a") + ev("response.output_item.added", `{"type":"response.output_item.added","output_index":0,"item":{"type":"message"}}`) + delta(0, 0, "b") + completed, "ab", "", "", nil},
+		{"an item added over an open call", callStart(0, "c", "f") + ev("response.output_item.added", `{"type":"response.output_item.added","output_index":0,"item":{"type":"message"}}`) + completed, "", "", "", llmstream.ErrOutOfOrder},
+		// A server's argument deltas may overtake their output_item.added.
+		{"arguments before their item", ev("response.function_call_arguments.delta", `{"type":"response.function_call_arguments.delta","output_index":1,"delta":"{\"a\""}`) +
+			callStart(0, "c0", "f") + callStart(1, "c1", "g") +
+			ev("response.function_call_arguments.delta", `{"type":"response.function_call_arguments.delta","output_index":1,"delta":":1}"}`) + completed,
+			"", "", "c0:f:{};c1:g:{\"a\":1}", nil},
+		{"arguments named only by their output_item.done", ev("response.function_call_arguments.delta", `{"type":"response.function_call_arguments.delta","output_index":0,"delta":"[2]"}`) +
+			ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"function_call","call_id":"c","name":"f"}}`) + completed,
+			"", "", "c:f:[2]", nil},
+		{"text before its item", delta(0, 0, "a") + ev("response.output_item.added", `{"type":"response.output_item.added","output_index":0,"item":{"type":"message"}}`) + delta(0, 0, "b") + completed, "ab", "", "", nil},
+		{"arguments before an item of another type", ev("response.function_call_arguments.delta", `{"type":"response.function_call_arguments.delta","output_index":0,"delta":"{}"}`) +
+			textStream("a") + completed, "", "", "", llmstream.ErrOutOfOrder},
 		{"an item done twice", textStream("a") + ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"message"}}`) +
 			ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"message"}}`) + completed, "a", "", "", llmstream.ErrOutOfOrder},
 		{"a delta after the item's done", textStream("a") + ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"message"}}`) + delta(0, 0, "b") + completed, "a", "", "", llmstream.ErrOutOfOrder},
