@@ -622,3 +622,46 @@ func TestResponsesKeepsTheKeyOut(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestResponsesTrailingReasoningStaysOut: a turn that stopped while
+// reasoning (a length stop) has a reasoning item and nothing after it; the
+// API refuses such an item ("... of type 'reasoning' was provided without
+// its required following item"), so the next request leaves it out, and
+// keeps one that something follows.
+func TestResponsesTrailingReasoningStaysOut(t *testing.T) {
+	reasoning := `{"id":"rs_1","type":"reasoning","summary":[{"type":"summary_text","text":"Thinking."}],"encrypted_content":"gAAAAB1"}`
+	stream := ev("response.output_item.added", `{"type":"response.output_item.added","output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[]}}`) +
+		ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":`+reasoning+`}`) +
+		ev("response.incomplete", `{"type":"response.incomplete","response":{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"}}}`)
+	cut, err := llmstream.ReadMessage(strings.NewReader(stream), responses)
+	if err != nil || cut.StopReason != llmstream.StopLength || cut.Continuity == nil {
+		t.Fatalf("%v, stop %v, continuity %v", err, cut.StopReason, cut.Continuity)
+	}
+	answered := cut
+	answered.Content = "Done."
+	answered.Continuity = &llmstream.Continuity{Dialect: llmstream.DialectResponses, Blocks: append(append([]llmstream.Block(nil), cut.Continuity.Blocks...), llmstream.Block{Type: llmstream.BlockText, Bytes: 5, ID: "msg_1"})}
+	for _, tc := range []struct {
+		name string
+		m    llmstream.Message
+		want []any
+	}{
+		{"nothing after it", cut, nil},
+		{"a message after it", answered, []any{"reasoning", "message"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newAnthropicServer(t, "responses_text")
+			conv := []llmstream.Message{{Role: "user", Content: "hi"}, tc.m, {Role: "user", Content: "go on"}}
+			if _, err := responsesClient(srv.URL).Stream(t.Context(), llmstream.Request{Messages: conv}); err != nil {
+				t.Fatal(err)
+			}
+			input := srv.bodies[0]["input"].([]any)
+			var types []any
+			for _, it := range input[1 : len(input)-1] {
+				types = append(types, it.(map[string]any)["type"])
+			}
+			if diff := cmp.Diff(tc.want, types); diff != "" {
+				t.Errorf("the assistant's items (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
