@@ -27,7 +27,8 @@ import (
 //
 // The rules this decoder keeps:
 //   - Items are followed by output_index, never by item_id, which one proxy
-//     rotates on every event.
+//     rotates on every event. Where a server sends no output_index
+//     (llama.cpp), by order: see eventItem.
 //   - message items give Content (output_text parts) and Refusal (refusal
 //     parts); their phase and annotations change nothing.
 //   - function_call items are the calls: call_id is the call's ID, the name
@@ -176,6 +177,11 @@ type responsesDecoder struct {
 	items   []respItem
 	byIndex map[int]int // output_index → position in items, once they stop being equal
 	callMax int         // the highest index a call has in the assembler, -1 for none
+	next    int         // one past the highest output_index so far
+
+	// The items of each kind in order of arrival, for the servers that
+	// send no output_index (see eventItem).
+	byKind [respRaw + 1]respQueue
 
 	// The reasoning text last appended came from items[reasonAt]; a
 	// reasoning part after it starts a new paragraph only when it is of
@@ -413,14 +419,92 @@ func (r *responsesDecoder) index(s span) (int, bool) {
 	return n, ok && n <= toolcall.MaxIndex
 }
 
+// respFind says which item an event with no output_index names.
+type respFind uint8
+
+const (
+	findNewest respFind = iota // a delta's: the newest open item of its kind
+	findOldest                 // a *.done event's: the oldest one
+	findNew                    // output_item.added's: none, a new index
+)
+
 // eventItem reads the event's output_index and returns its item, nil when
-// none has that index.
-func (r *responsesDecoder) eventItem(ev *sse.Event) (int, *respItem, error) {
-	n, ok := r.index(r.outIndex)
-	if !ok {
-		return 0, nil, r.outOfOrder(ev, "an item event without a usable output_index")
+// none has that index. Some servers (llama.cpp, and Lemonade on it) send
+// no output_index at all: their items are followed by order, as find says
+// for an item of kind k, and a new one takes the next index. They close
+// their items in the order they opened them, at the end.
+func (r *responsesDecoder) eventItem(ev *sse.Event, k respKind, find respFind) (int, *respItem, error) {
+	if s := r.outIndex; s.ok() && r.doc.data[s.start] != 'n' { // present, not null
+		n, ok := r.index(r.outIndex)
+		if !ok {
+			return 0, nil, r.outOfOrder(ev, "an item event without a usable output_index")
+		}
+		return n, r.lookup(n), nil
 	}
-	return n, r.lookup(n), nil
+	var it *respItem
+	switch q := &r.byKind[k]; find {
+	case findNewest:
+		it = q.newest(r.items)
+	case findOldest:
+		it = r.doneMatch(q)
+	}
+	if it == nil {
+		return r.next, nil, nil
+	}
+	return it.index, it, nil
+}
+
+// doneMatch is the open item of q that output_item.done names: the one
+// with its call_id or id, else the oldest.
+func (r *responsesDecoder) doneMatch(q *respQueue) *respItem {
+	oldest := q.oldest(r.items)
+	if oldest == nil || !r.item.ok() {
+		return oldest
+	}
+	var callID, id string
+	if r.doc.isString(r.iCallID) {
+		callID = string(r.doc.str(nil, r.iCallID))
+	}
+	id = r.itemID()
+	for _, pos := range q.pos[q.head:] {
+		it := &r.items[pos]
+		if it.done || it.index < 0 {
+			continue
+		}
+		if p, _ := r.b.assembler().Preview(it.call); it.kind == respCall && callID != "" && p.ID == callID ||
+			it.slot >= 0 && id != "" && r.b.blocks[it.slot].ID == id {
+			return it
+		}
+	}
+	return oldest
+}
+
+// respQueue is the positions of the items of one kind, in order of
+// arrival, from the oldest that may still be open: the items leave it
+// done, so that finding the newest or the oldest open one is linear in
+// the stream.
+type respQueue struct {
+	pos  []int
+	head int
+}
+
+func (q *respQueue) newest(items []respItem) *respItem {
+	for len(q.pos) > q.head {
+		if it := &items[q.pos[len(q.pos)-1]]; !it.done && it.index >= 0 {
+			return it
+		}
+		q.pos = q.pos[:len(q.pos)-1]
+	}
+	return nil
+}
+
+func (q *respQueue) oldest(items []respItem) *respItem {
+	for ; q.head < len(q.pos); q.head++ {
+		if it := &items[q.pos[q.head]]; !it.done && it.index >= 0 {
+			return it
+		}
+	}
+	return nil
 }
 
 // lookup returns the item at output_index n, nil when there is none.
@@ -452,6 +536,8 @@ func (r *responsesDecoder) open(n int, k respKind) *respItem {
 	if k == respCall {
 		call = r.callIndex(n)
 	}
+	r.next = max(r.next, n+1)
+	r.byKind[k].pos = append(r.byKind[k].pos, pos)
 	r.items = append(r.items, respItem{index: n, pos: pos, kind: k, call: call, slot: -1})
 	return &r.items[pos]
 }
@@ -543,8 +629,8 @@ func (it *respItem) has(summary bool, index int) bool {
 
 // textItem is the item a text event names, opened if it never was; nil
 // with the error when the event is out of order.
-func (r *responsesDecoder) textItem(ev *sse.Event, k respKind) (*respItem, error) {
-	n, it, err := r.eventItem(ev)
+func (r *responsesDecoder) textItem(ev *sse.Event, k respKind, find respFind) (*respItem, error) {
+	n, it, err := r.eventItem(ev, k, find)
 	if err != nil {
 		return nil, err
 	}
@@ -569,7 +655,7 @@ func (r *responsesDecoder) textDelta(ev *sse.Event, k respKind, buf bufKind, sum
 	if err != nil {
 		return err
 	}
-	it, err := r.textItem(ev, k)
+	it, err := r.textItem(ev, k, findNewest)
 	if err != nil {
 		return err
 	}
@@ -630,7 +716,7 @@ func (r *responsesDecoder) doneText(ev *sse.Event, k respKind, buf bufKind, summ
 	if err != nil {
 		return err
 	}
-	it, err := r.textItem(ev, k)
+	it, err := r.textItem(ev, k, findOldest)
 	if err != nil {
 		return err
 	}
@@ -646,7 +732,11 @@ func (r *responsesDecoder) doneText(ev *sse.Event, k respKind, buf bufKind, summ
 // donePart is content_part.done: an output_text or refusal part of a
 // message, or a reasoning_text part of a reasoning item.
 func (r *responsesDecoder) donePart(ev *sse.Event) error {
-	_, it, err := r.eventItem(ev)
+	k := respMessage
+	if r.doc.is(r.pType, "reasoning_text") {
+		k = respReasoning
+	}
+	_, it, err := r.eventItem(ev, k, findOldest)
 	if err != nil {
 		return err
 	}
@@ -663,7 +753,7 @@ func (r *responsesDecoder) donePart(ev *sse.Event) error {
 
 // argsDelta hands an argument delta to the assembler.
 func (r *responsesDecoder) argsDelta(ev *sse.Event) error {
-	it, err := r.callItem(ev)
+	it, err := r.callItem(ev, findNewest)
 	if err != nil {
 		return err
 	}
@@ -688,8 +778,8 @@ func (r *responsesDecoder) argsDelta(ev *sse.Event) error {
 // an output_index nothing named yet open a call there (one server's
 // argument deltas may overtake their output_item.added), which the
 // stream must name before its end.
-func (r *responsesDecoder) callItem(ev *sse.Event) (*respItem, error) {
-	n, it, err := r.eventItem(ev)
+func (r *responsesDecoder) callItem(ev *sse.Event, find respFind) (*respItem, error) {
+	n, it, err := r.eventItem(ev, respCall, find)
 	switch {
 	case err != nil:
 		return nil, err
@@ -708,7 +798,7 @@ func (r *responsesDecoder) callItem(ev *sse.Event) (*respItem, error) {
 
 // argsDone is function_call_arguments.done: its full arguments win.
 func (r *responsesDecoder) argsDone(ev *sse.Event) error {
-	it, err := r.callItem(ev)
+	it, err := r.callItem(ev, findOldest)
 	if err != nil {
 		return err
 	}
@@ -791,7 +881,7 @@ func (r *responsesDecoder) fullArguments(it *respItem, s span) error {
 
 // addItem is output_item.added.
 func (r *responsesDecoder) addItem(ev *sse.Event) error {
-	n, it, err := r.eventItem(ev)
+	n, it, err := r.eventItem(ev, r.itemKind(r.iType), findNew)
 	switch {
 	case err != nil:
 		return err
@@ -880,7 +970,7 @@ func (r *responsesDecoder) itemID() string {
 
 // doneItem is output_item.done.
 func (r *responsesDecoder) doneItem(ev *sse.Event) error {
-	n, it, err := r.eventItem(ev)
+	n, it, err := r.eventItem(ev, r.itemKind(r.iType), findOldest)
 	switch {
 	case err != nil:
 		return err

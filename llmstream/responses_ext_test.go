@@ -451,7 +451,28 @@ func TestResponsesRules(t *testing.T) {
 		{"text for a call", callStart(0, "c", "f") + delta(0, 0, "b") + completed, "", "", "", llmstream.ErrOutOfOrder},
 		{"arguments for a message", textStream("a") + ev("response.function_call_arguments.delta", `{"type":"response.function_call_arguments.delta","output_index":0,"delta":"{}"}`) + completed, "a", "", "", llmstream.ErrOutOfOrder},
 		{"an item done as another type", textStream("a") + ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"function_call"}}`) + completed, "a", "", "", llmstream.ErrOutOfOrder},
-		{"no output_index", ev("response.output_text.delta", `{"type":"response.output_text.delta","delta":"a"}`) + completed, "", "", "", llmstream.ErrOutOfOrder},
+		// llama.cpp sends no output_index: a delta goes to the newest open
+		// item of its kind, a done event to the one with its call_id or id,
+		// else the oldest, a new item to the next index.
+		{"no output_index", ev("response.output_text.delta", `{"type":"response.output_text.delta","delta":"a"}`) +
+			ev("response.output_text.delta", `{"type":"response.output_text.delta","output_index":null,"delta":"b"}`) + completed, "ab", "", "", nil},
+		{"no output_index, calls closed out of order by call_id",
+			ev("response.output_item.added", `{"type":"response.output_item.added","item":{"type":"function_call","call_id":"c1","name":"f"}}`) +
+				ev("response.function_call_arguments.delta", `{"type":"response.function_call_arguments.delta","delta":"[1"}`) +
+				ev("response.output_item.added", `{"type":"response.output_item.added","item":{"type":"function_call","call_id":"c2","name":"g"}}`) +
+				ev("response.function_call_arguments.delta", `{"type":"response.function_call_arguments.delta","delta":"[2"}`) +
+				ev("response.output_item.done", `{"type":"response.output_item.done","item":{"type":"function_call","call_id":"c2","name":"g","arguments":"[2]"}}`) +
+				ev("response.output_item.done", `{"type":"response.output_item.done","item":{"type":"function_call","call_id":"c1","name":"f","arguments":"[1]"}}`) + completed,
+			"", "", "c1:f:[1];c2:g:[2]", nil},
+		{"no output_index, items closed oldest first",
+			ev("response.output_item.added", `{"type":"response.output_item.added","item":{"type":"function_call","name":"f"}}`) +
+				ev("response.output_item.added", `{"type":"response.output_item.added","item":{"type":"function_call","name":"g"}}`) +
+				ev("response.output_item.done", `{"type":"response.output_item.done","item":{"type":"function_call","arguments":"[1]"}}`) +
+				ev("response.output_item.done", `{"type":"response.output_item.done","item":{"type":"function_call","arguments":"[2]"}}`) +
+				ev("response.output_item.done", `{"type":"response.output_item.done","item":{"type":"function_call","call_id":"c3","name":"h","arguments":"[3]"}}`) + completed,
+			"", "", "call_0:f:[1];call_1:g:[2];c3:h:[3]", nil},
+		{"no output_index after indexed items", textStream("a") + ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"message"}}`) +
+			ev("response.output_text.delta", `{"type":"response.output_text.delta","delta":"b"}`) + completed, "ab", "", "", nil},
 		{"a negative output_index", ev("response.output_text.delta", `{"type":"response.output_text.delta","output_index":-1,"delta":"a"}`) + completed, "", "", "", llmstream.ErrOutOfOrder},
 		{"a fractional content_index", ev("response.output_text.delta", `{"type":"response.output_text.delta","output_index":0,"content_index":0.5,"delta":"a"}`) + completed, "", "", "", llmstream.ErrOutOfOrder},
 		{"an output_index past the limit", ev("response.output_text.delta", `{"type":"response.output_text.delta","output_index":1073741824,"delta":"a"}`) + completed, "", "", "", llmstream.ErrOutOfOrder},
