@@ -125,6 +125,7 @@ const (
 // output_index.
 type respItem struct {
 	index    int // output_index; -1 once another item took it
+	was      int // the output_index another item took, else -1
 	pos      int // its position in responsesDecoder.items
 	kind     respKind
 	call     int                   // a call's index in the assembler (see callIndex)
@@ -538,7 +539,7 @@ func (r *responsesDecoder) open(n int, k respKind) *respItem {
 	}
 	r.next = max(r.next, n+1)
 	r.byKind[k].pos = append(r.byKind[k].pos, pos)
-	r.items = append(r.items, respItem{index: n, pos: pos, kind: k, call: call, slot: -1})
+	r.items = append(r.items, respItem{index: n, was: -1, pos: pos, kind: k, call: call, slot: -1})
 	return &r.items[pos]
 }
 
@@ -904,10 +905,21 @@ func (r *responsesDecoder) addItem(ev *sse.Event) error {
 				return err
 			}
 		}
-		it.index = -1
+		it.index, it.was = -1, n
 	}
 	_, err = r.begin(n)
 	return err
+}
+
+// replaced reports an item of kind k that another item took output_index
+// n from.
+func (r *responsesDecoder) replaced(n int, k respKind) bool {
+	for i := range r.items {
+		if r.items[i].was == n && r.items[i].kind == k {
+			return true
+		}
+	}
+	return false
 }
 
 // adopt completes an item that deltas opened with the item
@@ -976,6 +988,8 @@ func (r *responsesDecoder) doneItem(ev *sse.Event) error {
 		return err
 	case !r.item.ok():
 		return r.outOfOrder(ev, "output_item.done without an item")
+	case it != nil && (it.done || r.iType.ok() && r.itemKind(r.iType) != it.kind) && r.replaced(n, r.itemKind(r.iType)):
+		return nil // late, for the item that gave up its index: it stands as it was ended
 	case it != nil && it.done:
 		return r.outOfOrder(ev, fmt.Sprintf("output item %d done twice", n))
 	case it != nil && r.iType.ok() && r.itemKind(r.iType) != it.kind:

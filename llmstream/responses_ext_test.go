@@ -432,6 +432,12 @@ func TestResponsesRules(t *testing.T) {
 			ev("response.function_call_arguments.delta", `{"type":"response.function_call_arguments.delta","output_index":0,"delta":"[1]"}`) +
 			ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"function_call","call_id":"c2","name":"g","arguments":"[1]"}}`) +
 			callStart(1, "c3", "h") + completed, "a", "", "c:f:{};c2:g:[1];c3:h:{}", nil},
+		// open-responses-server numbers its message 0 and its calls from 0,
+		// and may close the message last.
+		{"a late output_item.done for the item that gave up its index", textStream("a") + callStart(0, "c", "f") +
+			ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"function_call","call_id":"c","arguments":"{}"}}`) +
+			ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"message","content":[{"type":"output_text","text":"a"}]}}`) + completed,
+			"a", "", "c:f:{}", nil},
 		{"an item added twice", textStream("a") + ev("response.output_item.added", `{"type":"response.output_item.added","output_index":0,"item":{"type":"message"}}`) + delta(0, 0, "b") + completed, "ab", "", "", nil},
 		{"an item added over an open call", callStart(0, "c", "f") + ev("response.output_item.added", `{"type":"response.output_item.added","output_index":0,"item":{"type":"message"}}`) + completed, "", "", "", llmstream.ErrOutOfOrder},
 		// A server's argument deltas may overtake their output_item.added.
