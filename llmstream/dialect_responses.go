@@ -456,29 +456,39 @@ func (r *responsesDecoder) eventItem(ev *sse.Event, k respKind, find respFind) (
 }
 
 // doneMatch is the open item of q that output_item.done names: the one
-// with its call_id or id, else the oldest.
+// with its call_id or id among the maxDoneMatch oldest, else the oldest.
 func (r *responsesDecoder) doneMatch(q *respQueue) *respItem {
 	oldest := q.oldest(r.items)
 	if oldest == nil || !r.item.ok() {
 		return oldest
 	}
-	var callID, id string
+	var callID string
 	if r.doc.isString(r.iCallID) {
 		callID = string(r.doc.str(nil, r.iCallID))
 	}
-	id = r.itemID()
-	for _, pos := range q.pos[q.head:] {
+	id := r.itemID()
+	if callID == "" && id == "" {
+		return oldest
+	}
+	for _, pos := range q.pos[q.head:min(len(q.pos), q.head+maxDoneMatch)] {
 		it := &r.items[pos]
-		if it.done || it.index < 0 {
-			continue
-		}
-		if p, _ := r.b.assembler().Preview(it.call); it.kind == respCall && callID != "" && p.ID == callID ||
-			it.slot >= 0 && id != "" && r.b.blocks[it.slot].ID == id {
+		switch {
+		case it.done || it.index < 0:
+		case it.slot >= 0 && id != "" && r.b.blocks[it.slot].ID == id:
 			return it
+		case it.kind == respCall && callID != "":
+			if p, _ := r.b.assembler().Preview(it.call); p.ID == callID {
+				return it
+			}
 		}
 	}
 	return oldest
 }
+
+// maxDoneMatch bounds how many open items an output_item.done with no
+// output_index is matched against, so that a stream opening many items
+// stays linear; more than a few at once are rare.
+const maxDoneMatch = 64
 
 // respQueue is the positions of the items of one kind, in order of
 // arrival, from the oldest that may still be open: the items leave it

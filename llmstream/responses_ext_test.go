@@ -692,3 +692,32 @@ func TestResponsesTrailingReasoningStaysOut(t *testing.T) {
 		})
 	}
 }
+
+// TestResponsesNoIndexDoneMatchLimit: with no output_index, an
+// output_item.done is matched by its id among the 64 oldest open items of
+// its kind (so that many open items keep the stream linear), else closes
+// the oldest.
+func TestResponsesNoIndexDoneMatchLimit(t *testing.T) {
+	for _, tc := range []struct{ open, want int }{{63, 63}, {64, 64}, {65, 1}} { // want: the block, after the reasoning's
+		var b strings.Builder
+		// A reasoning item, so that the message keeps its blocks.
+		b.WriteString(ev("response.output_item.done", `{"type":"response.output_item.done","item":{"type":"reasoning","id":"rs","encrypted_content":"e"}}`))
+		for i := range tc.open {
+			b.WriteString(ev("response.output_item.added", `{"type":"response.output_item.added","item":{"type":"message","id":"m`+itoa(i)+`"}}`))
+		}
+		b.WriteString(ev("response.output_item.done", `{"type":"response.output_item.done","item":{"type":"message","id":"m`+itoa(tc.open-1)+`","content":[{"type":"output_text","text":"x"}]}}`))
+		m, err := llmstream.ReadMessage(strings.NewReader(b.String()+completed), responses)
+		if err != nil || m.Content != "x" || m.Continuity == nil {
+			t.Fatalf("%d open: %v, %q", tc.open, err, m.Content)
+		}
+		got := -1
+		for i, blk := range m.Continuity.Blocks {
+			if blk.Bytes > 0 {
+				got = i
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%d open: the text went to item %d, want %d", tc.open, got, tc.want)
+		}
+	}
+}
