@@ -124,9 +124,9 @@ const (
 // respItem is one output item, from the first event that names its
 // output_index.
 type respItem struct {
-	index    int // output_index; -1 once another item took it
-	was      int // the output_index another item took, else -1
-	pos      int // its position in responsesDecoder.items
+	index    int   // output_index; -1 once another item took it
+	pos      int   // its position in responsesDecoder.items
+	took     uint8 // the kinds (1<<kind) of the items it took its output_index from
 	kind     respKind
 	call     int                   // a call's index in the assembler (see callIndex)
 	slot     int                   // its Block in Bridge.blocks, -1 for none yet
@@ -549,7 +549,7 @@ func (r *responsesDecoder) open(n int, k respKind) *respItem {
 	}
 	r.next = max(r.next, n+1)
 	r.byKind[k].pos = append(r.byKind[k].pos, pos)
-	r.items = append(r.items, respItem{index: n, was: -1, pos: pos, kind: k, call: call, slot: -1})
+	r.items = append(r.items, respItem{index: n, pos: pos, kind: k, call: call, slot: -1})
 	return &r.items[pos]
 }
 
@@ -915,21 +915,16 @@ func (r *responsesDecoder) addItem(ev *sse.Event) error {
 				return err
 			}
 		}
-		it.index, it.was = -1, n
+		it.index = -1
+		took := it.took | 1<<it.kind
+		it, err = r.begin(n)
+		if it != nil {
+			it.took = took
+		}
+		return err
 	}
 	_, err = r.begin(n)
 	return err
-}
-
-// replaced reports an item of kind k that another item took output_index
-// n from.
-func (r *responsesDecoder) replaced(n int, k respKind) bool {
-	for i := range r.items {
-		if r.items[i].was == n && r.items[i].kind == k {
-			return true
-		}
-	}
-	return false
 }
 
 // adopt completes an item that deltas opened with the item
@@ -998,7 +993,7 @@ func (r *responsesDecoder) doneItem(ev *sse.Event) error {
 		return err
 	case !r.item.ok():
 		return r.outOfOrder(ev, "output_item.done without an item")
-	case it != nil && (it.done || r.iType.ok() && r.itemKind(r.iType) != it.kind) && r.replaced(n, r.itemKind(r.iType)):
+	case it != nil && (it.done || r.iType.ok() && r.itemKind(r.iType) != it.kind) && it.took&(1<<r.itemKind(r.iType)) != 0:
 		return nil // late, for the item that gave up its index: it stands as it was ended
 	case it != nil && it.done:
 		return r.outOfOrder(ev, fmt.Sprintf("output item %d done twice", n))
