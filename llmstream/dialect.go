@@ -88,7 +88,12 @@ const (
 	// ["reasoning.encrypted_content"]): the reasoning items come back in
 	// [Message.Continuity] and go back in the next request.
 	// [Request.Extra] may set "store", "include" and "reasoning" in place of
-	// the dialect's own.
+	// the dialect's own. OpenAI refuses that include for a model that does
+	// not reason (gpt-4o, gpt-4.1: "Encrypted content is not supported with
+	// this model"), and the reasoning summary asked for with
+	// [Request.ReasoningEffort] for an organization it has not verified:
+	// Extra {"include": []} and {"reasoning": {"effort": "low"}} send
+	// neither.
 	DialectResponses
 	// DialectGemini is Google's Gemini API: POST
 	// {base}/models/{model}:streamGenerateContent?alt=sse (base

@@ -27,7 +27,8 @@ import (
 //
 // The rules this decoder keeps:
 //   - Items are followed by output_index, never by item_id, which one proxy
-//     rotates on every event.
+//     rotates on every event. Where a server sends no output_index
+//     (llama.cpp), by order: see eventItem.
 //   - message items give Content (output_text parts) and Refusal (refusal
 //     parts); their phase and annotations change nothing.
 //   - function_call items are the calls: call_id is the call's ID, the name
@@ -35,22 +36,35 @@ import (
 //     function_call_arguments.done or output_item.done carries the full
 //     arguments (non-empty), they win over the deltas (one server dropped
 //     streamed deltas).
-//   - reasoning items give Reasoning (summary and reasoning text, the parts
-//     separated by a blank line) and are kept whole — id, summary,
-//     encrypted_content — as continuity state, in their place.
+//   - reasoning items give Reasoning (summary and reasoning text; a part
+//     after a part event — *_part.added, or a *.done closing the one
+//     before — or of another item starts with a blank line) and are kept
+//     whole — id, summary, encrypted_content — as continuity state, in
+//     their place. A new part index alone starts no paragraph: vLLM
+//     numbered every delta as a part of its own.
 //   - Every other item (web_search_call, custom_tool_call, shell_call,
 //     apply_patch_call, mcp_call, ...) is kept whole as continuity state; it
 //     is never a call: never run, never counted.
 //   - The full text of *.done events (output_text.done, content_part.done,
 //     reasoning_summary_text.done, output_item.done, ...) is used only for
-//     a part no delta gave text to.
+//     an item no delta gave text of that kind (answer, refusal, summary,
+//     reasoning text) to, one part once: the part indexes of a streamed
+//     item are not trusted (vLLM closed its parts under yet other
+//     indexes, and the text came out four times).
 //   - The terminal response's output closes what the stream left open, and
 //     adds the items it never streamed, by the same rules as
 //     output_item.done.
-//   - A delta for an item that was never added opens it (text, refusal and
-//     reasoning only). These fail with [ErrOutOfOrder]: argument deltas
-//     for an unknown item, an item added twice, anything for an item after
-//     its output_item.done, a delta of the wrong kind for its item, and a
+//   - A delta for an item that was never added opens it; its
+//     output_item.added, when it comes, names it. A call opened so must be
+//     named (added, done, or in the terminal output) by the end.
+//   - An item added at an output_index another item has ends that item as
+//     it stands and takes the index (Ollama gives its first call the
+//     index of the message before it; older vLLM its message the index of
+//     the reasoning before it). The calls go to the assembler by
+//     output_index, a reused one by the next free index.
+//   - These fail with [ErrOutOfOrder]: an item added over a call still
+//     open, a call never named, anything for an item after its
+//     output_item.done, a delta of the wrong kind for its item, and a
 //     second function_call_arguments.done for a call.
 //   - obfuscation, sequence_number, logprobs and unknown members and events
 //     are ignored; data "[DONE]", which some proxies append, is skipped.
@@ -75,7 +89,9 @@ func (responsesProtocol) header(h http.Header, apiKey string) {
 	}
 }
 
-func (responsesProtocol) newDecoder(b *Bridge) decoder { return &responsesDecoder{b: b} }
+func (responsesProtocol) newDecoder(b *Bridge) decoder {
+	return &responsesDecoder{b: b, callMax: -1, reasonAt: -1}
+}
 
 // parseError reads OpenAI's error body {"error":{"message","type","param",
 // "code"}} and both shapes of the in-stream error event: the documented
@@ -108,16 +124,44 @@ const (
 // respItem is one output item, from the first event that names its
 // output_index.
 type respItem struct {
-	index   int // output_index
-	kind    respKind
-	slot    int                   // its Block in Bridge.blocks, -1 for none yet
-	added   bool                  // output_item.added arrived (or the item was opened by a delta)
-	done    bool                  // closed: output_item.done, or the terminal response
-	deltas  bool                  // a call got argument deltas
-	argsEnd bool                  // a call got function_call_arguments.done
-	parts   []respPart            // the parts that have text, up to maxListedParts
-	many    map[respPart]struct{} // all of them, past that
-	start   []byte                // a call's arguments as output_item.added carried them
+	index    int   // output_index; -1 once another item took it
+	pos      int   // its position in responsesDecoder.items
+	took     uint8 // the kinds (1<<kind) of the items it took its output_index from
+	kind     respKind
+	call     int                   // a call's index in the assembler (see callIndex)
+	slot     int                   // its Block in Bridge.blocks, -1 for none yet
+	added    bool                  // output_item.added (or output_item.done) named it; false while only deltas did
+	done     bool                  // closed: output_item.done, or the terminal response
+	deltas   bool                  // a call got argument deltas
+	argsEnd  bool                  // a call got function_call_arguments.done
+	streamed respText              // the kinds of text deltas gave it
+	parts    []respPart            // the parts that have text, up to maxListedParts
+	many     map[respPart]struct{} // all of them, past that
+	start    []byte                // a call's arguments as output_item.added carried them
+}
+
+// respText is a kind of an item's text, as a bit: its answer text,
+// refusal, reasoning summary, or reasoning text.
+type respText uint8
+
+const (
+	respTextContent respText = 1 << iota
+	respTextRefusal
+	respTextSummary
+	respTextReasoning
+)
+
+// textKind is the kind of text buffer k holds, summary parts apart.
+func textKind(k bufKind, summary bool) respText {
+	switch {
+	case k == inRefusal:
+		return respTextRefusal
+	case k == inReasoning && summary:
+		return respTextSummary
+	case k == inReasoning:
+		return respTextReasoning
+	}
+	return respTextContent
 }
 
 // respPart names a part of an item that has text: a content part
@@ -133,8 +177,20 @@ type responsesDecoder struct {
 	doc     doc
 	items   []respItem
 	byIndex map[int]int // output_index → position in items, once they stop being equal
-	arena   []byte      // decoded strings of the current event
-	name    string      // the SSE event name, for data without "type"
+	callMax int         // the highest index a call has in the assembler, -1 for none
+	next    int         // one past the highest output_index so far
+
+	// The items of each kind in order of arrival, for the servers that
+	// send no output_index (see eventItem).
+	byKind [respRaw + 1]respQueue
+
+	// The reasoning text last appended came from items[reasonAt]; a
+	// reasoning part after it starts a new paragraph only when it is of
+	// another item, or a part event (added or done) came between them.
+	reasonAt    int
+	reasonBreak bool
+	arena       []byte // decoded strings of the current event
+	name        string // the SSE event name, for data without "type"
 
 	// The current event's members, as spans of doc.data, read in the one
 	// walk that validates it: the top level, then inside "item" (i...),
@@ -325,6 +381,9 @@ func (r *responsesDecoder) apply(ev *sse.Event) error {
 		return r.textDelta(ev, respMessage, inRefusal, false, r.contentIndex)
 	case "response.output_item.added":
 		return r.addItem(ev)
+	case "response.reasoning_summary_part.added", "response.reasoning_part.added", "response.content_part.added":
+		r.reasonBreak = true
+		return nil
 	case "response.output_item.done":
 		return r.doneItem(ev)
 	case "response.output_text.done":
@@ -361,14 +420,102 @@ func (r *responsesDecoder) index(s span) (int, bool) {
 	return n, ok && n <= toolcall.MaxIndex
 }
 
+// respFind says which item an event with no output_index names.
+type respFind uint8
+
+const (
+	findNewest respFind = iota // a delta's: the newest open item of its kind
+	findOldest                 // a *.done event's: the oldest one
+	findNew                    // output_item.added's: none, a new index
+)
+
 // eventItem reads the event's output_index and returns its item, nil when
-// none has that index.
-func (r *responsesDecoder) eventItem(ev *sse.Event) (int, *respItem, error) {
-	n, ok := r.index(r.outIndex)
-	if !ok {
-		return 0, nil, r.outOfOrder(ev, "an item event without a usable output_index")
+// none has that index. Some servers (llama.cpp, and Lemonade on it) send
+// no output_index at all: their items are followed by order, as find says
+// for an item of kind k, and a new one takes the next index. They close
+// their items in the order they opened them, at the end.
+func (r *responsesDecoder) eventItem(ev *sse.Event, k respKind, find respFind) (int, *respItem, error) {
+	if s := r.outIndex; s.ok() && r.doc.data[s.start] != 'n' { // present, not null
+		n, ok := r.index(r.outIndex)
+		if !ok {
+			return 0, nil, r.outOfOrder(ev, "an item event without a usable output_index")
+		}
+		return n, r.lookup(n), nil
 	}
-	return n, r.lookup(n), nil
+	var it *respItem
+	switch q := &r.byKind[k]; find {
+	case findNewest:
+		it = q.newest(r.items)
+	case findOldest:
+		it = r.doneMatch(q)
+	}
+	if it == nil {
+		return r.next, nil, nil
+	}
+	return it.index, it, nil
+}
+
+// doneMatch is the open item of q that output_item.done names: the one
+// with its call_id or id among the maxDoneMatch oldest, else the oldest.
+func (r *responsesDecoder) doneMatch(q *respQueue) *respItem {
+	oldest := q.oldest(r.items)
+	if oldest == nil || !r.item.ok() {
+		return oldest
+	}
+	var callID string
+	if r.doc.isString(r.iCallID) {
+		callID = string(r.doc.str(nil, r.iCallID))
+	}
+	id := r.itemID()
+	if callID == "" && id == "" {
+		return oldest
+	}
+	for _, pos := range q.pos[q.head:min(len(q.pos), q.head+maxDoneMatch)] {
+		it := &r.items[pos]
+		switch {
+		case it.done || it.index < 0:
+		case it.slot >= 0 && id != "" && r.b.blocks[it.slot].ID == id:
+			return it
+		case it.kind == respCall && callID != "":
+			if p, _ := r.b.assembler().Preview(it.call); p.ID == callID {
+				return it
+			}
+		}
+	}
+	return oldest
+}
+
+// maxDoneMatch bounds how many open items an output_item.done with no
+// output_index is matched against, so that a stream opening many items
+// stays linear; more than a few at once are rare.
+const maxDoneMatch = 64
+
+// respQueue is the positions of the items of one kind, in order of
+// arrival, from the oldest that may still be open: the items leave it
+// done, so that finding the newest or the oldest open one is linear in
+// the stream.
+type respQueue struct {
+	pos  []int
+	head int
+}
+
+func (q *respQueue) newest(items []respItem) *respItem {
+	for len(q.pos) > q.head {
+		if it := &items[q.pos[len(q.pos)-1]]; !it.done && it.index >= 0 {
+			return it
+		}
+		q.pos = q.pos[:len(q.pos)-1]
+	}
+	return nil
+}
+
+func (q *respQueue) oldest(items []respItem) *respItem {
+	for ; q.head < len(q.pos); q.head++ {
+		if it := &items[q.pos[q.head]]; !it.done && it.index >= 0 {
+			return it
+		}
+	}
+	return nil
 }
 
 // lookup returns the item at output_index n, nil when there is none.
@@ -383,7 +530,8 @@ func (r *responsesDecoder) lookup(n int) *respItem {
 	return nil
 }
 
-// open starts the item at output_index n, of kind k.
+// open starts the item at output_index n, of kind k, as named by a delta
+// (not added): begin adds it.
 func (r *responsesDecoder) open(n int, k respKind) *respItem {
 	pos := len(r.items)
 	if pos != n && r.byIndex == nil {
@@ -395,8 +543,31 @@ func (r *responsesDecoder) open(n int, k respKind) *respItem {
 	if r.byIndex != nil {
 		r.byIndex[n] = pos
 	}
-	r.items = append(r.items, respItem{index: n, kind: k, slot: -1, added: true})
+	call := 0
+	if k == respCall {
+		call = r.callIndex(n)
+	}
+	r.next = max(r.next, n+1)
+	r.byKind[k].pos = append(r.byKind[k].pos, pos)
+	r.items = append(r.items, respItem{index: n, pos: pos, kind: k, call: call, slot: -1})
 	return &r.items[pos]
+}
+
+// callIndex is the assembler index of a new call at output_index n: n, so
+// that the calls come out in output order, unless an earlier call had n
+// (a server gave two items one output_index); then one past the highest.
+func (r *responsesDecoder) callIndex(n int) int {
+	if n > r.callMax {
+		r.callMax = n
+		return n
+	}
+	for i := range r.items {
+		if r.items[i].kind == respCall && r.items[i].call == n {
+			r.callMax++
+			return r.callMax
+		}
+	}
+	return n
 }
 
 // itemKind is the kind of an item of type typ.
@@ -469,8 +640,8 @@ func (it *respItem) has(summary bool, index int) bool {
 
 // textItem is the item a text event names, opened if it never was; nil
 // with the error when the event is out of order.
-func (r *responsesDecoder) textItem(ev *sse.Event, k respKind) (*respItem, error) {
-	n, it, err := r.eventItem(ev)
+func (r *responsesDecoder) textItem(ev *sse.Event, k respKind, find respFind) (*respItem, error) {
+	n, it, err := r.eventItem(ev, k, find)
 	if err != nil {
 		return nil, err
 	}
@@ -495,13 +666,14 @@ func (r *responsesDecoder) textDelta(ev *sse.Event, k respKind, buf bufKind, sum
 	if err != nil {
 		return err
 	}
-	it, err := r.textItem(ev, k)
+	it, err := r.textItem(ev, k, findNewest)
 	if err != nil {
 		return err
 	}
 	if !r.doc.isString(r.delta) || r.delta.end-r.delta.start == 2 {
 		return nil // no text
 	}
+	it.streamed |= textKind(buf, summary)
 	return r.appendText(it, buf, summary, p, r.delta)
 }
 
@@ -521,14 +693,20 @@ func (r *responsesDecoder) partIndex(ev *sse.Event, s span) (int, error) {
 // buffer k.
 func (r *responsesDecoder) appendText(it *respItem, k bufKind, summary bool, p int, s span) error {
 	b := r.b
-	if it.claim(summary, p) && k == inReasoning && len(b.reasoning) > 0 {
-		// A new reasoning part reads as a new paragraph.
+	// A new reasoning part reads as a new paragraph: one of another item,
+	// or one a part event announced or closed its predecessor for. A new
+	// part index alone is not enough: one server numbers every delta as a
+	// part of its own.
+	if it.claim(summary, p) && k == inReasoning && len(b.reasoning) > 0 && (r.reasonAt != it.pos || r.reasonBreak) {
 		b.reasoning = append(b.reasoning, "\n\n"...)
 		if b.onDelta != nil {
 			if err := b.deliver(Delta{Kind: DeltaReasoning, Text: "\n\n"}); err != nil {
 				return err
 			}
 		}
+	}
+	if k == inReasoning {
+		r.reasonAt, r.reasonBreak = it.pos, false
 	}
 	before := len(b.content)
 	if err := b.text(k, &r.doc, s); err != nil {
@@ -540,27 +718,36 @@ func (r *responsesDecoder) appendText(it *respItem, k bufKind, summary bool, p i
 	return nil
 }
 
-// doneText takes the full text of a *.done event for a part no delta gave
-// text to.
+// doneText takes the full text of a *.done event for a part that has no
+// text yet, of an item no delta gave text of this kind to. A server may
+// number each delta as a part of its own and close the item with yet
+// another part index, so the parts of a streamed item are not trusted.
 func (r *responsesDecoder) doneText(ev *sse.Event, k respKind, buf bufKind, summary bool, part, text span) error {
 	p, err := r.partIndex(ev, part)
 	if err != nil {
 		return err
 	}
-	it, err := r.textItem(ev, k)
+	it, err := r.textItem(ev, k, findOldest)
 	if err != nil {
 		return err
 	}
-	if it.has(summary, p) || !r.doc.isString(text) || text.end-text.start == 2 {
-		return nil
+	if it.streamed&textKind(buf, summary) == 0 && !it.has(summary, p) && r.doc.isString(text) && text.end-text.start > 2 {
+		err = r.appendText(it, buf, summary, p, text)
 	}
-	return r.appendText(it, buf, summary, p, text)
+	if buf == inReasoning {
+		r.reasonBreak = true // the part is closed
+	}
+	return err
 }
 
 // donePart is content_part.done: an output_text or refusal part of a
 // message, or a reasoning_text part of a reasoning item.
 func (r *responsesDecoder) donePart(ev *sse.Event) error {
-	_, it, err := r.eventItem(ev)
+	k := respMessage
+	if r.doc.is(r.pType, "reasoning_text") {
+		k = respReasoning
+	}
+	_, it, err := r.eventItem(ev, k, findOldest)
 	if err != nil {
 		return err
 	}
@@ -577,7 +764,7 @@ func (r *responsesDecoder) donePart(ev *sse.Event) error {
 
 // argsDelta hands an argument delta to the assembler.
 func (r *responsesDecoder) argsDelta(ev *sse.Event) error {
-	it, err := r.callItem(ev)
+	it, err := r.callItem(ev, findNewest)
 	if err != nil {
 		return err
 	}
@@ -592,20 +779,26 @@ func (r *responsesDecoder) argsDelta(ev *sse.Event) error {
 	// Not copied: Add copies the arguments into its call and keeps nothing
 	// of the fragment.
 	args := unsafe.String(unsafe.SliceData(r.arena), len(r.arena))
-	if err := r.b.addFragment(toolcall.Fragment{Index: it.index, Arguments: args}); err != nil {
+	if err := r.b.addFragment(toolcall.Fragment{Index: it.call, Arguments: args}); err != nil {
 		return r.b.fail(err)
 	}
 	return nil
 }
 
-// callItem is the open function_call item the event names.
-func (r *responsesDecoder) callItem(ev *sse.Event) (*respItem, error) {
-	n, it, err := r.eventItem(ev)
+// callItem is the open function_call item the event names. Arguments for
+// an output_index nothing named yet open a call there (one server's
+// argument deltas may overtake their output_item.added), which the
+// stream must name before its end.
+func (r *responsesDecoder) callItem(ev *sse.Event, find respFind) (*respItem, error) {
+	n, it, err := r.eventItem(ev, respCall, find)
 	switch {
 	case err != nil:
 		return nil, err
 	case it == nil:
-		return nil, r.outOfOrder(ev, fmt.Sprintf("function-call arguments for output item %d, which was never added", n))
+		it = r.open(n, respCall)
+		it.slot = len(r.b.blocks)
+		r.b.blocks = append(r.b.blocks, Block{Type: BlockToolCall, Call: it.call})
+		return it, nil
 	case it.kind != respCall:
 		return nil, r.outOfOrder(ev, fmt.Sprintf("function-call arguments for output item %d, a %v item", n, it.kind))
 	case it.done:
@@ -616,7 +809,7 @@ func (r *responsesDecoder) callItem(ev *sse.Event) (*respItem, error) {
 
 // argsDone is function_call_arguments.done: its full arguments win.
 func (r *responsesDecoder) argsDone(ev *sse.Event) error {
-	it, err := r.callItem(ev)
+	it, err := r.callItem(ev, findOldest)
 	if err != nil {
 		return err
 	}
@@ -637,8 +830,8 @@ func (r *responsesDecoder) argsDone(ev *sse.Event) error {
 // missing is sent: an id that changed at a call's end must not read as a
 // new call at the same index.
 func (r *responsesDecoder) header(it *respItem, callID, name span) error {
-	f := toolcall.Fragment{Index: it.index, Type: "function"}
-	p, started := r.b.assembler().Preview(it.index)
+	f := toolcall.Fragment{Index: it.call, Type: "function"}
+	p, started := r.b.assembler().Preview(it.call)
 	if r.doc.isString(callID) && p.ID == "" {
 		f.ID = string(r.doc.str(nil, callID))
 	}
@@ -662,12 +855,12 @@ func (r *responsesDecoder) fullArguments(it *respItem, s span) error {
 	}
 	b := r.b
 	r.arena = r.doc.str(r.arena[:0], s)
-	p, _ := b.assembler().Preview(it.index)
+	p, _ := b.assembler().Preview(it.call)
 	switch {
 	case bytes.Equal(p.Partial, r.arena):
 		return nil
 	case len(p.Partial) == 0:
-		if err := b.addFragment(toolcall.Fragment{Index: it.index, Arguments: string(r.arena)}); err != nil {
+		if err := b.addFragment(toolcall.Fragment{Index: it.call, Arguments: string(r.arena)}); err != nil {
 			return b.fail(err)
 		}
 		return nil
@@ -680,12 +873,12 @@ func (r *responsesDecoder) fullArguments(it *respItem, s span) error {
 		if c.kind != respCall {
 			continue
 		}
-		q, ok := b.asm.Preview(c.index)
+		q, ok := b.asm.Preview(c.call)
 		if !ok {
 			continue
 		}
-		f := toolcall.Fragment{Index: c.index, ID: q.ID, Name: q.Name, Type: "function", Arguments: string(q.Partial)}
-		if c.index == it.index {
+		f := toolcall.Fragment{Index: c.call, ID: q.ID, Name: q.Name, Type: "function", Arguments: string(q.Partial)}
+		if c == it {
 			f.Arguments = string(r.arena)
 		}
 		if err := fresh.Add(f); err != nil {
@@ -699,18 +892,57 @@ func (r *responsesDecoder) fullArguments(it *respItem, s span) error {
 
 // addItem is output_item.added.
 func (r *responsesDecoder) addItem(ev *sse.Event) error {
-	n, it, err := r.eventItem(ev)
+	n, it, err := r.eventItem(ev, r.itemKind(r.iType), findNew)
 	switch {
 	case err != nil:
 		return err
-	case it != nil:
-		return r.outOfOrder(ev, fmt.Sprintf("output item %d added twice", n))
 	case !r.item.ok():
 		return r.outOfOrder(ev, "output_item.added without an item")
 	}
 	r.b.progressed = true
+	if it != nil {
+		switch {
+		case !it.added && !it.done && it.kind == r.itemKind(r.iType):
+			return r.adopt(it) // its deltas came first
+		case it.kind == respCall && !it.done:
+			return r.outOfOrder(ev, fmt.Sprintf("output item %d added again while its call is open", n))
+		}
+		// Another item at the same output_index: Ollama gives a call the
+		// index of the message before it, older vLLM a message the index
+		// of the reasoning before it. The old item ends as it stands.
+		if !it.done {
+			if err := r.closeBare(it); err != nil {
+				return err
+			}
+		}
+		it.index = -1
+		took := it.took | 1<<it.kind
+		it, err = r.begin(n)
+		if it != nil {
+			it.took = took
+		}
+		return err
+	}
 	_, err = r.begin(n)
 	return err
+}
+
+// adopt completes an item that deltas opened with the item
+// output_item.added gives for it.
+func (r *responsesDecoder) adopt(it *respItem) error {
+	it.added = true
+	id := r.itemID()
+	switch {
+	case it.slot < 0: // reasoning
+		it.slot = len(r.b.blocks)
+		r.b.blocks = append(r.b.blocks, Block{Type: "reasoning", ID: id, Raw: slices.Clone(r.doc.data[r.item.start:r.item.end])})
+	case r.b.blocks[it.slot].ID == "":
+		r.b.blocks[it.slot].ID = id
+	}
+	if it.kind == respCall {
+		return r.header(it, r.iCallID, r.iName)
+	}
+	return nil
 }
 
 // begin opens item n from the item members just read and records its
@@ -718,13 +950,14 @@ func (r *responsesDecoder) addItem(ev *sse.Event) error {
 func (r *responsesDecoder) begin(n int) (*respItem, error) {
 	b := r.b
 	it := r.open(n, r.itemKind(r.iType))
+	it.added = true
 	it.slot = len(b.blocks)
 	id := r.itemID()
 	switch it.kind {
 	case respMessage:
 		b.blocks = append(b.blocks, Block{Type: BlockText, ID: id})
 	case respCall:
-		b.blocks = append(b.blocks, Block{Type: BlockToolCall, Call: n, ID: id})
+		b.blocks = append(b.blocks, Block{Type: BlockToolCall, Call: it.call, ID: id})
 		if r.doc.isString(r.iArgs) {
 			it.start = r.doc.str(nil, r.iArgs)
 		}
@@ -754,12 +987,14 @@ func (r *responsesDecoder) itemID() string {
 
 // doneItem is output_item.done.
 func (r *responsesDecoder) doneItem(ev *sse.Event) error {
-	n, it, err := r.eventItem(ev)
+	n, it, err := r.eventItem(ev, r.itemKind(r.iType), findOldest)
 	switch {
 	case err != nil:
 		return err
 	case !r.item.ok():
 		return r.outOfOrder(ev, "output_item.done without an item")
+	case it != nil && (it.done || r.iType.ok() && r.itemKind(r.iType) != it.kind) && it.took&(1<<r.itemKind(r.iType)) != 0:
+		return nil // late, for the item that gave up its index: it stands as it was ended
 	case it != nil && it.done:
 		return r.outOfOrder(ev, fmt.Sprintf("output item %d done twice", n))
 	case it != nil && r.iType.ok() && r.itemKind(r.iType) != it.kind:
@@ -779,11 +1014,14 @@ func (r *responsesDecoder) close(n int, it *respItem) error {
 			return err
 		}
 	}
-	it.done = true
+	it.done, it.added = true, true
 	r.cur = it
 	defer func() { r.cur = nil }()
 	switch it.kind {
 	case respMessage:
+		if blk := &r.b.blocks[it.slot]; blk.ID == "" {
+			blk.ID = r.itemID() // opened by a delta
+		}
 		return r.elements(r.iContent, (*responsesDecoder).messageContent)
 	case respCall:
 		if err := r.header(it, r.iCallID, r.iName); err != nil {
@@ -829,10 +1067,10 @@ func (r *responsesDecoder) startArguments(it *respItem) error {
 	if it.deltas || len(it.start) == 0 {
 		return nil
 	}
-	if p, _ := r.b.assembler().Preview(it.index); len(p.Partial) > 0 {
+	if p, _ := r.b.assembler().Preview(it.call); len(p.Partial) > 0 {
 		return nil
 	}
-	if err := r.b.addFragment(toolcall.Fragment{Index: it.index, Arguments: string(it.start)}); err != nil {
+	if err := r.b.addFragment(toolcall.Fragment{Index: it.call, Arguments: string(it.start)}); err != nil {
 		return r.b.fail(err)
 	}
 	return nil
@@ -877,6 +1115,7 @@ func (r *responsesDecoder) reasoningSummary(pos, i, depth int) (int, error) {
 	if err != nil {
 		return end, err
 	}
+	r.reasonBreak = true // each element is a part of its own
 	return end, r.fill(inReasoning, true, pos, r.cText)
 }
 
@@ -886,12 +1125,14 @@ func (r *responsesDecoder) reasoningContent(pos, i, depth int) (int, error) {
 	if err != nil {
 		return end, err
 	}
+	r.reasonBreak = true
 	return end, r.fill(inReasoning, false, pos, r.cText)
 }
 
-// fill appends the text at s to part p of r.cur unless that part has text.
+// fill appends the text at s to part p of r.cur unless that part has text
+// or deltas gave the item text of this kind (see doneText).
 func (r *responsesDecoder) fill(k bufKind, summary bool, p int, s span) error {
-	if r.cur.has(summary, p) || !r.doc.isString(s) || s.end-s.start == 2 {
+	if r.cur.streamed&textKind(k, summary) != 0 || r.cur.has(summary, p) || !r.doc.isString(s) || s.end-s.start == 2 {
 		return nil
 	}
 	return r.appendText(r.cur, k, summary, p, s)
@@ -910,8 +1151,12 @@ func (r *responsesDecoder) terminal(ev *sse.Event) error {
 		return err
 	}
 	for i := range r.items {
-		if !r.items[i].done {
-			if err := r.closeBare(&r.items[i]); err != nil {
+		it := &r.items[i]
+		if it.kind == respCall && !it.added {
+			return r.outOfOrder(ev, fmt.Sprintf("function-call arguments for output item %d, which was never added", it.index))
+		}
+		if !it.done {
+			if err := r.closeBare(it); err != nil {
 				return err
 			}
 		}

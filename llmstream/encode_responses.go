@@ -234,7 +234,22 @@ func responsesAssistant(m *Message, stateless bool) ([]json.RawMessage, error) {
 		}
 		out = append(out, raw)
 	}
+	// The API takes a reasoning item only with the output item that
+	// followed it ("... was provided without its required following
+	// item"): one the turn ended on (a length stop while reasoning) stays
+	// out.
+	for len(out) > 0 && isReasoning(out[len(out)-1]) {
+		out = out[:len(out)-1]
+	}
 	return out, nil
+}
+
+// isReasoning reports whether raw is a reasoning item.
+func isReasoning(raw json.RawMessage) bool {
+	var item struct {
+		Type string `json:"type"`
+	}
+	return json.Unmarshal(raw, &item) == nil && item.Type == "reasoning"
 }
 
 // keepRaw reports whether a raw block goes back: a reasoning item with no

@@ -341,12 +341,25 @@ func TestResponsesRules(t *testing.T) {
 		calls     string // id:name:arguments, joined by ";"
 		err       error
 	}{
-		{"a done text fills only a part no delta filled", textStream("ab") +
+		// vLLM numbered every delta as a part of its own, and its *.done
+		// events as yet other parts: a streamed item's done texts, whatever
+		// part they name, add nothing.
+		{"a streamed item takes no done text", textStream("ab") +
 			ev("response.output_text.done", `{"type":"response.output_text.done","output_index":0,"content_index":0,"text":"abc"}`) +
 			ev("response.output_text.done", `{"type":"response.output_text.done","output_index":0,"content_index":1,"text":"+second"}`) +
 			ev("response.content_part.done", `{"type":"response.content_part.done","output_index":0,"content_index":1,"part":{"type":"output_text","text":"+again"}}`) +
 			ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"id":"msg_1","type":"message","content":[{"type":"output_text","text":"x"},{"type":"output_text","text":"y"},{"type":"output_text","text":"+third"}]}}`) +
-			completed, "ab+second+third", "", "", nil},
+			completed, "ab", "", "", nil},
+		{"a done text fills only a part no other done text filled, of an item no delta gave text",
+			ev("response.output_item.added", `{"type":"response.output_item.added","output_index":0,"item":{"type":"message"}}`) +
+				ev("response.output_text.done", `{"type":"response.output_text.done","output_index":0,"content_index":0,"text":"one"}`) +
+				ev("response.content_part.done", `{"type":"response.content_part.done","output_index":0,"content_index":0,"part":{"type":"output_text","text":"one"}}`) +
+				ev("response.output_text.done", `{"type":"response.output_text.done","output_index":0,"content_index":1,"text":"+two"}`) +
+				ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"message","content":[{"type":"output_text","text":"one"},{"type":"output_text","text":"+two"},{"type":"output_text","text":"+three"}]}}`) +
+				completed, "one+two+three", "", "", nil},
+		{"a streamed refusal does not stop done text", textStream("a") +
+			ev("response.refusal.done", `{"type":"response.refusal.done","output_index":0,"content_index":1,"refusal":"no"}`) +
+			ev("response.output_text.done", `{"type":"response.output_text.done","output_index":0,"content_index":0,"text":"a"}`) + completed, "a", "", "", nil},
 		{"an empty delta fills nothing", textStream("") + ev("response.output_text.done", `{"type":"response.output_text.done","output_index":0,"content_index":0,"text":"full"}`) + completed,
 			"full", "", "", nil},
 		{"many parts", func() string {
@@ -356,15 +369,29 @@ func TestResponsesRules(t *testing.T) {
 			}
 			return b.String() + ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"message","content":[`+
 				strings.Repeat(`{"type":"output_text","text":"no"},`, 12)+`{"type":"output_text","text":"!"}]}}`) + completed
-		}(), "abcdefghijklmnopqrst!", "", "", nil},
+		}(), "abcdefghijklmnopqrst", "", "", nil},
+		{"many parts of a done item", ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"message","content":[`+
+			strings.Repeat(`{"type":"output_text","text":"a"},`, 12)+`{"type":"output_text","text":"!"}]}}`) + completed, strings.Repeat("a", 12) + "!", "", "", nil},
 		{"a delta for an item never added opens it", delta(3, 0, "lenient") + completed, "lenient", "", "", nil},
 		{"text deltas name their item by output_index, not item_id", delta(0, 0, "a") + delta(0, 0, "b") + delta(1, 0, "c") + completed, "abc", "", "", nil},
 		{"reasoning parts and items read as paragraphs",
 			ev("response.reasoning_summary_text.delta", `{"type":"response.reasoning_summary_text.delta","output_index":0,"summary_index":0,"delta":"one"}`) +
 				ev("response.reasoning_summary_text.delta", `{"type":"response.reasoning_summary_text.delta","output_index":0,"summary_index":0,"delta":" more"}`) +
-				ev("response.reasoning_summary_text.done", `{"type":"response.reasoning_summary_text.done","output_index":0,"summary_index":1,"text":"two"}`) +
+				ev("response.reasoning_summary_text.done", `{"type":"response.reasoning_summary_text.done","output_index":0,"summary_index":0,"text":"one more"}`) +
+				ev("response.reasoning_summary_text.delta", `{"type":"response.reasoning_summary_text.delta","output_index":0,"summary_index":1,"delta":"two"}`) +
+				ev("response.reasoning_summary_part.added", `{"type":"response.reasoning_summary_part.added","output_index":0,"summary_index":2,"part":{"type":"summary_text","text":""}}`) +
+				ev("response.reasoning_summary_text.delta", `{"type":"response.reasoning_summary_text.delta","output_index":0,"summary_index":2,"delta":"2b"}`) +
 				ev("response.reasoning_text.delta", `{"type":"response.reasoning_text.delta","output_index":2,"content_index":0,"delta":"three"}`) + completed,
-			"", "one more\n\ntwo\n\nthree", "", nil},
+			"", "one more\n\ntwo\n\n2b\n\nthree", "", nil},
+		// vLLM numbered every reasoning delta as a part of its own.
+		{"a new part index with no part event between is no paragraph",
+			ev("response.reasoning_text.delta", `{"type":"response.reasoning_text.delta","output_index":0,"content_index":1,"delta":"one"}`) +
+				ev("response.reasoning_text.delta", `{"type":"response.reasoning_text.delta","output_index":0,"content_index":2,"delta":" two"}`) +
+				ev("response.reasoning_text.done", `{"type":"response.reasoning_text.done","output_index":0,"content_index":3,"text":"one two"}`) + completed,
+			"", "one two", "", nil},
+		{"the parts of a done reasoning item read as paragraphs",
+			ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"reasoning","summary":[{"type":"summary_text","text":"one"},{"type":"summary_text","text":"two"}]}}`) + completed,
+			"", "one\n\ntwo", "", nil},
 		{"call_id is the id, the done arguments win, a changed call_id does not split the call", callStart(0, "call_a", "f") +
 			ev("response.function_call_arguments.delta", `{"type":"response.function_call_arguments.delta","output_index":0,"delta":"{\"a\":1}"}`) +
 			ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"function_call","call_id":"call_other","name":"g","arguments":"{\"a\":2}"}}`) + completed,
@@ -393,14 +420,65 @@ func TestResponsesRules(t *testing.T) {
 		{"events after the terminal one are not read", textStream("a") + completed + "data: not json\n\n", "a", "", "", nil},
 
 		{"arguments for an item never added", ev("response.function_call_arguments.delta", `{"type":"response.function_call_arguments.delta","output_index":0,"delta":"{}"}`) + completed, "", "", "", llmstream.ErrOutOfOrder},
-		{"an item added twice", textStream("a") + ev("response.output_item.added", `{"type":"response.output_item.added","output_index":0,"item":{"type":"message"}}`) + completed, "a", "", "", llmstream.ErrOutOfOrder},
+		{"arguments for an item never added, then other items", ev("response.function_call_arguments.delta", `{"type":"response.function_call_arguments.delta","output_index":3,"delta":"{}"}`) +
+			callStart(0, "c", "f") + completed, "", "", "", llmstream.ErrOutOfOrder},
+		// Ollama adds its first call at the output_index of the message
+		// before it, which it leaves open; older vLLM its message at the
+		// reasoning's.
+		{"an item added at a used output_index ends the item there", textStream("a") + callStart(0, "c", "f") +
+			ev("response.function_call_arguments.delta", `{"type":"response.function_call_arguments.delta","output_index":0,"delta":"{}"}`) +
+			ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"function_call"}}`) +
+			ev("response.output_item.added", `{"type":"response.output_item.added","output_index":0,"item":{"type":"function_call","call_id":"c2","name":"g"}}`) +
+			ev("response.function_call_arguments.delta", `{"type":"response.function_call_arguments.delta","output_index":0,"delta":"[1]"}`) +
+			ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"function_call","call_id":"c2","name":"g","arguments":"[1]"}}`) +
+			callStart(1, "c3", "h") + completed, "a", "", "c:f:{};c2:g:[1];c3:h:{}", nil},
+		// open-responses-server numbers its message 0 and its calls from 0,
+		// and may close the message last.
+		{"a late output_item.done for the item that gave up its index", textStream("a") + callStart(0, "c", "f") +
+			ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"function_call","call_id":"c","arguments":"{}"}}`) +
+			ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"message","content":[{"type":"output_text","text":"a"}]}}`) + completed,
+			"a", "", "c:f:{}", nil},
+		{"an item added twice", textStream("a") + ev("response.output_item.added", `{"type":"response.output_item.added","output_index":0,"item":{"type":"message"}}`) + delta(0, 0, "b") + completed, "ab", "", "", nil},
+		{"an item added over an open call", callStart(0, "c", "f") + ev("response.output_item.added", `{"type":"response.output_item.added","output_index":0,"item":{"type":"message"}}`) + completed, "", "", "", llmstream.ErrOutOfOrder},
+		// A server's argument deltas may overtake their output_item.added.
+		{"arguments before their item", ev("response.function_call_arguments.delta", `{"type":"response.function_call_arguments.delta","output_index":1,"delta":"{\"a\""}`) +
+			callStart(0, "c0", "f") + callStart(1, "c1", "g") +
+			ev("response.function_call_arguments.delta", `{"type":"response.function_call_arguments.delta","output_index":1,"delta":":1}"}`) + completed,
+			"", "", "c0:f:{};c1:g:{\"a\":1}", nil},
+		{"arguments named only by their output_item.done", ev("response.function_call_arguments.delta", `{"type":"response.function_call_arguments.delta","output_index":0,"delta":"[2]"}`) +
+			ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"function_call","call_id":"c","name":"f"}}`) + completed,
+			"", "", "c:f:[2]", nil},
+		{"text before its item", delta(0, 0, "a") + ev("response.output_item.added", `{"type":"response.output_item.added","output_index":0,"item":{"type":"message"}}`) + delta(0, 0, "b") + completed, "ab", "", "", nil},
+		{"arguments before an item of another type", ev("response.function_call_arguments.delta", `{"type":"response.function_call_arguments.delta","output_index":0,"delta":"{}"}`) +
+			textStream("a") + completed, "", "", "", llmstream.ErrOutOfOrder},
 		{"an item done twice", textStream("a") + ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"message"}}`) +
 			ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"message"}}`) + completed, "a", "", "", llmstream.ErrOutOfOrder},
 		{"a delta after the item's done", textStream("a") + ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"message"}}`) + delta(0, 0, "b") + completed, "a", "", "", llmstream.ErrOutOfOrder},
 		{"text for a call", callStart(0, "c", "f") + delta(0, 0, "b") + completed, "", "", "", llmstream.ErrOutOfOrder},
 		{"arguments for a message", textStream("a") + ev("response.function_call_arguments.delta", `{"type":"response.function_call_arguments.delta","output_index":0,"delta":"{}"}`) + completed, "a", "", "", llmstream.ErrOutOfOrder},
 		{"an item done as another type", textStream("a") + ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"function_call"}}`) + completed, "a", "", "", llmstream.ErrOutOfOrder},
-		{"no output_index", ev("response.output_text.delta", `{"type":"response.output_text.delta","delta":"a"}`) + completed, "", "", "", llmstream.ErrOutOfOrder},
+		// llama.cpp sends no output_index: a delta goes to the newest open
+		// item of its kind, a done event to the one with its call_id or id,
+		// else the oldest, a new item to the next index.
+		{"no output_index", ev("response.output_text.delta", `{"type":"response.output_text.delta","delta":"a"}`) +
+			ev("response.output_text.delta", `{"type":"response.output_text.delta","output_index":null,"delta":"b"}`) + completed, "ab", "", "", nil},
+		{"no output_index, calls closed out of order by call_id",
+			ev("response.output_item.added", `{"type":"response.output_item.added","item":{"type":"function_call","call_id":"c1","name":"f"}}`) +
+				ev("response.function_call_arguments.delta", `{"type":"response.function_call_arguments.delta","delta":"[1"}`) +
+				ev("response.output_item.added", `{"type":"response.output_item.added","item":{"type":"function_call","call_id":"c2","name":"g"}}`) +
+				ev("response.function_call_arguments.delta", `{"type":"response.function_call_arguments.delta","delta":"[2"}`) +
+				ev("response.output_item.done", `{"type":"response.output_item.done","item":{"type":"function_call","call_id":"c2","name":"g","arguments":"[2]"}}`) +
+				ev("response.output_item.done", `{"type":"response.output_item.done","item":{"type":"function_call","call_id":"c1","name":"f","arguments":"[1]"}}`) + completed,
+			"", "", "c1:f:[1];c2:g:[2]", nil},
+		{"no output_index, items closed oldest first",
+			ev("response.output_item.added", `{"type":"response.output_item.added","item":{"type":"function_call","name":"f"}}`) +
+				ev("response.output_item.added", `{"type":"response.output_item.added","item":{"type":"function_call","name":"g"}}`) +
+				ev("response.output_item.done", `{"type":"response.output_item.done","item":{"type":"function_call","arguments":"[1]"}}`) +
+				ev("response.output_item.done", `{"type":"response.output_item.done","item":{"type":"function_call","arguments":"[2]"}}`) +
+				ev("response.output_item.done", `{"type":"response.output_item.done","item":{"type":"function_call","call_id":"c3","name":"h","arguments":"[3]"}}`) + completed,
+			"", "", "call_0:f:[1];call_1:g:[2];c3:h:[3]", nil},
+		{"no output_index after indexed items", textStream("a") + ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"type":"message"}}`) +
+			ev("response.output_text.delta", `{"type":"response.output_text.delta","delta":"b"}`) + completed, "ab", "", "", nil},
 		{"a negative output_index", ev("response.output_text.delta", `{"type":"response.output_text.delta","output_index":-1,"delta":"a"}`) + completed, "", "", "", llmstream.ErrOutOfOrder},
 		{"a fractional content_index", ev("response.output_text.delta", `{"type":"response.output_text.delta","output_index":0,"content_index":0.5,"delta":"a"}`) + completed, "", "", "", llmstream.ErrOutOfOrder},
 		{"an output_index past the limit", ev("response.output_text.delta", `{"type":"response.output_text.delta","output_index":1073741824,"delta":"a"}`) + completed, "", "", "", llmstream.ErrOutOfOrder},
@@ -569,5 +647,77 @@ func TestResponsesKeepsTheKeyOut(t *testing.T) {
 	var api *llmstream.APIError
 	if !errors.As(err, &api) || strings.Contains(err.Error(), key) || strings.Contains(api.Message, key) || api.Kind != llmstream.ErrorAuthentication {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestResponsesTrailingReasoningStaysOut: a turn that stopped while
+// reasoning (a length stop) has a reasoning item and nothing after it; the
+// API refuses such an item ("... of type 'reasoning' was provided without
+// its required following item"), so the next request leaves it out, and
+// keeps one that something follows.
+func TestResponsesTrailingReasoningStaysOut(t *testing.T) {
+	reasoning := `{"id":"rs_1","type":"reasoning","summary":[{"type":"summary_text","text":"Thinking."}],"encrypted_content":"gAAAAB1"}`
+	stream := ev("response.output_item.added", `{"type":"response.output_item.added","output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[]}}`) +
+		ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":`+reasoning+`}`) +
+		ev("response.incomplete", `{"type":"response.incomplete","response":{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"}}}`)
+	cut, err := llmstream.ReadMessage(strings.NewReader(stream), responses)
+	if err != nil || cut.StopReason != llmstream.StopLength || cut.Continuity == nil {
+		t.Fatalf("%v, stop %v, continuity %v", err, cut.StopReason, cut.Continuity)
+	}
+	answered := cut
+	answered.Content = "Done."
+	answered.Continuity = &llmstream.Continuity{Dialect: llmstream.DialectResponses, Blocks: append(append([]llmstream.Block(nil), cut.Continuity.Blocks...), llmstream.Block{Type: llmstream.BlockText, Bytes: 5, ID: "msg_1"})}
+	for _, tc := range []struct {
+		name string
+		m    llmstream.Message
+		want []any
+	}{
+		{"nothing after it", cut, nil},
+		{"a message after it", answered, []any{"reasoning", "message"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newAnthropicServer(t, "responses_text")
+			conv := []llmstream.Message{{Role: "user", Content: "hi"}, tc.m, {Role: "user", Content: "go on"}}
+			if _, err := responsesClient(srv.URL).Stream(t.Context(), llmstream.Request{Messages: conv}); err != nil {
+				t.Fatal(err)
+			}
+			input := srv.bodies[0]["input"].([]any)
+			var types []any
+			for _, it := range input[1 : len(input)-1] {
+				types = append(types, it.(map[string]any)["type"])
+			}
+			if diff := cmp.Diff(tc.want, types); diff != "" {
+				t.Errorf("the assistant's items (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestResponsesNoIndexDoneMatchLimit: with no output_index, an
+// output_item.done is matched by its id among the 64 oldest open items of
+// its kind (so that many open items keep the stream linear), else closes
+// the oldest.
+func TestResponsesNoIndexDoneMatchLimit(t *testing.T) {
+	for _, tc := range []struct{ open, want int }{{63, 63}, {64, 64}, {65, 1}} { // want: the block, after the reasoning's
+		var b strings.Builder
+		// A reasoning item, so that the message keeps its blocks.
+		b.WriteString(ev("response.output_item.done", `{"type":"response.output_item.done","item":{"type":"reasoning","id":"rs","encrypted_content":"e"}}`))
+		for i := range tc.open {
+			b.WriteString(ev("response.output_item.added", `{"type":"response.output_item.added","item":{"type":"message","id":"m`+itoa(i)+`"}}`))
+		}
+		b.WriteString(ev("response.output_item.done", `{"type":"response.output_item.done","item":{"type":"message","id":"m`+itoa(tc.open-1)+`","content":[{"type":"output_text","text":"x"}]}}`))
+		m, err := llmstream.ReadMessage(strings.NewReader(b.String()+completed), responses)
+		if err != nil || m.Content != "x" || m.Continuity == nil {
+			t.Fatalf("%d open: %v, %q", tc.open, err, m.Content)
+		}
+		got := -1
+		for i, blk := range m.Continuity.Blocks {
+			if blk.Bytes > 0 {
+				got = i
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%d open: the text went to item %d, want %d", tc.open, got, tc.want)
+		}
 	}
 }

@@ -32,9 +32,12 @@ func TestOpenAIGoResponses(t *testing.T) {
 	for _, interleave := range []bool{false, true} {
 		t.Run(map[bool]string{false: "sequential", true: "interleaved"}[interleave], func(t *testing.T) {
 			srv := llmstreamtest.NewTestServer(t, llmstreamtest.WithInterleavedCalls(interleave), llmstreamtest.WithTurns(responsesTurn, responsesTurn))
-			streamed, final, err := streamOpenAIGoResponses(srv)
+			streamed, final, reasoning, err := streamOpenAIGoResponses(srv)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if reasoning != responsesTurn.Reasoning {
+				t.Errorf("openai-go's reasoning summary %q, want %q", reasoning, responsesTurn.Reasoning)
 			}
 			want := result{Content: want.Content, Calls: want.Calls, Finish: "completed"}
 			if diff := cmp.Diff(want, streamed); diff != "" {
@@ -57,6 +60,9 @@ func TestOpenAIGoResponses(t *testing.T) {
 			if diff := cmp.Diff(want, ours); diff != "" {
 				t.Errorf("airlock (-want +got):\n%s", diff)
 			}
+			if m.Reasoning != responsesTurn.Reasoning || m.Continuity == nil || m.Continuity.Blocks[0].Type != "reasoning" {
+				t.Errorf("airlock's reasoning %q, continuity %+v", m.Reasoning, m.Continuity)
+			}
 
 			reqs := srv.Requests()
 			r := reqs[0]
@@ -71,8 +77,10 @@ func TestOpenAIGoResponses(t *testing.T) {
 
 // streamOpenAIGoResponses streams with openai-go and assembles the calls
 // two ways: from the events, keyed by output_index as the API documents,
-// and from the output of the completed response.
-func streamOpenAIGoResponses(srv *llmstreamtest.Server) (streamed, final result, err error) {
+// and from the output of the completed response; and the reasoning
+// summary from its deltas, checked against the completed response's
+// reasoning item (with its encrypted content).
+func streamOpenAIGoResponses(srv *llmstreamtest.Server) (streamed, final result, reasoning string, err error) {
 	client := openaigo.NewClient(
 		option.WithBaseURL(srv.URL+"/v1/"),
 		option.WithAPIKey("sk-test"),
@@ -96,7 +104,7 @@ func streamOpenAIGoResponses(srv *llmstreamtest.Server) (streamed, final result,
 		done     string
 	}
 	calls := map[int64]*building{}
-	var text strings.Builder
+	var text, summary strings.Builder
 	var completed *responses.Response
 	for stream.Next() {
 		ev := stream.Current()
@@ -108,25 +116,27 @@ func streamOpenAIGoResponses(srv *llmstreamtest.Server) (streamed, final result,
 		case "response.function_call_arguments.delta":
 			c, ok := calls[ev.OutputIndex]
 			if !ok {
-				return result{}, result{}, errors.New("arguments for an item never added")
+				return result{}, result{}, "", errors.New("arguments for an item never added")
 			}
 			c.args.WriteString(ev.Delta)
 		case "response.function_call_arguments.done":
 			calls[ev.OutputIndex].done = ev.Arguments
 		case "response.output_text.delta":
 			text.WriteString(ev.Delta)
+		case "response.reasoning_summary_text.delta":
+			summary.WriteString(ev.Delta)
 		case "response.completed":
 			r := ev.Response
 			completed = &r
 		case "error", "response.failed":
-			return result{}, result{}, errors.New("the stream failed: " + ev.Message)
+			return result{}, result{}, "", errors.New("the stream failed: " + ev.Message)
 		}
 	}
 	if err := stream.Err(); err != nil {
-		return result{}, result{}, err
+		return result{}, result{}, "", err
 	}
 	if completed == nil {
-		return result{}, result{}, errors.New("no response.completed")
+		return result{}, result{}, "", errors.New("no response.completed")
 	}
 	streamed = result{Content: text.String(), Finish: string(completed.Status)}
 	indexes := make([]int64, 0, len(calls))
@@ -137,15 +147,20 @@ func streamOpenAIGoResponses(srv *llmstreamtest.Server) (streamed, final result,
 	for _, i := range indexes {
 		c := calls[i]
 		if c.done != c.args.String() {
-			return result{}, result{}, errors.New("the deltas and function_call_arguments.done differ")
+			return result{}, result{}, "", errors.New("the deltas and function_call_arguments.done differ")
 		}
 		streamed.Calls = append(streamed.Calls, call{c.id, c.name, c.done})
 	}
 	final = result{Content: completed.OutputText(), Finish: string(completed.Status)}
 	for _, item := range completed.Output {
-		if item.Type == "function_call" {
+		switch item.Type {
+		case "function_call":
 			final.Calls = append(final.Calls, call{item.CallID, item.Name, item.Arguments.OfString})
+		case "reasoning":
+			if len(item.Summary) != 1 || item.Summary[0].Text != summary.String() || item.EncryptedContent == "" {
+				return result{}, result{}, "", errors.New("the completed reasoning item differs from the deltas or has no encrypted content")
+			}
 		}
 	}
-	return streamed, final, nil
+	return streamed, final, summary.String(), nil
 }
