@@ -89,11 +89,13 @@ const (
 	// [Message.Continuity] and go back in the next request.
 	// [Request.Extra] may set "store", "include" and "reasoning" in place of
 	// the dialect's own. OpenAI refuses that include for a model that does
-	// not reason (gpt-4o, gpt-4.1: "Encrypted content is not supported with
-	// this model"), and the reasoning summary asked for with
-	// [Request.ReasoningEffort] for an organization it has not verified:
-	// Extra {"include": []} and {"reasoning": {"effort": "low"}} send
-	// neither.
+	// not reason ("Encrypted content is not supported with this model"), so
+	// it is left out for the GPT-4 and GPT-3.5 families, chatgpt-* and the
+	// *-chat-latest aliases unless [Request.ReasoningEffort] is set;
+	// another model that does not reason (an Azure deployment's own name)
+	// needs Extra {"include": []}. OpenAI refuses the reasoning summary
+	// asked for with [Request.ReasoningEffort] for an organization it has
+	// not verified: Extra {"reasoning": {"effort": "low"}} asks for none.
 	DialectResponses
 	// DialectGemini is Google's Gemini API: POST
 	// {base}/models/{model}:streamGenerateContent?alt=sse (base

@@ -8,9 +8,10 @@ import (
 // This file writes Responses API requests from the neutral Request.
 //
 // The request is stateless by default: "store": false, with "include":
-// ["reasoning.encrypted_content"], so that the reasoning items a response
-// carries come back with their encrypted content and go back in the next
-// request whole, with no state kept on the server. Request.Extra may set
+// ["reasoning.encrypted_content"] (left out for models that do not reason,
+// which refuse it), so that the reasoning items a response carries come
+// back with their encrypted content and go back in the next request whole,
+// with no state kept on the server. Request.Extra may set
 // "store", "include" and "reasoning" itself for this dialect: what it sets
 // replaces what the dialect would write (the only members Extra may
 // replace), so {"store": true} keeps the conversation on the server and
@@ -48,6 +49,24 @@ type respReasoningSetting struct {
 	Summary string `json:"summary"`
 }
 
+// nonReasoningModel reports whether model names one of OpenAI's models
+// that do not reason, which refuse "include":
+// ["reasoning.encrypted_content"] with a 400 ("Encrypted content is not
+// supported with this model"): the GPT-4 and GPT-3.5 families, chatgpt-*
+// and the *-chat-latest aliases (gpt-5-chat-latest). A provider prefix
+// ("openai/gpt-4o") is looked through. Any other name, and no name, may
+// reason: a model that reasons and is not asked for its encrypted
+// reasoning loses it between turns without a word, which is worse than a
+// 400 that names the cause.
+func nonReasoningModel(model string) bool {
+	m := strings.ToLower(model)
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:]
+	}
+	return strings.HasPrefix(m, "gpt-4") || strings.HasPrefix(m, "gpt-3.5") ||
+		strings.HasPrefix(m, "chatgpt-") || strings.Contains(m, "chat-latest")
+}
+
 // encode writes the Responses request: system and developer messages
 // become "instructions"; user messages, an assistant's text and calls
 // (function_call items), tool answers (function_call_output items) become
@@ -63,7 +82,7 @@ func (responsesProtocol) encode(r *Request, _ *config) ([]byte, error) {
 	if !extraStore {
 		w.Store = new(bool)
 	}
-	if _, ok := r.Extra["include"]; !ok {
+	if _, ok := r.Extra["include"]; !ok && (r.ReasoningEffort != "" || !nonReasoningModel(r.Model)) {
 		w.Include = []string{"reasoning.encrypted_content"}
 	}
 	if _, ok := r.Extra["reasoning"]; !ok && r.ReasoningEffort != "" {
