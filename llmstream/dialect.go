@@ -119,7 +119,11 @@ const (
 	//
 	// The stream ends properly at its end after a candidate carried a
 	// finishReason. A request without a model fails with
-	// [ErrInvalidRequest]: the URL names it.
+	// [ErrInvalidRequest]: the URL names it. Gemini 3 and later models
+	// refuse calls sent back without their thoughtSignature, so for them an
+	// assistant message whose calls are all unsigned (from another dialect,
+	// or saved without its Continuity) gets Google's documented placeholder,
+	// "skip_thought_signature_validator", on its first call.
 	DialectGemini
 
 	dialectEnd

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 )
 
 // This file writes Gemini generateContent requests from the neutral
@@ -94,9 +96,12 @@ type gemResponse struct {
 // after them are one user turn); an assistant's calls become functionCall
 // parts, each tool answer a functionResponse part named after the call it
 // answers, and an assistant's Gemini state (thought parts, signatures,
-// call ids) goes back where it was.
+// call ids) goes back where it was. For Gemini 3 and later, an assistant
+// whose calls are all unsigned gets Google's sentinel on its first one (see
+// geminiSkipSignature).
 func (geminiProtocol) encode(r *Request, _ *config) ([]byte, error) {
 	w := gemRequest{Contents: []gemContent{}}
+	checked := geminiChecksSignatures(r.Model)
 	var system []json.RawMessage
 	for i := range r.Messages {
 		m := &r.Messages[i]
@@ -116,6 +121,9 @@ func (geminiProtocol) encode(r *Request, _ *config) ([]byte, error) {
 		case "assistant":
 			role = "model"
 			parts, err = geminiAssistant(m)
+			if err == nil && checked {
+				err = signStep(parts)
+			}
 		case "tool":
 			role = "user"
 			parts, err = geminiToolAnswer(r.Messages[:i], m)
@@ -279,6 +287,83 @@ func geminiAssistant(m *Message) ([]json.RawMessage, error) {
 		out = append(out, part)
 	}
 	return out, nil
+}
+
+// geminiSkipSignature is the thoughtSignature Google documents for a call
+// whose real one is not at hand, which Gemini takes without validating it
+// (https://ai.google.dev/gemini-api/docs/thought-signatures). Gemini 3
+// refuses a model turn with unsigned calls (400 "Function call is missing
+// a thought_signature in functionCall parts"). A conversation has such calls
+// whenever they did not come from Gemini with their state: from another
+// dialect, a hand-built or trimmed history, a message edited so that its
+// state no longer fits it.
+const geminiSkipSignature = "skip_thought_signature_validator"
+
+// geminiChecksSignatures reports whether model is Gemini 3 or later, which
+// validates call signatures: "gemini-<major>" followed by "." or "-", with
+// major 3 or more, alone or after "models/" or a path ending in "/models/"
+// (Vertex's "publishers/google/models/..."). Other names (tuned models,
+// "gemini-exp-1206", "learnlm-...") are not taken for one.
+func geminiChecksSignatures(model string) bool {
+	model = strings.TrimSpace(model)
+	if i := strings.LastIndexByte(model, '/'); i >= 0 {
+		if dir := model[:i+1]; dir != "models/" && !strings.HasSuffix(dir, "/models/") {
+			return false
+		}
+		model = model[i+1:]
+	}
+	rest, ok := strings.CutPrefix(model, "gemini-")
+	if !ok {
+		return false
+	}
+	n := 0
+	for n < len(rest) && '0' <= rest[n] && rest[n] <= '9' {
+		n++
+	}
+	if n == 0 || n == len(rest) || (rest[n] != '.' && rest[n] != '-') {
+		return false
+	}
+	major, err := strconv.Atoi(rest[:n])
+	return err == nil && major >= 3
+}
+
+// signStep puts geminiSkipSignature on the first functionCall part of one
+// assistant message's parts when none of them is signed. The message is one
+// step of the model's: Gemini signs the first call of a step and leaves its
+// parallel calls unsigned, so those stay as they are; consecutive assistant
+// messages, sent as one model content, are each a step of their own. A real
+// signature is never replaced.
+func signStep(parts []json.RawMessage) error {
+	first := -1
+	for i, raw := range parts {
+		var p struct {
+			FunctionCall     json.RawMessage `json:"functionCall"`
+			ThoughtSignature string          `json:"thoughtSignature"`
+		}
+		if json.Unmarshal(raw, &p) != nil || len(p.FunctionCall) == 0 || string(p.FunctionCall) == "null" {
+			continue
+		}
+		if p.ThoughtSignature != "" {
+			return nil
+		}
+		if first < 0 {
+			first = i
+		}
+	}
+	if first < 0 {
+		return nil
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(parts[first], &members); err != nil {
+		return err
+	}
+	members["thoughtSignature"] = json.RawMessage(strconv.Quote(geminiSkipSignature))
+	part, err := json.Marshal(members)
+	if err != nil {
+		return err
+	}
+	parts[first] = part
+	return nil
 }
 
 // geminiCallPart is a call as a functionCall part. Arguments that are not

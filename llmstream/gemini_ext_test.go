@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/airlock-go/airlock/llmstream"
+	"github.com/airlock-go/airlock/llmstream/llmstreamtest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -290,6 +291,67 @@ func TestGeminiForeignCalls(t *testing.T) {
 	conv[3].Name = ""
 	if _, err := geminiClient(srv).Stream(t.Context(), llmstream.Request{Messages: conv}); !errors.Is(err, llmstream.ErrInvalidRequest) {
 		t.Errorf("err = %v, want ErrInvalidRequest", err)
+	}
+}
+
+// TestGeminiReplayToGemini3: a conversation begun with a chat-completions
+// provider goes on with Gemini 3, which refuses calls without a signature:
+// the first call of the chat step goes with Google's sentinel, the parallel
+// one without, and a call Gemini signed itself keeps its own signature, as
+// the test server reads them back.
+func TestGeminiReplayToGemini3(t *testing.T) {
+	srv := llmstreamtest.NewTestServer(t, llmstreamtest.WithTurns(
+		llmstreamtest.Turn{ToolCalls: []llmstreamtest.Call{{Name: "read_file", Arguments: `{"path":"go.mod"}`}, {Name: "read_file", Arguments: `{"path":"main.go"}`}}},
+		llmstreamtest.Turn{ToolCalls: []llmstreamtest.Call{{Name: "list_dir", Arguments: `{"path":"."}`}}, Signature: "Z2VtaW5pLW93bg=="},
+		llmstreamtest.Turn{Text: "done"},
+	))
+	chat := llmstream.NewClient(srv.ClientOptions()...)
+	gemini := llmstream.NewClient(append(srv.ClientOptions(), llmstream.WithDialect(llmstream.DialectGemini), llmstream.WithModel("gemini-3-pro-preview"))...)
+
+	conv := []llmstream.Message{{Role: "user", Content: "read both"}}
+	m, err := chat.Stream(t.Context(), llmstream.Request{Messages: conv})
+	if err != nil || len(m.ToolCalls) != 2 {
+		t.Fatalf("chat: %v, %d calls", err, len(m.ToolCalls))
+	}
+	conv = append(conv, m, llmstream.Message{Role: "tool", ToolCallID: m.ToolCalls[0].ID, Content: "module x"},
+		llmstream.Message{Role: "tool", ToolCallID: m.ToolCalls[1].ID, Content: "package main"})
+	if m, err = gemini.Stream(t.Context(), llmstream.Request{Messages: conv}); err != nil || len(m.ToolCalls) != 1 {
+		t.Fatalf("gemini: %v, %d calls", err, len(m.ToolCalls))
+	}
+	conv = append(conv, m, llmstream.Message{Role: "tool", ToolCallID: m.ToolCalls[0].ID, Content: "go.mod main.go"})
+	if _, err := gemini.Stream(t.Context(), llmstream.Request{Messages: conv}); err != nil {
+		t.Fatal(err)
+	}
+
+	// The signatures of each call of each assistant message, as sent.
+	signatures := func(r llmstreamtest.Request) [][]string {
+		var out [][]string
+		for _, m := range r.Messages {
+			if m.Role != "assistant" {
+				continue
+			}
+			sigs := make([]string, len(m.ToolCalls))
+			if c := m.Continuity; c != nil {
+				for _, b := range c.Blocks {
+					if b.Type == llmstream.BlockToolCall {
+						sigs[b.Call] = b.Signature
+					}
+				}
+			}
+			out = append(out, sigs)
+		}
+		return out
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	const skip = "skip_thought_signature_validator"
+	if diff := cmp.Diff([][]string{{skip, ""}}, signatures(reqs[1])); diff != "" {
+		t.Errorf("second request's call signatures (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([][]string{{skip, ""}, {"Z2VtaW5pLW93bg=="}}, signatures(reqs[2])); diff != "" {
+		t.Errorf("third request's call signatures (-want +got):\n%s", diff)
 	}
 }
 
