@@ -19,6 +19,12 @@
 // known one; an AIRLOCK_ variable that is no setting gets a warning. Exit
 // status 1 means the run stopped on an error, 130 that it was interrupted.
 //
+// The file tools stay inside the workspace (an os.Root: no absolute path,
+// no "..", no symlink out), read and write UTF-8 text only, and leave
+// hidden files alone: .env and .git/config hold credentials the model
+// would send to its provider, .git/hooks and .envrc hold code that runs
+// later. write_file is off unless --allow-write.
+//
 // On a terminal the output is redrawn in place: each tool call is shown
 // while its arguments stream, under it a status line. Piped, the same
 // transcript is written plainly, one line per call.

@@ -54,25 +54,25 @@ func (w *workspace) tools() []agentloop.Tool {
 	return []agentloop.Tool{
 		{
 			Name:        "list_files",
-			Description: "List files and directories under a directory of the workspace, recursively (directories end in /; .git, node_modules and hidden directories are skipped).",
+			Description: "List files and directories under a directory of the workspace, recursively (directories end in /; node_modules and hidden files and directories such as .git and .env are skipped).",
 			Parameters:  json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"directory relative to the workspace; default \".\""},"max_entries":{"type":"integer","minimum":1,"maximum":1000,"description":"default 200"}},"additionalProperties":false}`),
 			Run:         w.listFiles,
 		},
 		{
 			Name:        "read_file_safe",
-			Description: "Read a UTF-8 text file of the workspace. Paths are relative to the workspace; binary files, large files and anything outside the workspace are refused.",
+			Description: "Read a UTF-8 text file of the workspace. Paths are relative to the workspace; binary files, large files, hidden files and anything outside the workspace are refused.",
 			Parameters:  json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"file path relative to the workspace"}},"required":["path"],"additionalProperties":false}`),
 			Run:         w.readFile,
 		},
 		{
 			Name:        "search",
-			Description: "Find lines containing a literal text in the workspace's text files; returns path:line: text.",
+			Description: "Find lines containing a literal text in the workspace's text files (hidden ones skipped); returns path:line: text.",
 			Parameters:  json.RawMessage(`{"type":"object","properties":{"pattern":{"type":"string","description":"literal text, case-sensitive"},"path":{"type":"string","description":"directory to search; default \".\""},"max_results":{"type":"integer","minimum":1,"maximum":200,"description":"default 50"}},"required":["pattern"],"additionalProperties":false}`),
 			Run:         w.search,
 		},
 		{
 			Name:        "write_file",
-			Description: "Write a text file in the workspace (replacing it). Refused unless the user started the agent with --allow-write.",
+			Description: "Write a text file in the workspace (replacing it); hidden paths are refused. Refused unless the user started the agent with --allow-write.",
 			Parameters:  json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"],"additionalProperties":false}`),
 			Run:         w.writeFile,
 		},
@@ -177,6 +177,9 @@ func (w *workspace) readFile(_ context.Context, args json.RawMessage) (string, e
 	if err != nil {
 		return "", err
 	}
+	if err := refuseHidden(p); err != nil {
+		return "", err
+	}
 	data, err := w.readText(p)
 	if err != nil {
 		return "", err
@@ -186,14 +189,39 @@ func (w *workspace) readFile(_ context.Context, args json.RawMessage) (string, e
 
 // skipDir reports whether a walk should not enter the directory name.
 func skipDir(name string) bool {
-	return name == "node_modules" || (strings.HasPrefix(name, ".") && name != "." && name != "..")
+	return name == "node_modules" || isHidden(name)
+}
+
+// isHidden reports whether a file or directory name is hidden (".env",
+// ".git"). Hidden files are where credentials live (.env, .netrc, a
+// remote's token in .git/config) and where tools keep what they run
+// (.git/hooks, .envrc, .vscode/tasks.json): the tools neither show their
+// contents to the model, which would send them to its provider, nor let it
+// write there, which would let it plant code that runs later.
+func isHidden(name string) bool {
+	return strings.HasPrefix(name, ".") && name != "." && name != ".."
+}
+
+// refuseHidden refuses a path (slash form, cleaned) that names a hidden
+// file or passes through a hidden directory.
+func refuseHidden(p string) error {
+	for _, part := range strings.Split(p, "/") {
+		if isHidden(part) {
+			return refuse("%s: hidden files and directories are off limits to the tools", p)
+		}
+	}
+	return nil
 }
 
 // walk visits the entries under dir (slash form) in lexical order, at
 // most maxWalkDepth levels below dir (the directories at that level are
-// visited but not entered), skipping the directories skipDir names; visit
+// visited but not entered), skipping the directories skipDir names and
+// hidden files; a hidden dir is refused; visit
 // returns false to stop.
 func (w *workspace) walk(ctx context.Context, dir string, visit func(p string, d fs.DirEntry) bool) error {
+	if err := refuseHidden(dir); err != nil {
+		return err
+	}
 	fi, err := w.root.Stat(filepath.FromSlash(dir))
 	if err != nil {
 		return refuse("%v", err)
@@ -220,6 +248,9 @@ func (w *workspace) walk(ctx context.Context, dir string, visit func(p string, d
 		}
 		if d.IsDir() && skipDir(d.Name()) {
 			return fs.SkipDir
+		}
+		if isHidden(d.Name()) {
+			return nil
 		}
 		if !visit(p, d) {
 			return fs.SkipAll
@@ -378,6 +409,9 @@ func (w *workspace) writeFile(_ context.Context, args json.RawMessage) (string, 
 	}
 	p, err := localPath(in.Path)
 	if err != nil {
+		return "", err
+	}
+	if err := refuseHidden(p); err != nil {
 		return "", err
 	}
 	if len(in.Content) > w.maxFileBytes {

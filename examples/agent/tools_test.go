@@ -124,6 +124,9 @@ func TestReadFileSafe(t *testing.T) {
 		{"missing file", `{"path":"nope.txt"}`, "", "no such file or directory"},
 		{"empty path", `{"path":""}`, "", "path is empty"},
 		{"unknown argument", `{"path":"README.md","mode":"rw"}`, "", `bad arguments: json: unknown field "mode"`},
+		{"a hidden file", `{"path":".env"}`, "", ".env: hidden files and directories are off limits to the tools"},
+		{"a file in a hidden directory", `{"path":"sub/.git/config"}`, "", "sub/.git/config: hidden files and directories are off limits"},
+		{"a hidden name reached through dot segments", `{"path":"sub/../.env"}`, "", ".env: hidden files and directories are off limits"},
 	})
 }
 
@@ -153,6 +156,8 @@ func TestListFiles(t *testing.T) {
 		".git/config":     "x",
 		"node_modules/m":  "x",
 		"b/.hidden/h.txt": "x",
+		".env":            "API_KEY=x",
+		"b/.npmrc":        "x",
 	}, 1<<10, false)
 	symlinks(t, dir, map[string]string{"out": outside})
 	runToolCases(t, ws.listFiles, []toolCase{
@@ -166,6 +171,7 @@ func TestListFiles(t *testing.T) {
 		{"escape", `{"path":".."}`, "", "..: refused: the path leaves the workspace"},
 		{"symlinked directory outside", `{"path":"out"}`, "", "path escapes from parent"},
 		{"a file", `{"path":"a.txt"}`, "", "a.txt is not a directory"},
+		{"a hidden directory", `{"path":".git"}`, "", ".git: hidden files and directories are off limits"},
 	})
 }
 
@@ -176,6 +182,7 @@ func TestSearch(t *testing.T) {
 		"big.txt":   strings.Repeat("TODO big\n", 200),
 		"bin.dat":   "TODO\x00",
 		".git/HEAD": "TODO hidden",
+		".env":      "TODO hidden file",
 		"long/199":  "LONG" + strings.Repeat("y", 195) + "\n",
 		"long/200":  "LONG" + strings.Repeat("y", 196) + "\n",
 		"long/201":  "LONG" + strings.Repeat("y", 197) + "\n",
@@ -226,6 +233,8 @@ func TestWriteFile(t *testing.T) {
 		{"through a symlinked directory outside", `{"path":"linkdir/new.txt","content":"x"}`, "", "path escapes from parent", "", ""},
 		{"missing directory", `{"path":"d/x.txt","content":"x"}`, "", "no such file or directory", "", ""},
 		{"binary content", `{"path":"old.txt","content":"a\u0000b"}`, "", "content has NUL bytes; only text files are written", "old.txt", "12345678"},
+		{"a git hook", `{"path":".git/hooks/pre-commit","content":"x"}`, "", ".git/hooks/pre-commit: hidden files and directories are off limits", "", ""},
+		{"a hidden file", `{"path":"sub/../.envrc","content":"x"}`, "", ".envrc: hidden files and directories are off limits", "", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
