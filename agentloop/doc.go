@@ -17,7 +17,10 @@
 //  1. The context budget is applied: over Loop.MaxContextBytes, the oldest
 //     tool outputs are replaced by a marker (their messages stay, so every
 //     call is still answered; the first message is never changed).
-//  2. The model's message is appended. No tool calls: the run is done.
+//  2. The model's message is appended. No tool calls: the run is done —
+//     unless the model paused a long server-side turn
+//     ([llmstream.StopPause], Anthropic's pause_turn): then the
+//     conversation, ending in that message, is sent again to let it go on.
 //  3. The caps are checked: more calls than MaxToolCallsPerTurn or a run
 //     total past MaxTotalToolCalls stops the run before any call runs.
 //  4. Every call is checked before any runs: an unknown tool or arguments

@@ -263,6 +263,12 @@ func (r *run) loop(ctx context.Context) error {
 		r.res.Messages = append(r.res.Messages, msg)
 		calls := msg.ToolCalls
 		if len(calls) == 0 {
+			if msg.StopReason == llmstream.StopPause {
+				// A long server-side turn paused (Anthropic's pause_turn):
+				// sending the conversation again, ending in this message,
+				// lets the model go on from it.
+				continue
+			}
 			return nil
 		}
 		if limit := r.s.MaxToolCallsPerTurn; limit >= 0 && len(calls) > limit {

@@ -589,6 +589,31 @@ func TestRunUsageSummed(t *testing.T) {
 	}
 }
 
+// TestRunPauseTurn: a message that paused a server-side turn (Anthropic's
+// pause_turn) is sent back for the model to go on from; the run ends at
+// the first message that neither paused nor called a tool, and MaxTurns
+// bounds a model that pauses for ever.
+func TestRunPauseTurn(t *testing.T) {
+	paused := llmstream.Message{Role: "assistant", Content: "searching", StopReason: llmstream.StopPause, FinishReason: "pause_turn"}
+	s := &script{turns: []llmstream.Message{paused, paused, asst("found it")}}
+	res, err := (&agentloop.Loop{Model: s, Tools: testTools(&ran{})}).Run(context.Background(), user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Turns != 3 || len(res.Messages) != len(user)+3 || res.Messages[len(res.Messages)-1].Content != "found it" {
+		t.Fatalf("turns %d, messages %+v", res.Turns, res.Messages)
+	}
+	if last := s.seen[2][len(s.seen[2])-1]; last.StopReason != llmstream.StopPause || last.Content != "searching" {
+		t.Errorf("the third call's conversation ends in %+v, want the paused message", last)
+	}
+
+	forever := &script{turns: []llmstream.Message{paused, paused, paused}}
+	_, err = (&agentloop.Loop{Model: forever, MaxTurns: 2}).Run(context.Background(), user)
+	if !errors.Is(err, agentloop.ErrMaxTurns) {
+		t.Errorf("a model that keeps pausing: %v, want ErrMaxTurns", err)
+	}
+}
+
 func TestRunDoesNotModifyInput(t *testing.T) {
 	in := []llmstream.Message{
 		{Role: "user", Content: "go"},
