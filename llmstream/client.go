@@ -326,7 +326,13 @@ func mergeExtra(body []byte, extra map[string]any) ([]byte, error) {
 // notStream is the error for a 2xx answer that is neither an event stream
 // nor a JSON completion, with the start of its body for a hint.
 func (c *Client) notStream(resp *http.Response) error {
-	head, _ := io.ReadAll(io.LimitReader(resp.Body, redact.ExcerptBytes))
+	// Read past what the excerpt shows, so that it can end with "…"; a
+	// credential cut at the end of what was read shows none of itself.
+	const limit = 2 * redact.ExcerptBytes
+	head, err := io.ReadAll(io.LimitReader(resp.Body, limit))
+	if err != nil || len(head) == limit {
+		head = c.cfg.secrets.Head(head)
+	}
 	u := ""
 	if resp.Request != nil && resp.Request.URL != nil {
 		u = redact.URL(resp.Request.URL.String())
@@ -354,7 +360,12 @@ func (c *Client) mapError(ctx context.Context, err error, streaming bool) error 
 	}
 	var se *transport.StatusError
 	if errors.As(err, &se) {
-		se.Body = c.cfg.secrets.Bytes(se.Body) // a Doer of the caller's may have built it
+		// A Doer of the caller's may have built it.
+		if se.Truncated {
+			se.Body = c.cfg.secrets.Head(se.Body)
+		} else {
+			se.Body = c.cfg.secrets.Bytes(se.Body)
+		}
 		if e, ok := c.proto.parseError(se.Body, se.StatusCode); ok {
 			e.Err = err
 			err = e

@@ -1,6 +1,7 @@
 package llmstream_test
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -19,8 +20,9 @@ import (
 )
 
 // The leak matrix: a server that echoes every credential the request
-// carried, in every place an answer can hold text, to a client built every
-// way, with the credential in every place a request can carry one. No error
+// carried, in every place an answer can hold text, to a client of every
+// dialect built every way, with the credential in every place a request
+// can carry one. No error
 // text, no field of an error, no transport event may show it.
 
 // leakSecret is the credential; its tail is unlikely anywhere by accident.
@@ -68,6 +70,23 @@ var echoes = []struct {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		io.WriteString(w, "<html><body>Sign in. Your token: "+echo+"</body></html>")
 	}},
+	{"JSON with \\/", func(w http.ResponseWriter, echo string) {
+		// PHP, and some Java and Ruby encoders, write "/" as "\/".
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		b, _ := json.Marshal(map[string]string{"detail": echo})
+		w.Write(bytes.ReplaceAll(b, []byte("/"), []byte(`\/`)))
+	}},
+	{"Responses failed", func(w http.ResponseWriter, echo string) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		b, _ := json.Marshal(map[string]any{"type": "response.failed", "response": map[string]any{"error": map[string]string{"code": echo, "message": echo}}})
+		fmt.Fprintf(w, "event: response.failed\ndata: %s\n\n", b)
+	}},
+	{"Gemini error body", func(w http.ResponseWriter, echo string) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusTooManyRequests)
+		json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": 429, "message": echo, "status": echo, "details": []any{map[string]any{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "0s"}}}})
+	}},
 	{"bad JSON completion", func(w http.ResponseWriter, echo string) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"choices":[`+echo)
@@ -105,13 +124,22 @@ var credentials = []struct {
 	{"query api_key", func(b string) (string, []llmstream.ClientOption) { return b + "?api_key=" + leakSecret, nil }},
 	{"query token", func(b string) (string, []llmstream.ClientOption) { return b + "?token=" + leakSecret, nil }},
 	{"query sig", func(b string) (string, []llmstream.ClientOption) { return b + "?sv=2024&sig=" + leakSecret, nil }},
+	{"query sig with / and +", func(b string) (string, []llmstream.ClientOption) {
+		return b + "?sv=2024&sig=" + url.QueryEscape("a/b+"+leakSecret), nil
+	}},
 	{"userinfo", func(b string) (string, []llmstream.ClientOption) {
 		return strings.Replace(b, "http://", "http://user:"+leakSecret+"@", 1), nil
 	}},
+	{"userinfo, a token alone", func(b string) (string, []llmstream.ClientOption) {
+		return strings.Replace(b, "http://", "http://"+leakSecret+"@", 1), nil
+	}},
 }
 
-// basicLeak is the userinfo credential as net/http sends it.
-var basicLeak = base64.StdEncoding.EncodeToString([]byte("user:" + leakSecret))
+// basicLeaks are the userinfo credentials as net/http sends them.
+var basicLeaks = []string{
+	base64.StdEncoding.EncodeToString([]byte("user:" + leakSecret)),
+	base64.StdEncoding.EncodeToString([]byte(leakSecret + ":")),
+}
 
 func opts(o ...llmstream.ClientOption) []llmstream.ClientOption { return o }
 
@@ -170,27 +198,29 @@ func TestNoCredentialLeaks(t *testing.T) {
 		}},
 	}
 	cases, leaks := 0, 0
-	for _, e := range echoes {
-		for _, c := range constructions {
-			for _, cred := range credentials {
-				name := e.name + "/" + c.name + "/" + cred.name
-				t.Run(name, func(t *testing.T) {
-					cases++
-					log := &eventLog{}
-					base, o := cred.opts(srv.URL + "/" + url.PathEscape(e.name) + "/v1")
-					o = append(o, llmstream.WithBaseURL(base))
-					if c.doer != nil {
-						o = append(o, llmstream.WithHTTPClient(c.doer(log)))
-					}
-					_, err := llmstream.NewClient(o...).Stream(t.Context(), llmstream.Request{Model: "m"})
-					if err == nil {
-						t.Fatal("no error")
-					}
-					if where := leakIn(err, log); where != "" {
-						leaks++
-						t.Errorf("the credential leaks in %s: %v", where, err)
-					}
-				})
+	for _, d := range []llmstream.Dialect{llmstream.DialectChat, llmstream.DialectAnthropic, llmstream.DialectResponses, llmstream.DialectGemini} {
+		for _, e := range echoes {
+			for _, c := range constructions {
+				for _, cred := range credentials {
+					name := d.String() + "/" + e.name + "/" + c.name + "/" + cred.name
+					t.Run(name, func(t *testing.T) {
+						cases++
+						log := &eventLog{}
+						base, o := cred.opts(srv.URL + "/" + url.PathEscape(e.name) + "/v1")
+						o = append(o, llmstream.WithBaseURL(base), llmstream.WithDialect(d))
+						if c.doer != nil {
+							o = append(o, llmstream.WithHTTPClient(c.doer(log)))
+						}
+						_, err := llmstream.NewClient(o...).Stream(t.Context(), llmstream.Request{Model: "m"})
+						if err == nil {
+							t.Fatal("no error")
+						}
+						if where := leakIn(err, log); where != "" {
+							leaks++
+							t.Errorf("the credential leaks in %s: %v", where, err)
+						}
+					})
+				}
 			}
 		}
 	}
@@ -227,8 +257,10 @@ func leakIn(err error, log *eventLog) string {
 	}
 	log.mu.Unlock()
 	for where, text := range texts {
-		if strings.Contains(text, leakSecret) || strings.Contains(text, url.QueryEscape(leakSecret)) || strings.Contains(text, basicLeak) {
-			return where
+		for _, leak := range append([]string{leakSecret, url.QueryEscape(leakSecret)}, basicLeaks...) {
+			if strings.Contains(text, leak) {
+				return where
+			}
 		}
 	}
 	return ""
@@ -254,5 +286,24 @@ func TestWithSecretsCoversTheCallersClient(t *testing.T) {
 	}
 	if s := llmstream.WithSecrets(leakSecret).String(); strings.Contains(s, leakSecret) {
 		t.Errorf("the option prints the secret: %s", s)
+	}
+}
+
+// TestNotEventStreamCutSecret: the excerpt of a page that is not an event
+// stream shows no part of a credential, wherever the page's bytes that the
+// excerpt shows end.
+func TestNotEventStreamCutSecret(t *testing.T) {
+	for pad := 0; pad < 700; pad++ {
+		page := strings.Repeat("x", pad) + " " + leakSecret + " " + strings.Repeat("y", 700)
+		d := doerFunc(func(r *http.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/html"}}, Body: io.NopCloser(strings.NewReader(page)), Request: r}, nil
+		})
+		_, err := llmstream.NewClient(llmstream.WithHTTPClient(d), llmstream.WithAPIKey(leakSecret)).Stream(t.Context(), llmstream.Request{})
+		if !errors.Is(err, llmstream.ErrNotEventStream) {
+			t.Fatalf("err = %v", err)
+		}
+		if text := err.Error(); strings.Contains(text, leakSecret[:2]) {
+			t.Fatalf("padding %d: the start of the key shows: %s", pad, text[strings.Index(text, leakSecret[:2]):])
+		}
 	}
 }
