@@ -307,3 +307,21 @@ func TestNotEventStreamCutSecret(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyPasswordWhateverTheDoer: net/http prints a proxy address it
+// cannot use whole, password included (HTTPS_PROXY with a typo); the
+// Client keeps it out whatever HTTP client it was given.
+func TestProxyPasswordWhateverTheDoer(t *testing.T) {
+	const password = "pa55-word-1234"
+	cause := errors.New(`invalid proxy address "http://bob:` + password + `@proxy.test:3128 x": invalid character " " in host name`)
+	hc := &http.Client{Transport: &http.Transport{Proxy: func(*http.Request) (*url.URL, error) { return nil, cause }}}
+	_, err := llmstream.NewClient(llmstream.WithHTTPClient(hc), llmstream.WithBaseURL("http://127.0.0.1:1/v1")).Stream(t.Context(), llmstream.Request{})
+	if err == nil || !errors.Is(err, cause) {
+		t.Fatalf("err = %v; want the cause in the chain", err)
+	}
+	for _, text := range []string{err.Error(), fmt.Sprintf("%+v", err)} {
+		if strings.Contains(text, password) || !strings.Contains(text, "invalid proxy address") {
+			t.Errorf("err = %s; want the reason without the password", text)
+		}
+	}
+}

@@ -68,7 +68,7 @@ func newHTTPTransport(cfg *config) *http.Transport {
 	}
 	d := newDialer(cfg.connectTimeout, tlsCfg)
 	return &http.Transport{
-		Proxy:          redactProxy(cfg.proxy),
+		Proxy:          cfg.proxy,
 		DialContext:    d.dial,
 		DialTLSContext: d.dialTLS,
 		// Used only for the server's handshake through a proxy's CONNECT

@@ -400,3 +400,24 @@ func TestSetHead(t *testing.T) {
 		t.Errorf("a nil Set changed the text: %q", got)
 	}
 }
+
+// TestErrorURLErrorInPlace: a *url.Error deep in a chain is cleaned where
+// it stands, so errors.As does not hand out its raw URL, and the text of
+// a proxy address net/http could not use loses its password.
+func TestErrorURLErrorInPlace(t *testing.T) {
+	proxy := errors.New(`invalid proxy address "http://bob:pa55-word-1234@proxy.test x": bad host`)
+	ue := &url.Error{Op: "Post", URL: "https://x.test/?key=k-secret-1", Err: proxy}
+	err := Error(fmt.Errorf("llmstream: %w", ue), nil)
+	want := `llmstream: Post "https://x.test/?key=REDACTED": invalid proxy address "http://REDACTED@proxy.test x": bad host`
+	if err.Error() != want {
+		t.Errorf("Error = %q, want %q", err, want)
+	}
+	var got *url.Error
+	if !errors.As(err, &got) || got.URL != "https://x.test/?key=REDACTED" || strings.Contains(got.Error(), "pa55") || !errors.Is(err, proxy) {
+		t.Errorf("the url.Error in the chain: %v (URL %q)", got, got.URL)
+	}
+	// Cleaning again changes nothing.
+	if again := Error(err, nil); again.Error() != want {
+		t.Errorf("again: %q", again)
+	}
+}
