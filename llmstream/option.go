@@ -238,8 +238,10 @@ type apiKeyOption string
 // WithAPIKey sets the key, sent the dialect's way ("Authorization: Bearer
 // <key>" for chat and Responses, "x-api-key" for Anthropic,
 // "x-goog-api-key" for Gemini). The key never appears in an error or in
-// the option's String. Servers that want another header (Azure's
-// "api-key") take it through [WithHeader].
+// the option's String, unless it is shorter than 8 bytes, too short to be
+// told from ordinary words ("ollama"), which are left alone (see
+// [WithSecrets]). Servers that want another header (Azure's "api-key")
+// take it through [WithHeader].
 func WithAPIKey(key string) ClientOption { return apiKeyOption(key) }
 
 func (o apiKeyOption) applyToClient(c *config) { c.apiKey = string(o) }
@@ -256,7 +258,8 @@ func (o modelOption) String() string          { return fmt.Sprintf("llmstream.Wi
 type headerOption struct{ key, value string }
 
 // WithHeader adds a header to every request. Its value never appears in an
-// error or in the option's String.
+// error or in the option's String, unless it is shorter than 8 bytes (see
+// [WithAPIKey]).
 func WithHeader(key, value string) ClientOption { return headerOption{key, value} }
 
 func (o headerOption) applyToClient(c *config) {
