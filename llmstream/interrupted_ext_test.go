@@ -197,3 +197,22 @@ func TestIdleTimeoutNamedWhateverTheDoer(t *testing.T) {
 		t.Fatalf("err = %v, content %q; want the idle timeout, interrupted, the cause kept and the text", err, msg.Content)
 	}
 }
+
+// TestInterruptedWhole: a server that ignored "stream": true and sent one
+// JSON completion, cut off mid-body, broke like a stream does.
+func TestInterruptedWhole(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", "1000")
+		io.WriteString(w, `{"choices":[{"index":0,"message":{"role":"assistant","content":"Hel`)
+		w.(http.Flusher).Flush()
+		panic(http.ErrAbortHandler)
+	}))
+	defer srv.Close()
+	for _, d := range []llmstream.Doer{transport.New(transport.WithRetry(0, 0, 0)), &http.Client{}} {
+		_, err := llmstream.NewClient(llmstream.WithBaseURL(srv.URL+"/v1"), llmstream.WithHTTPClient(d)).Stream(t.Context(), llmstream.Request{})
+		if !errors.Is(err, llmstream.ErrInterrupted) || !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Errorf("%T: err = %v; want ErrInterrupted and the cause", d, err)
+		}
+	}
+}

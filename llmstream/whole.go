@@ -18,14 +18,16 @@ const maxWholeBytes = 64 << 20
 // with the same deltas delivered (all at once) and the same validation of
 // its tool calls by the assembler.
 // Bodies over limit bytes (maxWholeBytes in production) fail with
-// sse.ErrEventTooLarge.
+// sse.ErrEventTooLarge; a body that broke off is [ErrInterrupted], as a
+// stream would be.
 func (b *Bridge) whole(r io.Reader, limit int) (Message, error) {
 	data, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
-	if err == nil && len(data) > limit {
-		err = fmt.Errorf("llmstream: a whole JSON completion of more than %d bytes: %w", limit, sse.ErrEventTooLarge)
-	}
-	if err != nil {
-		b.fail(err)
+	switch {
+	case err != nil:
+		b.fail(interrupted(err))
+		return b.Message()
+	case len(data) > limit:
+		b.fail(fmt.Errorf("llmstream: a whole JSON completion of more than %d bytes: %w", limit, sse.ErrEventTooLarge))
 		return b.Message()
 	}
 	var resp struct {
