@@ -16,14 +16,15 @@ import (
 	"github.com/airlock-go/airlock/transport"
 )
 
-// TestInterrupted: every way a begun stream breaks matches ErrInterrupted,
-// keeps its own cause in the chain, and comes back with the text so far and
-// no tool call; the failures that are not breaks do not match.
+// TestInterrupted: in every dialect, every way a begun stream breaks
+// matches ErrInterrupted, keeps its own cause in the chain, and comes back
+// with the text so far and no tool call; the failures that are not breaks
+// do not match.
 func TestInterrupted(t *testing.T) {
 	turn := llmstreamtest.Turn{Text: "one two three four", ToolCalls: []llmstreamtest.Call{{Name: "f", Arguments: `{"a":1}`}}}
 	fault := func(k llmstreamtest.FaultKind) llmstreamtest.Turn {
 		t := turn
-		t.Fault = llmstreamtest.Fault{Kind: k, After: 3}
+		t.Fault = llmstreamtest.Fault{Kind: k, After: 6} // past the first text in every dialect
 		return t
 	}
 	noRetry := transport.WithRetry(0, 0, 0)
@@ -53,29 +54,32 @@ func TestInterrupted(t *testing.T) {
 		{"a bad event", fault(llmstreamtest.FaultMalformed), nil, nil, llmstream.ErrBadEvent, false},
 		{"the callback stops", turn, opts(llmstream.WithOnDelta(func(llmstream.Delta) error { return errStop })), nil, llmstream.ErrAborted, false},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := llmstreamtest.NewTestServer(t, llmstreamtest.WithTurns(tt.turn))
-			ctx := t.Context()
-			if tt.ctx != nil {
-				var cancel context.CancelFunc
-				ctx, cancel = tt.ctx(ctx)
-				defer cancel()
-			}
-			msg, err := llmstream.NewClient(append(opts(llmstream.WithBaseURL(srv.URL)), tt.opts...)...).Stream(ctx, llmstream.Request{})
-			if got := errors.Is(err, llmstream.ErrInterrupted); got != tt.wantBreak {
-				t.Fatalf("errors.Is(%v, ErrInterrupted) = %v, want %v", err, got, tt.wantBreak)
-			}
-			if tt.cause != nil && !errors.Is(err, tt.cause) {
-				t.Errorf("err = %v; %v left the chain", err, tt.cause)
-			}
-			if len(msg.ToolCalls) != 0 {
-				t.Errorf("a failed stream handed out calls: %v", msg.ToolCalls)
-			}
-			if tt.wantBreak && !strings.HasPrefix("one two three four", msg.Content) || tt.wantBreak && msg.Content == "" {
-				t.Errorf("partial text = %q, want the start of the answer", msg.Content)
-			}
-		})
+	for _, d := range []llmstream.Dialect{llmstream.DialectChat, llmstream.DialectAnthropic, llmstream.DialectResponses, llmstream.DialectGemini} {
+		for _, tt := range tests {
+			t.Run(d.String()+"/"+tt.name, func(t *testing.T) {
+				srv := llmstreamtest.NewTestServer(t, llmstreamtest.WithTurns(tt.turn))
+				ctx := t.Context()
+				if tt.ctx != nil {
+					var cancel context.CancelFunc
+					ctx, cancel = tt.ctx(ctx)
+					defer cancel()
+				}
+				o := append(opts(llmstream.WithBaseURL(srv.URL), llmstream.WithDialect(d), llmstream.WithModel("m")), tt.opts...)
+				msg, err := llmstream.NewClient(o...).Stream(ctx, llmstream.Request{})
+				if got := errors.Is(err, llmstream.ErrInterrupted); got != tt.wantBreak {
+					t.Fatalf("errors.Is(%v, ErrInterrupted) = %v, want %v", err, got, tt.wantBreak)
+				}
+				if tt.cause != nil && !errors.Is(err, tt.cause) {
+					t.Errorf("err = %v; %v left the chain", err, tt.cause)
+				}
+				if len(msg.ToolCalls) != 0 {
+					t.Errorf("a failed stream handed out calls: %v", msg.ToolCalls)
+				}
+				if tt.wantBreak && !strings.HasPrefix("one two three four", msg.Content) || tt.wantBreak && msg.Content == "" {
+					t.Errorf("partial text = %q, want the start of the answer", msg.Content)
+				}
+			})
+		}
 	}
 }
 
