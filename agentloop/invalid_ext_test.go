@@ -9,6 +9,7 @@ import (
 
 	"github.com/airlock-go/airlock/agentloop"
 	"github.com/airlock-go/airlock/llmstream"
+	"github.com/airlock-go/airlock/llmstream/llmstreamtest"
 	"github.com/airlock-go/airlock/toolcall"
 	"github.com/google/go-cmp/cmp"
 )
@@ -182,5 +183,32 @@ func TestRequestTemplate(t *testing.T) {
 		if _, err := bad.Run(context.Background(), user); !errors.Is(err, agentloop.ErrInvalidLoop) {
 			t.Errorf("%T with template %+v: err = %v, want ErrInvalidLoop", bad.Model, bad.Request, err)
 		}
+	}
+}
+
+// TestAnswerInvalidCallsKeepsContinuity: the answered turn goes back to the
+// provider with its continuity state — Anthropic's signed thinking before
+// the tool_use blocks, the Responses API's reasoning item — without which the next request is refused (with
+// thinking on, Anthropic answers 400 "a final assistant message must start
+// with a thinking block"). (Gemini sends arguments as an object, never
+// text that fails to parse.)
+func TestAnswerInvalidCallsKeepsContinuity(t *testing.T) {
+	const sig = "c2lnbmF0dXJlLW9mLXRoZS10aGlua2luZw=="
+	for _, d := range []llmstream.Dialect{llmstream.DialectAnthropic, llmstream.DialectResponses} {
+		t.Run(d.String(), func(t *testing.T) {
+			srv := llmstreamtest.NewTestServer(t, llmstreamtest.WithTurns(
+				llmstreamtest.Turn{Reasoning: "Read it.", Signature: sig, ToolCalls: []llmstreamtest.Call{{ID: "c1", Name: "echo", Arguments: `{"id":`}}},
+				llmstreamtest.Turn{Text: "done"},
+			))
+			var r ran
+			l := agentloop.Loop{Model: llmstream.NewClient(append(srv.ClientOptions(), llmstream.WithDialect(d), llmstream.WithModel("m"))...), Tools: testTools(&r), AnswerInvalidCalls: true}
+			if _, err := l.Run(context.Background(), user); err != nil {
+				t.Fatal(err)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), sig) {
+				t.Errorf("the second request lacks the signed reasoning: %s", reqs[len(reqs)-1].Body)
+			}
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/airlock-go/airlock/llmstream/llmstreamtest"
 	"github.com/airlock-go/airlock/toolcall"
 	"github.com/airlock-go/airlock/transport"
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestInterrupted: in every dialect, every way a begun stream breaks
@@ -218,5 +220,29 @@ func TestInterruptedWhole(t *testing.T) {
 		if !errors.Is(err, llmstream.ErrInterrupted) || !errors.Is(err, io.ErrUnexpectedEOF) {
 			t.Errorf("%T: err = %v; want ErrInterrupted and the cause", d, err)
 		}
+	}
+}
+
+// TestToolCallsErrorKeepsContinuity: the message of a stream that ended
+// properly with bad arguments keeps its stop reason and continuity state,
+// the calls placed as in ToolCallsError.Calls, so that it can go back to
+// the provider once its calls are answered.
+func TestToolCallsErrorKeepsContinuity(t *testing.T) {
+	rec, err := os.ReadFile("testdata/providers/anthropic_thinking_tools.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(rec), `"partial_json":": 4096}"`, `"partial_json":": 40"`, 1)
+	msg, err := llmstream.ReadMessage(strings.NewReader(bad), llmstream.WithDialect(llmstream.DialectAnthropic))
+	var tce *llmstream.ToolCallsError
+	if !errors.As(err, &tce) || len(tce.Calls) != 2 || len(msg.ToolCalls) != 0 {
+		t.Fatalf("err = %v, calls %v; want a ToolCallsError of two calls and none in the message", err, msg.ToolCalls)
+	}
+	good, err := llmstream.ReadMessage(strings.NewReader(string(rec)), llmstream.WithDialect(llmstream.DialectAnthropic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(good.Continuity, msg.Continuity); diff != "" || msg.StopReason != llmstream.StopToolCalls {
+		t.Errorf("stop %v; continuity (-good +bad):\n%s", msg.StopReason, diff)
 	}
 }
