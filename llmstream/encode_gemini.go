@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // This file writes Gemini generateContent requests from the neutral
@@ -279,10 +280,7 @@ func geminiAssistant(m *Message) ([]json.RawMessage, error) {
 // a JSON object (an invalid call answered by agentloop) are sent as {}, the
 // only args Gemini takes. id is sent only when Gemini gave the call one.
 func geminiCallPart(c *ToolCall, id, sig string) (json.RawMessage, error) {
-	args := json.RawMessage(bytes.TrimSpace([]byte(c.Function.Arguments)))
-	if len(args) == 0 || args[0] != '{' || !json.Valid(args) {
-		args = json.RawMessage(`{}`)
-	}
+	args := json.RawMessage(strings.TrimSpace(sentArguments(c.Function.Arguments)))
 	return json.Marshal(gemCallPart{FunctionCall: gemCall{ID: id, Name: c.Function.Name, Args: args}, ThoughtSignature: sig})
 }
 
