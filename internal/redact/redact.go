@@ -46,8 +46,9 @@ func IsSecretName(name string) bool {
 // Set is the secret values of one request, and the forms in which a server
 // might echo them (JSON-escaped, with or without "/" escaped as "\/",
 // query-escaped, the token of an "Authorization: Bearer <token>" header
-// alone). The zero Set and a nil *Set hold nothing. A Set is never
-// changed once built, so it may be shared by goroutines.
+// alone, what a Basic one decodes to). The zero Set and a nil *Set hold
+// nothing. A Set is never changed once built, so it may be shared by
+// goroutines.
 type Set struct {
 	values []string // longest first, so a longer secret is replaced before one it contains
 }
@@ -87,6 +88,16 @@ func (s *Set) add(v string) {
 	s.push(v)
 	if scheme, cred, ok := strings.Cut(v, " "); ok && !strings.ContainsAny(scheme, "\"'") {
 		s.add(cred) // "Bearer sk-..." → the bare token too
+		if strings.EqualFold(scheme, "Basic") {
+			// A server may print what it decoded: "user:password", or
+			// the password alone.
+			if dec, err := base64.StdEncoding.DecodeString(strings.TrimSpace(cred)); err == nil {
+				s.add(string(dec))
+				if _, pass, ok := strings.Cut(string(dec), ":"); ok {
+					s.add(pass)
+				}
+			}
+		}
 	}
 	if b, err := json.Marshal(v); err == nil {
 		text := string(b[1 : len(b)-1]) // as a JSON string's text: "/" and "+" stay, "<" becomes \u003c

@@ -421,3 +421,14 @@ func TestErrorURLErrorInPlace(t *testing.T) {
 		t.Errorf("again: %q", again)
 	}
 }
+
+// TestSetBasicDecoded: a server may print the basic-authentication
+// credentials it decoded ("user alice:..."), not the header's base64.
+func TestSetBasicDecoded(t *testing.T) {
+	s := New("Basic " + base64.StdEncoding.EncodeToString([]byte("alice:wonderland-pass")))
+	for _, text := range []string{"bad login alice:wonderland-pass", "bad password wonderland-pass"} {
+		if got := s.String(text); strings.Contains(got, "wonderland") {
+			t.Errorf("String(%q) = %q; want the password replaced", text, got)
+		}
+	}
+}
