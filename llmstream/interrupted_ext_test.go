@@ -246,3 +246,46 @@ func TestToolCallsErrorKeepsContinuity(t *testing.T) {
 		t.Errorf("stop %v; continuity (-good +bad):\n%s", msg.StopReason, diff)
 	}
 }
+
+// TestRetryableRule: the documented rule for "sending the same request
+// again is reasonable" holds for the answers a real agent meets: a broken
+// stream, a provider's retryable error, a proxy's error page; and not for
+// a bad request.
+func TestRetryableRule(t *testing.T) {
+	retryable := func(err error) bool { // as ErrInterrupted's doc says
+		var api *llmstream.APIError
+		var se *transport.StatusError
+		return errors.Is(err, llmstream.ErrInterrupted) || errors.As(err, &api) && api.Retryable() || errors.As(err, &se) && se.Retryable()
+	}
+	tests := []struct {
+		name        string
+		status      int
+		contentType string
+		body        string
+		want        bool
+	}{
+		{"a proxy's 502 page", 502, "text/html", "<html><h1>502 Bad Gateway</h1></html>", true},
+		{"a gateway's plain 429", 429, "text/plain", "Too Many Requests", true},
+		{"rate limited", 429, "application/json", `{"error":{"message":"slow down","type":"rate_limit_error"}}`, true},
+		{"overloaded", 529, "application/json", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, true},
+		{"a bad request", 400, "application/json", `{"error":{"message":"bad","type":"invalid_request_error"}}`, false},
+		{"a bad key, as text", 401, "text/plain", "Unauthorized", false},
+		{"a stream cut short", 200, "text/event-stream", "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", tt.contentType)
+				w.WriteHeader(tt.status)
+				io.WriteString(w, tt.body)
+			}))
+			defer srv.Close()
+			for _, d := range []llmstream.Doer{transport.New(transport.WithRetry(0, 0, 0)), &http.Client{}} {
+				_, err := llmstream.NewClient(llmstream.WithBaseURL(srv.URL+"/v1"), llmstream.WithHTTPClient(d)).Stream(t.Context(), llmstream.Request{})
+				if got := retryable(err); got != tt.want {
+					t.Errorf("%T: %v: retryable = %v, want %v", d, err, got, tt.want)
+				}
+			}
+		})
+	}
+}

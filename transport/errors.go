@@ -194,6 +194,14 @@ func (e *StatusError) Error() string {
 	return "transport: HTTP " + status + ": " + text
 }
 
+// Retryable reports whether sending the same request again is reasonable,
+// by the rule [Client.Do] retries by: the server's "x-should-retry" header
+// when it sent one, else the status (408, 409, 429 and 5xx). Do has
+// retried such an answer already (see [WithRetry]) before returning it; a
+// caller that tries the whole turn again later asks here, for an answer of
+// no known provider shape such as a proxy's 502 page.
+func (e *StatusError) Retryable() bool { return retryableAnswer(e.StatusCode, e.Header) }
+
 // ReadStatusError reads the body of resp, a non-2xx answer to req, up to
 // [MaxErrorBodyBytes], closes it, and returns the [*StatusError] that
 // [Client.Do] would have returned for it, credentials of req replaced in
