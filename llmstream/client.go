@@ -41,6 +41,22 @@ type Client struct {
 	err   error    // a configuration error, returned by every call
 }
 
+// String describes the client for a log without its credentials: the
+// dialect, the base URL redacted and the default model, e.g.
+// `llmstream.Client(chat https://api.openai.com/v1 model="gpt-4o")`. It
+// and GoString have value receivers so that a Client printed in any verb,
+// by pointer, by value or as a field, never shows its key or headers.
+func (c Client) String() string {
+	base := ""
+	if c.base != nil {
+		base = redact.URL(c.base.String())
+	}
+	return fmt.Sprintf("llmstream.Client(%v %s model=%q)", c.cfg.dialect, base, c.cfg.model)
+}
+
+// GoString is String, for the %#v verb.
+func (c Client) GoString() string { return c.String() }
+
 // NewClient returns a Client. With no options it speaks [DialectChat] to
 // [DefaultBaseURL] through a [transport.New] client with its defaults. A
 // bad option value (an unparsable base URL, an unknown dialect, defaults

@@ -325,3 +325,25 @@ func TestProxyPasswordWhateverTheDoer(t *testing.T) {
 		}
 	}
 }
+
+// TestClientPrintsNoCredential: a Client printed in a log, by itself or as
+// a field of the caller's own struct, in any verb, shows no credential.
+func TestClientPrintsNoCredential(t *testing.T) {
+	c := llmstream.NewClient(llmstream.WithAPIKey(leakSecret), llmstream.WithHeader("Api-Key", leakSecret),
+		llmstream.WithBaseURL("https://user:"+leakSecret+"@api.example.com/v1?key="+leakSecret), llmstream.WithModel("m1"))
+	type agent struct {
+		Name   string
+		Client llmstream.Client
+		Ptr    *llmstream.Client
+	}
+	for _, v := range []any{c, *c, agent{"a", *c, c}} {
+		for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+			if got := fmt.Sprintf(verb, v); strings.Contains(got, leakSecret) || strings.Contains(got, url.QueryEscape(leakSecret)) {
+				t.Errorf("%s of %T shows the key: %s", verb, v, got)
+			}
+		}
+	}
+	if got, want := fmt.Sprint(c), `llmstream.Client(chat https://api.example.com/v1?key=REDACTED model="m1")`; got != want {
+		t.Errorf("String = %s, want %s", got, want)
+	}
+}
