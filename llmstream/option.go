@@ -277,9 +277,12 @@ type httpClientOption struct{ d Doer }
 // WithHTTPClient sets what sends the requests: a [*transport.Client]
 // configured with its own options, an *http.Client, or any [Doer]. Default:
 // transport.New() with its defaults (60 s total timeout, stall detection,
-// 100 MiB cap, TLS verified, retries before the first byte). An
-// *http.Client brings none of those limits and no retries: the stream is
-// then bounded only by its own Timeout and the context.
+// 100 MiB cap, TLS verified, retries before the first byte, no credential
+// header sent on by a redirect to another host). An *http.Client brings
+// none of those: the stream is then bounded only by its own Timeout and
+// the context, and a redirect to another host receives every header but
+// Authorization and cookies (an Anthropic or Gemini key among them) unless
+// its CheckRedirect drops them.
 func WithHTTPClient(d Doer) ClientOption { return httpClientOption{d} }
 
 func (o httpClientOption) applyToClient(c *config) { c.httpClient = o.d }
