@@ -239,7 +239,7 @@ func (c *Client) send(ctx context.Context, r *Request) (Message, int, error) {
 	}
 	msg, err := b.Message()
 	if err != nil {
-		return msg, b.events, c.mapError(ctx, err, true)
+		return msg, b.events, c.mapError(ctx, err, true, c.cfg.secrets)
 	}
 	return msg, b.events, nil
 }
@@ -259,13 +259,14 @@ func (c *Client) open(ctx context.Context, r *Request) (*Bridge, io.ReadCloser, 
 	}
 	resp, err := c.cfg.httpClient.Do(req)
 	if err != nil {
-		return nil, nil, c.mapError(ctx, err, false)
+		return nil, nil, c.mapError(ctx, err, false, c.cfg.secrets)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		// A transport.Client never returns such an answer; another Doer does.
-		err := transport.ReadStatusError(req, resp)
+		sent := sentRequest(req, resp)
+		err := transport.ReadStatusError(sent, resp)
 		resp.Body.Close()
-		return nil, nil, c.mapError(ctx, err, false)
+		return nil, nil, c.mapError(ctx, err, false, redact.FromRequest(sent))
 	}
 	onDelta := c.cfg.onDelta
 	if full.OnDelta != nil {
@@ -278,9 +279,10 @@ func (c *Client) open(ctx context.Context, r *Request) (*Bridge, io.ReadCloser, 
 		b.whole(resp.Body, maxWholeBytes)
 		b.events = 1
 	default:
-		err := c.notStream(resp)
+		secrets := redact.FromRequest(sentRequest(req, resp))
+		err := c.notStream(resp, secrets)
 		resp.Body.Close()
-		return nil, nil, c.mapError(ctx, err, false)
+		return nil, nil, c.mapError(ctx, err, false, secrets)
 	}
 	return b, resp.Body, nil
 }
@@ -341,13 +343,13 @@ func mergeExtra(body []byte, extra map[string]any) ([]byte, error) {
 
 // notStream is the error for a 2xx answer that is neither an event stream
 // nor a JSON completion, with the start of its body for a hint.
-func (c *Client) notStream(resp *http.Response) error {
+func (c *Client) notStream(resp *http.Response, secrets *redact.Set) error {
 	// Read past what the excerpt shows, so that it can end with "…"; a
 	// credential cut at the end of what was read shows none of itself.
 	const limit = 2 * redact.ExcerptBytes
 	head, err := io.ReadAll(io.LimitReader(resp.Body, limit))
 	if err != nil || len(head) == limit {
-		head = c.cfg.secrets.Head(head)
+		head = secrets.Head(head)
 	}
 	u := ""
 	if resp.Request != nil && resp.Request.URL != nil {
@@ -357,15 +359,16 @@ func (c *Client) notStream(resp *http.Response) error {
 		StatusCode:  resp.StatusCode,
 		ContentType: resp.Header.Get("Content-Type"),
 		URL:         u,
-		Excerpt:     redact.Excerpt(head, redact.ExcerptBytes, c.cfg.secrets),
+		Excerpt:     redact.Excerpt(head, redact.ExcerptBytes, secrets),
 	}
 }
 
 // mapError puts the idle timeout in front of the cancellation it caused
 // (which, once the stream had begun, is an [ErrInterrupted]), turns an
-// HTTP error body into an APIError, and keeps every credential the request
-// carried out of the error, whatever Doer sent it.
-func (c *Client) mapError(ctx context.Context, err error, streaming bool) error {
+// HTTP error body into an APIError, and keeps every credential of secrets
+// (the client's, and those of the request as sent) out of the error,
+// whatever Doer sent it.
+func (c *Client) mapError(ctx context.Context, err error, streaming bool, secrets *redact.Set) error {
 	if cause := context.Cause(ctx); errors.Is(cause, ErrIdleTimeout) {
 		if !errors.Is(err, ErrIdleTimeout) {
 			err = fmt.Errorf("%w (%w)", cause, err)
@@ -378,9 +381,9 @@ func (c *Client) mapError(ctx context.Context, err error, streaming bool) error 
 	if errors.As(err, &se) {
 		// A Doer of the caller's may have built it.
 		if se.Truncated {
-			se.Body = c.cfg.secrets.Head(se.Body)
+			se.Body = secrets.Head(se.Body)
 		} else {
-			se.Body = c.cfg.secrets.Bytes(se.Body)
+			se.Body = secrets.Bytes(se.Body)
 		}
 		if e, ok := c.proto.parseError(se.Body, se.StatusCode); ok {
 			e.Err = err
@@ -389,9 +392,19 @@ func (c *Client) mapError(ctx context.Context, err error, streaming bool) error 
 	}
 	var api *APIError
 	if errors.As(err, &api) {
-		api.redact(c.cfg.secrets)
+		api.redact(secrets)
 	}
-	return c.redact(err)
+	return redact.Error(err, secrets)
+}
+
+// sentRequest is the request as it was sent for resp: the Doer's own, with
+// whatever credential its transport added (golang.org/x/oauth2 sets the
+// Authorization of a token it refreshes), when the response says so.
+func sentRequest(req *http.Request, resp *http.Response) *http.Request {
+	if resp.Request != nil {
+		return resp.Request
+	}
+	return req
 }
 
 // redact keeps the client's credentials out of err's text.

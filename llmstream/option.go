@@ -204,7 +204,10 @@ type secretsOption []string
 // credentials that your own HTTP client ([WithHTTPClient]) or a proxy adds
 // to requests, which a [Client] cannot see. A [Client] already keeps out the
 // API key, every [WithHeader] value and the secret query values of the base
-// URL; a [Bridge] fed by your own HTTP code keeps out only these. Each
+// URL, and from the error of an HTTP error answer or a page that is not an
+// event stream, the credentials your HTTP client added under a name that
+// says so (Authorization, ...: the response carries the request as sent);
+// a [Bridge] fed by your own HTTP code keeps out only these. Each
 // value (and its JSON- and URL-escaped forms) is replaced by "REDACTED" in
 // error texts and in the fields of [*APIError], [*EventError] and
 // transport.StatusError. Values shorter than 8 bytes are ignored: blanking

@@ -272,7 +272,7 @@ func TestWithSecretsCoversTheCallersClient(t *testing.T) {
 	srv := echoServer(t)
 	addsKey := doerFunc(func(r *http.Request) (*http.Response, error) {
 		r = r.Clone(r.Context())
-		r.Header.Set("X-Vendor-Credential", leakSecret)
+		r.Header.Set("X-Vendor-Id", leakSecret) // a name that does not say it is a credential
 		return http.DefaultTransport.RoundTrip(r)
 	})
 	base := llmstream.WithBaseURL(srv.URL + "/" + url.PathEscape("text body") + "/v1")
@@ -345,5 +345,33 @@ func TestClientPrintsNoCredential(t *testing.T) {
 	}
 	if got, want := fmt.Sprint(c), `llmstream.Client(chat https://api.example.com/v1?key=REDACTED model="m1")`; got != want {
 		t.Errorf("String = %s, want %s", got, want)
+	}
+}
+
+// addsToken is an HTTP client of the caller's that adds a credential to
+// each request as it sends it, as golang.org/x/oauth2's Transport does
+// with a token it refreshes: a value WithSecrets cannot name in advance.
+type addsToken struct{ token string }
+
+func (a addsToken) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+a.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestCallersTransportToken: a credential the caller's own transport added
+// is kept out of the error of an HTTP error answer or of a page that is
+// not an event stream, since the response says what request was sent.
+func TestCallersTransportToken(t *testing.T) {
+	srv := echoServer(t)
+	for _, echo := range []string{"text body", "JSON error fields", "HTML 200"} {
+		hc := &http.Client{Transport: addsToken{leakSecret}}
+		_, err := llmstream.NewClient(llmstream.WithBaseURL(srv.URL+"/"+url.PathEscape(echo)+"/v1"), llmstream.WithHTTPClient(hc)).Stream(t.Context(), llmstream.Request{})
+		if err == nil {
+			t.Fatalf("%s: no error", echo)
+		}
+		if where := leakIn(err, &eventLog{}); where != "" {
+			t.Errorf("%s: the token leaks in %s: %v", echo, where, err)
+		}
 	}
 }
