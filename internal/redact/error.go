@@ -38,16 +38,19 @@ func Error(err error, s *Set) error {
 const maxChainDepth = 64
 
 // cleanURLErrors cleans every *url.Error in the chain of err in place and
-// appends its text before and after to swaps. Cleaning one twice changes
-// nothing, so an error cleaned before (by the transport, then by
-// llmstream) is left as it is.
+// appends its text before and after to swaps. It writes only what
+// changes, so an error cleaned before (by the transport, then by
+// llmstream), or one without a secret that a Doer hands every goroutine,
+// is only read.
 func cleanURLErrors(err error, depth int, swaps *[]string) {
 	if err == nil || depth > maxChainDepth {
 		return
 	}
 	if ue, ok := err.(*url.Error); ok {
 		before := ue.Error()
-		ue.URL = URL(ue.URL)
+		if u := URL(ue.URL); u != ue.URL {
+			ue.URL = u
+		}
 		if ue.Err != nil {
 			if text := ue.Err.Error(); Userinfo(text) != text {
 				ue.Err = &cleanError{msg: Userinfo(text), err: ue.Err}

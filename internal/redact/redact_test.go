@@ -432,3 +432,21 @@ func TestSetBasicDecoded(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorSharedURLError: a url.Error without a secret that a Doer hands
+// to every goroutine is only read, so concurrent calls do not race.
+func TestErrorSharedURLError(t *testing.T) {
+	shared := &url.Error{Op: "Post", URL: "https://x.test/v1", Err: io.ErrUnexpectedEOF}
+	done := make(chan struct{})
+	for range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for range 100 {
+				Error(fmt.Errorf("llmstream: %w", shared), New("sk-not-in-it-123"))
+			}
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+}
