@@ -2,6 +2,7 @@ package agentloop_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/airlock-go/airlock/agentloop"
 	"github.com/airlock-go/airlock/llmstream"
+	"github.com/airlock-go/airlock/llmstream/llmstreamtest"
 	"github.com/airlock-go/airlock/toolcall"
 	"github.com/google/go-cmp/cmp"
 )
@@ -182,5 +184,79 @@ func TestRequestTemplate(t *testing.T) {
 		if _, err := bad.Run(context.Background(), user); !errors.Is(err, agentloop.ErrInvalidLoop) {
 			t.Errorf("%T with template %+v: err = %v, want ErrInvalidLoop", bad.Model, bad.Request, err)
 		}
+	}
+}
+
+// TestAnswerInvalidCallsKeepsContinuity: the answered turn goes back to the
+// provider with its continuity state — Anthropic's signed thinking before
+// the tool_use blocks, the Responses API's reasoning item — without which the next request is refused (with
+// thinking on, Anthropic answers 400 "a final assistant message must start
+// with a thinking block"). (Gemini sends arguments as an object, never
+// text that fails to parse.)
+func TestAnswerInvalidCallsKeepsContinuity(t *testing.T) {
+	const sig = "c2lnbmF0dXJlLW9mLXRoZS10aGlua2luZw=="
+	for _, d := range []llmstream.Dialect{llmstream.DialectAnthropic, llmstream.DialectResponses} {
+		t.Run(d.String(), func(t *testing.T) {
+			srv := llmstreamtest.NewTestServer(t, llmstreamtest.WithTurns(
+				llmstreamtest.Turn{Reasoning: "Read it.", Signature: sig, ToolCalls: []llmstreamtest.Call{{ID: "c1", Name: "echo", Arguments: `{"id":`}}},
+				llmstreamtest.Turn{Text: "done"},
+			))
+			var r ran
+			l := agentloop.Loop{Model: llmstream.NewClient(append(srv.ClientOptions(), llmstream.WithDialect(d), llmstream.WithModel("m"))...), Tools: testTools(&r), AnswerInvalidCalls: true}
+			if _, err := l.Run(context.Background(), user); err != nil {
+				t.Fatal(err)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), sig) {
+				t.Errorf("the second request lacks the signed reasoning: %s", reqs[len(reqs)-1].Body)
+			}
+		})
+	}
+}
+
+// TestAnswerInvalidCallsSendsObjects: the answered turn goes back with
+// every call's arguments a JSON object. vLLM, SGLang and llama.cpp's
+// server parse the arguments of the calls in a conversation and refuse
+// the whole request (HTTP 400) when they are not JSON (vllm-project/vllm
+// #43995) or not an object (sgl-project/sglang#28035), which would make
+// every later turn fail the same way.
+func TestAnswerInvalidCallsSendsObjects(t *testing.T) {
+	for _, d := range []llmstream.Dialect{llmstream.DialectChat, llmstream.DialectAnthropic, llmstream.DialectResponses} {
+		t.Run(d.String(), func(t *testing.T) {
+			srv := llmstreamtest.NewTestServer(t, llmstreamtest.WithTurns(
+				llmstreamtest.Turn{ToolCalls: []llmstreamtest.Call{{ID: "c1", Name: "echo", Arguments: `{"id":`}, {ID: "c2", Name: "echo", Arguments: `[1]`}, {ID: "c3", Name: "echo", Arguments: `{"id":"c3"}`}}},
+				llmstreamtest.Turn{Text: "done"},
+			))
+			var r ran
+			l := agentloop.Loop{Model: llmstream.NewClient(append(srv.ClientOptions(), llmstream.WithDialect(d), llmstream.WithModel("m"))...), Tools: testTools(&r), AnswerInvalidCalls: true}
+			res, err := l.Run(context.Background(), user)
+			if err != nil {
+				t.Fatal(err)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 2 {
+				t.Fatalf("%d requests", len(reqs))
+			}
+			var sent []llmstream.ToolCall
+			for _, m := range reqs[1].Messages {
+				sent = append(sent, m.ToolCalls...)
+			}
+			if len(sent) != 3 {
+				t.Fatalf("the second request has %d calls: %s", len(sent), reqs[1].Body)
+			}
+			for _, c := range sent {
+				var obj map[string]any
+				if err := json.Unmarshal([]byte(c.Function.Arguments), &obj); err != nil || obj == nil {
+					t.Errorf("call %s went back with arguments %q", c.ID, c.Function.Arguments)
+				}
+			}
+			if got := sent[2].Function.Arguments; got != `{"id":"c3"}` {
+				t.Errorf("a valid call went back as %q", got)
+			}
+			// The conversation itself keeps what the model sent.
+			if got := res.Messages[len(user)].ToolCalls[0].Function.Arguments; got != `{"id":` {
+				t.Errorf("the conversation holds %q", got)
+			}
+		})
 	}
 }

@@ -107,7 +107,10 @@ type Loop struct {
 	// wrong with the arguments and where), the turn's valid calls are
 	// answered "skipped", and the run goes on, so the model can send the
 	// calls again; the same invalid calls twice in a row stop the run with
-	// [ErrRepeatedFailure], as a recoverable tool failure does.
+	// [ErrRepeatedFailure], as a recoverable tool failure does. The
+	// conversation keeps each call as the model sent it; an
+	// *llmstream.Client sends arguments that are not an object as {}, which
+	// every server accepts back.
 	AnswerInvalidCalls bool
 
 	// Request is the template of every model request: the generation

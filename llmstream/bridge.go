@@ -194,7 +194,10 @@ func (b *Bridge) run(src EventSource, after func()) {
 // [*ToolCallsError] when the stream ended properly but some call's
 // arguments are not valid JSON, a callback error ([ErrAborted]). The
 // message returned with an error has the text received so far and no tool
-// calls; it is for display only.
+// calls; it is for display only, except with a [*ToolCallsError], whose
+// stream ended properly: that message has its stop reason and continuity
+// state too, so that a caller who answers the calls (agentloop's
+// Loop.AnswerInvalidCalls) can send it back with [ToolCallsError.Calls].
 //
 // Message may be called again; it returns the same result. After it, Handle
 // applies nothing.
@@ -213,22 +216,25 @@ func (b *Bridge) Message() (Message, error) {
 	if b.err == nil && !b.decoder().complete() {
 		b.err = interrupted(ErrTruncated)
 	}
+	ended := b.err == nil // the stream ended properly
 	var calls []toolcall.Call
-	if b.err == nil && b.asm != nil {
+	if ended && b.asm != nil {
 		var err error
 		calls, err = b.asm.Finalize()
 		var ce *toolcall.CallsError
 		switch {
 		case errors.As(err, &ce):
-			b.err = newToolCallsError(ce)
+			// A caller may answer the calls and send the message back:
+			// it needs the continuity state, placing ce.Calls.
+			b.err, calls = newToolCallsError(ce), ce.Calls
 		case err != nil:
-			b.err = err
+			b.err, ended = err, false
 		default:
 			m.ToolCalls = toolCalls(calls)
 		}
 	}
-	if b.err == nil {
-		m.StopReason = b.stopReason(len(m.ToolCalls) > 0)
+	if ended {
+		m.StopReason = b.stopReason(len(calls) > 0)
 		if b.keepBlocks || providerBlocks(b.blocks) {
 			m.Continuity = &Continuity{Dialect: b.config().dialect.normal(), Blocks: placeCalls(b.blocks, calls)}
 		}

@@ -101,7 +101,7 @@ func TestBridgeSeedCases(t *testing.T) {
 	}, {
 		name:     "incomplete arguments are caught at finalize",
 		body:     stream(toolFrag(0, "call_1", "f", `{"a":`), finish("tool_calls"), done),
-		want:     Message{Role: "assistant", FinishReason: "tool_calls"},
+		want:     Message{Role: "assistant", FinishReason: "tool_calls", StopReason: StopToolCalls}, // the stream ended properly
 		wantKind: "toolcall.ErrInvalidArguments",
 		wantErr:  "call 0",
 	}, {

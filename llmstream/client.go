@@ -41,6 +41,22 @@ type Client struct {
 	err   error    // a configuration error, returned by every call
 }
 
+// String describes the client for a log without its credentials: the
+// dialect, the base URL redacted and the default model, e.g.
+// `llmstream.Client(chat https://api.openai.com/v1 model="gpt-4o")`. It
+// and GoString have value receivers so that a Client printed in any verb,
+// by pointer, by value or as a field, never shows its key or headers.
+func (c Client) String() string {
+	base := ""
+	if c.base != nil {
+		base = redact.URL(c.base.String())
+	}
+	return fmt.Sprintf("llmstream.Client(%v %s model=%q)", c.cfg.dialect, base, c.cfg.model)
+}
+
+// GoString is String, for the %#v verb.
+func (c Client) GoString() string { return c.String() }
+
 // NewClient returns a Client. With no options it speaks [DialectChat] to
 // [DefaultBaseURL] through a [transport.New] client with its defaults. A
 // bad option value (an unparsable base URL, an unknown dialect, defaults
@@ -223,7 +239,7 @@ func (c *Client) send(ctx context.Context, r *Request) (Message, int, error) {
 	}
 	msg, err := b.Message()
 	if err != nil {
-		return msg, b.events, c.mapError(ctx, err, true)
+		return msg, b.events, c.mapError(ctx, err, true, c.cfg.secrets)
 	}
 	return msg, b.events, nil
 }
@@ -243,13 +259,14 @@ func (c *Client) open(ctx context.Context, r *Request) (*Bridge, io.ReadCloser, 
 	}
 	resp, err := c.cfg.httpClient.Do(req)
 	if err != nil {
-		return nil, nil, c.mapError(ctx, err, false)
+		return nil, nil, c.mapError(ctx, err, false, c.cfg.secrets)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		// A transport.Client never returns such an answer; another Doer does.
-		err := transport.ReadStatusError(req, resp)
+		sent := sentRequest(req, resp)
+		err := transport.ReadStatusError(sent, resp)
 		resp.Body.Close()
-		return nil, nil, c.mapError(ctx, err, false)
+		return nil, nil, c.mapError(ctx, err, false, redact.FromRequest(sent))
 	}
 	onDelta := c.cfg.onDelta
 	if full.OnDelta != nil {
@@ -262,9 +279,10 @@ func (c *Client) open(ctx context.Context, r *Request) (*Bridge, io.ReadCloser, 
 		b.whole(resp.Body, maxWholeBytes)
 		b.events = 1
 	default:
-		err := c.notStream(resp)
+		secrets := redact.FromRequest(sentRequest(req, resp))
+		err := c.notStream(resp, secrets)
 		resp.Body.Close()
-		return nil, nil, c.mapError(ctx, err, false)
+		return nil, nil, c.mapError(ctx, err, false, secrets)
 	}
 	return b, resp.Body, nil
 }
@@ -325,8 +343,14 @@ func mergeExtra(body []byte, extra map[string]any) ([]byte, error) {
 
 // notStream is the error for a 2xx answer that is neither an event stream
 // nor a JSON completion, with the start of its body for a hint.
-func (c *Client) notStream(resp *http.Response) error {
-	head, _ := io.ReadAll(io.LimitReader(resp.Body, redact.ExcerptBytes))
+func (c *Client) notStream(resp *http.Response, secrets *redact.Set) error {
+	// Read past what the excerpt shows, so that it can end with "…"; a
+	// credential cut at the end of what was read shows none of itself.
+	const limit = 2 * redact.ExcerptBytes
+	head, err := io.ReadAll(io.LimitReader(resp.Body, limit))
+	if err != nil || len(head) == limit {
+		head = secrets.Head(head)
+	}
 	u := ""
 	if resp.Request != nil && resp.Request.URL != nil {
 		u = redact.URL(resp.Request.URL.String())
@@ -335,7 +359,7 @@ func (c *Client) notStream(resp *http.Response) error {
 		StatusCode:  resp.StatusCode,
 		ContentType: resp.Header.Get("Content-Type"),
 		URL:         u,
-		Excerpt:     redact.Excerpt(head, redact.ExcerptBytes, c.cfg.secrets),
+		Excerpt:     redact.Excerpt(head, redact.ExcerptBytes, secrets),
 	}
 }
 
@@ -353,9 +377,10 @@ func (e *idleTimeoutError) Unwrap() []error { return []error{ErrIdleTimeout, e.e
 
 // mapError puts the idle timeout in front of the cancellation it caused
 // (which, once the stream had begun, is an [ErrInterrupted]), turns an
-// HTTP error body into an APIError, and keeps every credential the request
-// carried out of the error, whatever Doer sent it.
-func (c *Client) mapError(ctx context.Context, err error, streaming bool) error {
+// HTTP error body into an APIError, and keeps every credential of secrets
+// (the client's, and those of the request as sent) out of the error,
+// whatever Doer sent it.
+func (c *Client) mapError(ctx context.Context, err error, streaming bool, secrets *redact.Set) error {
 	if cause := context.Cause(ctx); errors.Is(cause, ErrIdleTimeout) {
 		err = &idleTimeoutError{limit: c.cfg.idleTimeout, err: err}
 		if streaming {
@@ -364,7 +389,12 @@ func (c *Client) mapError(ctx context.Context, err error, streaming bool) error 
 	}
 	var se *transport.StatusError
 	if errors.As(err, &se) {
-		se.Body = c.cfg.secrets.Bytes(se.Body) // a Doer of the caller's may have built it
+		// A Doer of the caller's may have built it.
+		if se.Truncated {
+			se.Body = secrets.Head(se.Body)
+		} else {
+			se.Body = secrets.Bytes(se.Body)
+		}
 		if e, ok := c.proto.parseError(se.Body, se.StatusCode); ok {
 			e.Err = err
 			err = e
@@ -372,9 +402,19 @@ func (c *Client) mapError(ctx context.Context, err error, streaming bool) error 
 	}
 	var api *APIError
 	if errors.As(err, &api) {
-		api.redact(c.cfg.secrets)
+		api.redact(secrets)
 	}
-	return c.redact(err)
+	return redact.Error(err, secrets)
+}
+
+// sentRequest is the request as it was sent for resp: the Doer's own, with
+// whatever credential its transport added (golang.org/x/oauth2 sets the
+// Authorization of a token it refreshes), when the response says so.
+func sentRequest(req *http.Request, resp *http.Response) *http.Request {
+	if resp.Request != nil {
+		return resp.Request
+	}
+	return req
 }
 
 // redact keeps the client's credentials out of err's text.

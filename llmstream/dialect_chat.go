@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"unsafe"
 
 	"github.com/airlock-go/airlock/sse"
@@ -710,6 +711,7 @@ func (chatProtocol) encode(r *Request, cfg *config) ([]byte, error) {
 		if w.Messages[i], err = r.Messages[i].chatWire(); err != nil {
 			return nil, err
 		}
+		w.Messages[i].ToolCalls = sentCalls(w.Messages[i].ToolCalls)
 	}
 	switch c := r.ToolChoice; c.Mode {
 	case ToolChoiceAuto, ToolChoiceNone, ToolChoiceRequired:
@@ -721,6 +723,36 @@ func (chatProtocol) encode(r *Request, cfg *config) ([]byte, error) {
 		w.StreamOptions = &streamOptions{IncludeUsage: true}
 	}
 	return json.Marshal(w)
+}
+
+// sentCalls is calls as a request sends them: with arguments that are not
+// one JSON object (a call agentloop refused and answered) written as {}.
+// vLLM, SGLang and llama.cpp's server parse the arguments of every call in
+// a conversation and refuse the request when they are not an object, and
+// would refuse every later turn of it the same way; the tool message that
+// answers the call says what the model sent wrong. calls itself is
+// returned when every call is sendable, else a copy.
+func sentCalls(calls []ToolCall) []ToolCall {
+	for i := range calls {
+		if args := sentArguments(calls[i].Function.Arguments); args != calls[i].Function.Arguments {
+			out := slices.Clone(calls)
+			for j := i; j < len(out); j++ {
+				out[j].Function.Arguments = sentArguments(out[j].Function.Arguments)
+			}
+			return out
+		}
+	}
+	return calls
+}
+
+// sentArguments is args as a request sends them: one JSON object, else
+// "{}".
+func sentArguments(args string) string {
+	trimmed := strings.TrimSpace(args)
+	if trimmed == "" || trimmed[0] != '{' || !json.Valid([]byte(trimmed)) {
+		return "{}"
+	}
+	return args
 }
 
 // decodeUsage reads a validated usage object; a usage of the wrong shape is

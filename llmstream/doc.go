@@ -50,7 +50,9 @@
 //
 // No error, error field, log line or transport event ever holds a
 // credential the request carried, whatever HTTP client sent it: a server
-// that echoes one gets it replaced by "REDACTED".
+// that echoes one gets it replaced by "REDACTED". Values shorter than 8
+// bytes are not taken for credentials: hiding "ollama" or "EMPTY", the
+// placeholder keys of local servers, would garble messages.
 //
 // # Speed
 //

@@ -1,7 +1,6 @@
 package llmstream
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -236,10 +235,7 @@ func (p placed) anthropic(m *Message) (json.RawMessage, error) {
 // JSON object (an invalid call answered by agentloop) are sent as {}, the
 // only input Anthropic takes.
 func toolUseBlock(c *ToolCall) (json.RawMessage, error) {
-	input := json.RawMessage(bytes.TrimSpace([]byte(c.Function.Arguments)))
-	if len(input) == 0 || input[0] != '{' || !json.Valid(input) {
-		input = json.RawMessage(`{}`)
-	}
+	input := json.RawMessage(strings.TrimSpace(sentArguments(c.Function.Arguments)))
 	return json.Marshal(struct {
 		Type  string          `json:"type"`
 		ID    string          `json:"id"`

@@ -370,10 +370,7 @@ func signStep(parts []json.RawMessage) error {
 // a JSON object (an invalid call answered by agentloop) are sent as {}, the
 // only args Gemini takes. id is sent only when Gemini gave the call one.
 func geminiCallPart(c *ToolCall, id, sig string) (json.RawMessage, error) {
-	args := json.RawMessage(bytes.TrimSpace([]byte(c.Function.Arguments)))
-	if len(args) == 0 || args[0] != '{' || !json.Valid(args) {
-		args = json.RawMessage(`{}`)
-	}
+	args := json.RawMessage(strings.TrimSpace(sentArguments(c.Function.Arguments)))
 	return json.Marshal(gemCallPart{FunctionCall: gemCall{ID: id, Name: c.Function.Name, Args: args}, ThoughtSignature: sig})
 }
 

@@ -312,9 +312,5 @@ func (p placed) responses(stateless, ids bool) (json.RawMessage, error) {
 // functionCall is a call as a function_call item; id is the item's id, ""
 // for none.
 func functionCall(c *ToolCall, id string) (json.RawMessage, error) {
-	args := c.Function.Arguments
-	if strings.TrimSpace(args) == "" {
-		args = "{}"
-	}
-	return json.Marshal(functionCallItem{Type: "function_call", ID: id, CallID: c.ID, Name: c.Function.Name, Arguments: args})
+	return json.Marshal(functionCallItem{Type: "function_call", ID: id, CallID: c.ID, Name: c.Function.Name, Arguments: sentArguments(c.Function.Arguments)})
 }

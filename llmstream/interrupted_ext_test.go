@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -14,16 +15,18 @@ import (
 	"github.com/airlock-go/airlock/llmstream/llmstreamtest"
 	"github.com/airlock-go/airlock/toolcall"
 	"github.com/airlock-go/airlock/transport"
+	"github.com/google/go-cmp/cmp"
 )
 
-// TestInterrupted: every way a begun stream breaks matches ErrInterrupted,
-// keeps its own cause in the chain, and comes back with the text so far and
-// no tool call; the failures that are not breaks do not match.
+// TestInterrupted: in every dialect, every way a begun stream breaks
+// matches ErrInterrupted, keeps its own cause in the chain, and comes back
+// with the text so far and no tool call; the failures that are not breaks
+// do not match.
 func TestInterrupted(t *testing.T) {
 	turn := llmstreamtest.Turn{Text: "one two three four", ToolCalls: []llmstreamtest.Call{{Name: "f", Arguments: `{"a":1}`}}}
 	fault := func(k llmstreamtest.FaultKind) llmstreamtest.Turn {
 		t := turn
-		t.Fault = llmstreamtest.Fault{Kind: k, After: 3}
+		t.Fault = llmstreamtest.Fault{Kind: k, After: 6} // past the first text in every dialect
 		return t
 	}
 	noRetry := transport.WithRetry(0, 0, 0)
@@ -53,29 +56,32 @@ func TestInterrupted(t *testing.T) {
 		{"a bad event", fault(llmstreamtest.FaultMalformed), nil, nil, llmstream.ErrBadEvent, false},
 		{"the callback stops", turn, opts(llmstream.WithOnDelta(func(llmstream.Delta) error { return errStop })), nil, llmstream.ErrAborted, false},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := llmstreamtest.NewTestServer(t, llmstreamtest.WithTurns(tt.turn))
-			ctx := t.Context()
-			if tt.ctx != nil {
-				var cancel context.CancelFunc
-				ctx, cancel = tt.ctx(ctx)
-				defer cancel()
-			}
-			msg, err := llmstream.NewClient(append(opts(llmstream.WithBaseURL(srv.URL)), tt.opts...)...).Stream(ctx, llmstream.Request{})
-			if got := errors.Is(err, llmstream.ErrInterrupted); got != tt.wantBreak {
-				t.Fatalf("errors.Is(%v, ErrInterrupted) = %v, want %v", err, got, tt.wantBreak)
-			}
-			if tt.cause != nil && !errors.Is(err, tt.cause) {
-				t.Errorf("err = %v; %v left the chain", err, tt.cause)
-			}
-			if len(msg.ToolCalls) != 0 {
-				t.Errorf("a failed stream handed out calls: %v", msg.ToolCalls)
-			}
-			if tt.wantBreak && !strings.HasPrefix("one two three four", msg.Content) || tt.wantBreak && msg.Content == "" {
-				t.Errorf("partial text = %q, want the start of the answer", msg.Content)
-			}
-		})
+	for _, d := range []llmstream.Dialect{llmstream.DialectChat, llmstream.DialectAnthropic, llmstream.DialectResponses, llmstream.DialectGemini} {
+		for _, tt := range tests {
+			t.Run(d.String()+"/"+tt.name, func(t *testing.T) {
+				srv := llmstreamtest.NewTestServer(t, llmstreamtest.WithTurns(tt.turn))
+				ctx := t.Context()
+				if tt.ctx != nil {
+					var cancel context.CancelFunc
+					ctx, cancel = tt.ctx(ctx)
+					defer cancel()
+				}
+				o := append(opts(llmstream.WithBaseURL(srv.URL), llmstream.WithDialect(d), llmstream.WithModel("m")), tt.opts...)
+				msg, err := llmstream.NewClient(o...).Stream(ctx, llmstream.Request{})
+				if got := errors.Is(err, llmstream.ErrInterrupted); got != tt.wantBreak {
+					t.Fatalf("errors.Is(%v, ErrInterrupted) = %v, want %v", err, got, tt.wantBreak)
+				}
+				if tt.cause != nil && !errors.Is(err, tt.cause) {
+					t.Errorf("err = %v; %v left the chain", err, tt.cause)
+				}
+				if len(msg.ToolCalls) != 0 {
+					t.Errorf("a failed stream handed out calls: %v", msg.ToolCalls)
+				}
+				if tt.wantBreak && !strings.HasPrefix("one two three four", msg.Content) || tt.wantBreak && msg.Content == "" {
+					t.Errorf("partial text = %q, want the start of the answer", msg.Content)
+				}
+			})
+		}
 	}
 }
 
@@ -217,6 +223,92 @@ func TestIdleTimeoutLeadsItsError(t *testing.T) {
 			_, err := llmstream.NewClient(opts...).Stream(t.Context(), llmstream.Request{})
 			if err == nil || err.Error() != want || !errors.Is(err, llmstream.ErrIdleTimeout) || !errors.Is(err, llmstream.ErrInterrupted) {
 				t.Errorf("err %q, want %q, matching ErrIdleTimeout and ErrInterrupted", err, want)
+			}
+		})
+	}
+}
+
+// TestInterruptedWhole: a server that ignored "stream": true and sent one
+// JSON completion, cut off mid-body, broke like a stream does.
+func TestInterruptedWhole(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", "1000")
+		io.WriteString(w, `{"choices":[{"index":0,"message":{"role":"assistant","content":"Hel`)
+		w.(http.Flusher).Flush()
+		panic(http.ErrAbortHandler)
+	}))
+	defer srv.Close()
+	for _, d := range []llmstream.Doer{transport.New(transport.WithRetry(0, 0, 0)), &http.Client{}} {
+		_, err := llmstream.NewClient(llmstream.WithBaseURL(srv.URL+"/v1"), llmstream.WithHTTPClient(d)).Stream(t.Context(), llmstream.Request{})
+		if !errors.Is(err, llmstream.ErrInterrupted) || !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Errorf("%T: err = %v; want ErrInterrupted and the cause", d, err)
+		}
+	}
+}
+
+// TestToolCallsErrorKeepsContinuity: the message of a stream that ended
+// properly with bad arguments keeps its stop reason and continuity state,
+// the calls placed as in ToolCallsError.Calls, so that it can go back to
+// the provider once its calls are answered.
+func TestToolCallsErrorKeepsContinuity(t *testing.T) {
+	rec, err := os.ReadFile("testdata/providers/anthropic_thinking_tools.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(rec), `"partial_json":": 4096}"`, `"partial_json":": 40"`, 1)
+	msg, err := llmstream.ReadMessage(strings.NewReader(bad), llmstream.WithDialect(llmstream.DialectAnthropic))
+	var tce *llmstream.ToolCallsError
+	if !errors.As(err, &tce) || len(tce.Calls) != 2 || len(msg.ToolCalls) != 0 {
+		t.Fatalf("err = %v, calls %v; want a ToolCallsError of two calls and none in the message", err, msg.ToolCalls)
+	}
+	good, err := llmstream.ReadMessage(strings.NewReader(string(rec)), llmstream.WithDialect(llmstream.DialectAnthropic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(good.Continuity, msg.Continuity); diff != "" || msg.StopReason != llmstream.StopToolCalls {
+		t.Errorf("stop %v; continuity (-good +bad):\n%s", msg.StopReason, diff)
+	}
+}
+
+// TestRetryableRule: the documented rule for "sending the same request
+// again is reasonable" holds for the answers a real agent meets: a broken
+// stream, a provider's retryable error, a proxy's error page; and not for
+// a bad request.
+func TestRetryableRule(t *testing.T) {
+	retryable := func(err error) bool { // as ErrInterrupted's doc says
+		var api *llmstream.APIError
+		var se *transport.StatusError
+		return errors.Is(err, llmstream.ErrInterrupted) || errors.As(err, &api) && api.Retryable() || errors.As(err, &se) && se.Retryable()
+	}
+	tests := []struct {
+		name        string
+		status      int
+		contentType string
+		body        string
+		want        bool
+	}{
+		{"a proxy's 502 page", 502, "text/html", "<html><h1>502 Bad Gateway</h1></html>", true},
+		{"a gateway's plain 429", 429, "text/plain", "Too Many Requests", true},
+		{"rate limited", 429, "application/json", `{"error":{"message":"slow down","type":"rate_limit_error"}}`, true},
+		{"overloaded", 529, "application/json", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, true},
+		{"a bad request", 400, "application/json", `{"error":{"message":"bad","type":"invalid_request_error"}}`, false},
+		{"a bad key, as text", 401, "text/plain", "Unauthorized", false},
+		{"a stream cut short", 200, "text/event-stream", "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", tt.contentType)
+				w.WriteHeader(tt.status)
+				io.WriteString(w, tt.body)
+			}))
+			defer srv.Close()
+			for _, d := range []llmstream.Doer{transport.New(transport.WithRetry(0, 0, 0)), &http.Client{}} {
+				_, err := llmstream.NewClient(llmstream.WithBaseURL(srv.URL+"/v1"), llmstream.WithHTTPClient(d)).Stream(t.Context(), llmstream.Request{})
+				if got := retryable(err); got != tt.want {
+					t.Errorf("%T: %v: retryable = %v, want %v", d, err, got, tt.want)
+				}
 			}
 		})
 	}

@@ -204,7 +204,10 @@ type secretsOption []string
 // credentials that your own HTTP client ([WithHTTPClient]) or a proxy adds
 // to requests, which a [Client] cannot see. A [Client] already keeps out the
 // API key, every [WithHeader] value and the secret query values of the base
-// URL; a [Bridge] fed by your own HTTP code keeps out only these. Each
+// URL, and from the error of an HTTP error answer or a page that is not an
+// event stream, the credentials your HTTP client added under a name that
+// says so (Authorization, ...: the response carries the request as sent);
+// a [Bridge] fed by your own HTTP code keeps out only these. Each
 // value (and its JSON- and URL-escaped forms) is replaced by "REDACTED" in
 // error texts and in the fields of [*APIError], [*EventError] and
 // transport.StatusError. Values shorter than 8 bytes are ignored: blanking
@@ -238,8 +241,10 @@ type apiKeyOption string
 // WithAPIKey sets the key, sent the dialect's way ("Authorization: Bearer
 // <key>" for chat and Responses, "x-api-key" for Anthropic,
 // "x-goog-api-key" for Gemini). The key never appears in an error or in
-// the option's String. Servers that want another header (Azure's
-// "api-key") take it through [WithHeader].
+// the option's String, unless it is shorter than 8 bytes, too short to be
+// told from ordinary words ("ollama"), which are left alone (see
+// [WithSecrets]). Servers that want another header (Azure's "api-key")
+// take it through [WithHeader].
 func WithAPIKey(key string) ClientOption { return apiKeyOption(key) }
 
 func (o apiKeyOption) applyToClient(c *config) { c.apiKey = string(o) }
@@ -256,7 +261,8 @@ func (o modelOption) String() string          { return fmt.Sprintf("llmstream.Wi
 type headerOption struct{ key, value string }
 
 // WithHeader adds a header to every request. Its value never appears in an
-// error or in the option's String.
+// error or in the option's String, unless it is shorter than 8 bytes (see
+// [WithAPIKey]).
 func WithHeader(key, value string) ClientOption { return headerOption{key, value} }
 
 func (o headerOption) applyToClient(c *config) {
@@ -274,9 +280,12 @@ type httpClientOption struct{ d Doer }
 // WithHTTPClient sets what sends the requests: a [*transport.Client]
 // configured with its own options, an *http.Client, or any [Doer]. Default:
 // transport.New() with its defaults (60 s total timeout, stall detection,
-// 100 MiB cap, TLS verified, retries before the first byte). An
-// *http.Client brings none of those limits and no retries: the stream is
-// then bounded only by its own Timeout and the context.
+// 100 MiB cap, TLS verified, retries before the first byte, no credential
+// header sent on by a redirect to another host). An *http.Client brings
+// none of those: the stream is then bounded only by its own Timeout and
+// the context, and a redirect to another host receives every header but
+// Authorization and cookies (an Anthropic or Gemini key among them) unless
+// its CheckRedirect drops them.
 func WithHTTPClient(d Doer) ClientOption { return httpClientOption{d} }
 
 func (o httpClientOption) applyToClient(c *config) { c.httpClient = o.d }

@@ -1,6 +1,7 @@
 package llmstream_test
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -19,8 +20,9 @@ import (
 )
 
 // The leak matrix: a server that echoes every credential the request
-// carried, in every place an answer can hold text, to a client built every
-// way, with the credential in every place a request can carry one. No error
+// carried, in every place an answer can hold text, to a client of every
+// dialect built every way, with the credential in every place a request
+// can carry one. No error
 // text, no field of an error, no transport event may show it.
 
 // leakSecret is the credential; its tail is unlikely anywhere by accident.
@@ -68,6 +70,23 @@ var echoes = []struct {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		io.WriteString(w, "<html><body>Sign in. Your token: "+echo+"</body></html>")
 	}},
+	{"JSON with \\/", func(w http.ResponseWriter, echo string) {
+		// PHP, and some Java and Ruby encoders, write "/" as "\/".
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		b, _ := json.Marshal(map[string]string{"detail": echo})
+		w.Write(bytes.ReplaceAll(b, []byte("/"), []byte(`\/`)))
+	}},
+	{"Responses failed", func(w http.ResponseWriter, echo string) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		b, _ := json.Marshal(map[string]any{"type": "response.failed", "response": map[string]any{"error": map[string]string{"code": echo, "message": echo}}})
+		fmt.Fprintf(w, "event: response.failed\ndata: %s\n\n", b)
+	}},
+	{"Gemini error body", func(w http.ResponseWriter, echo string) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusTooManyRequests)
+		json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": 429, "message": echo, "status": echo, "details": []any{map[string]any{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "0s"}}}})
+	}},
 	{"bad JSON completion", func(w http.ResponseWriter, echo string) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"choices":[`+echo)
@@ -105,13 +124,22 @@ var credentials = []struct {
 	{"query api_key", func(b string) (string, []llmstream.ClientOption) { return b + "?api_key=" + leakSecret, nil }},
 	{"query token", func(b string) (string, []llmstream.ClientOption) { return b + "?token=" + leakSecret, nil }},
 	{"query sig", func(b string) (string, []llmstream.ClientOption) { return b + "?sv=2024&sig=" + leakSecret, nil }},
+	{"query sig with / and +", func(b string) (string, []llmstream.ClientOption) {
+		return b + "?sv=2024&sig=" + url.QueryEscape("a/b+"+leakSecret), nil
+	}},
 	{"userinfo", func(b string) (string, []llmstream.ClientOption) {
 		return strings.Replace(b, "http://", "http://user:"+leakSecret+"@", 1), nil
 	}},
+	{"userinfo, a token alone", func(b string) (string, []llmstream.ClientOption) {
+		return strings.Replace(b, "http://", "http://"+leakSecret+"@", 1), nil
+	}},
 }
 
-// basicLeak is the userinfo credential as net/http sends it.
-var basicLeak = base64.StdEncoding.EncodeToString([]byte("user:" + leakSecret))
+// basicLeaks are the userinfo credentials as net/http sends them.
+var basicLeaks = []string{
+	base64.StdEncoding.EncodeToString([]byte("user:" + leakSecret)),
+	base64.StdEncoding.EncodeToString([]byte(leakSecret + ":")),
+}
 
 func opts(o ...llmstream.ClientOption) []llmstream.ClientOption { return o }
 
@@ -170,27 +198,29 @@ func TestNoCredentialLeaks(t *testing.T) {
 		}},
 	}
 	cases, leaks := 0, 0
-	for _, e := range echoes {
-		for _, c := range constructions {
-			for _, cred := range credentials {
-				name := e.name + "/" + c.name + "/" + cred.name
-				t.Run(name, func(t *testing.T) {
-					cases++
-					log := &eventLog{}
-					base, o := cred.opts(srv.URL + "/" + url.PathEscape(e.name) + "/v1")
-					o = append(o, llmstream.WithBaseURL(base))
-					if c.doer != nil {
-						o = append(o, llmstream.WithHTTPClient(c.doer(log)))
-					}
-					_, err := llmstream.NewClient(o...).Stream(t.Context(), llmstream.Request{Model: "m"})
-					if err == nil {
-						t.Fatal("no error")
-					}
-					if where := leakIn(err, log); where != "" {
-						leaks++
-						t.Errorf("the credential leaks in %s: %v", where, err)
-					}
-				})
+	for _, d := range []llmstream.Dialect{llmstream.DialectChat, llmstream.DialectAnthropic, llmstream.DialectResponses, llmstream.DialectGemini} {
+		for _, e := range echoes {
+			for _, c := range constructions {
+				for _, cred := range credentials {
+					name := d.String() + "/" + e.name + "/" + c.name + "/" + cred.name
+					t.Run(name, func(t *testing.T) {
+						cases++
+						log := &eventLog{}
+						base, o := cred.opts(srv.URL + "/" + url.PathEscape(e.name) + "/v1")
+						o = append(o, llmstream.WithBaseURL(base), llmstream.WithDialect(d))
+						if c.doer != nil {
+							o = append(o, llmstream.WithHTTPClient(c.doer(log)))
+						}
+						_, err := llmstream.NewClient(o...).Stream(t.Context(), llmstream.Request{Model: "m"})
+						if err == nil {
+							t.Fatal("no error")
+						}
+						if where := leakIn(err, log); where != "" {
+							leaks++
+							t.Errorf("the credential leaks in %s: %v", where, err)
+						}
+					})
+				}
 			}
 		}
 	}
@@ -227,8 +257,10 @@ func leakIn(err error, log *eventLog) string {
 	}
 	log.mu.Unlock()
 	for where, text := range texts {
-		if strings.Contains(text, leakSecret) || strings.Contains(text, url.QueryEscape(leakSecret)) || strings.Contains(text, basicLeak) {
-			return where
+		for _, leak := range append([]string{leakSecret, url.QueryEscape(leakSecret)}, basicLeaks...) {
+			if strings.Contains(text, leak) {
+				return where
+			}
 		}
 	}
 	return ""
@@ -240,7 +272,7 @@ func TestWithSecretsCoversTheCallersClient(t *testing.T) {
 	srv := echoServer(t)
 	addsKey := doerFunc(func(r *http.Request) (*http.Response, error) {
 		r = r.Clone(r.Context())
-		r.Header.Set("X-Vendor-Credential", leakSecret)
+		r.Header.Set("X-Vendor-Id", leakSecret) // a name that does not say it is a credential
 		return http.DefaultTransport.RoundTrip(r)
 	})
 	base := llmstream.WithBaseURL(srv.URL + "/" + url.PathEscape("text body") + "/v1")
@@ -254,5 +286,92 @@ func TestWithSecretsCoversTheCallersClient(t *testing.T) {
 	}
 	if s := llmstream.WithSecrets(leakSecret).String(); strings.Contains(s, leakSecret) {
 		t.Errorf("the option prints the secret: %s", s)
+	}
+}
+
+// TestNotEventStreamCutSecret: the excerpt of a page that is not an event
+// stream shows no part of a credential, wherever the page's bytes that the
+// excerpt shows end.
+func TestNotEventStreamCutSecret(t *testing.T) {
+	for pad := 0; pad < 700; pad++ {
+		page := strings.Repeat("x", pad) + " " + leakSecret + " " + strings.Repeat("y", 700)
+		d := doerFunc(func(r *http.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/html"}}, Body: io.NopCloser(strings.NewReader(page)), Request: r}, nil
+		})
+		_, err := llmstream.NewClient(llmstream.WithHTTPClient(d), llmstream.WithAPIKey(leakSecret)).Stream(t.Context(), llmstream.Request{})
+		if !errors.Is(err, llmstream.ErrNotEventStream) {
+			t.Fatalf("err = %v", err)
+		}
+		if text := err.Error(); strings.Contains(text, leakSecret[:2]) {
+			t.Fatalf("padding %d: the start of the key shows: %s", pad, text[strings.Index(text, leakSecret[:2]):])
+		}
+	}
+}
+
+// TestProxyPasswordWhateverTheDoer: net/http prints a proxy address it
+// cannot use whole, password included (HTTPS_PROXY with a typo); the
+// Client keeps it out whatever HTTP client it was given.
+func TestProxyPasswordWhateverTheDoer(t *testing.T) {
+	const password = "pa55-word-1234"
+	cause := errors.New(`invalid proxy address "http://bob:` + password + `@proxy.test:3128 x": invalid character " " in host name`)
+	hc := &http.Client{Transport: &http.Transport{Proxy: func(*http.Request) (*url.URL, error) { return nil, cause }}}
+	_, err := llmstream.NewClient(llmstream.WithHTTPClient(hc), llmstream.WithBaseURL("http://127.0.0.1:1/v1")).Stream(t.Context(), llmstream.Request{})
+	if err == nil || !errors.Is(err, cause) {
+		t.Fatalf("err = %v; want the cause in the chain", err)
+	}
+	for _, text := range []string{err.Error(), fmt.Sprintf("%+v", err)} {
+		if strings.Contains(text, password) || !strings.Contains(text, "invalid proxy address") {
+			t.Errorf("err = %s; want the reason without the password", text)
+		}
+	}
+}
+
+// TestClientPrintsNoCredential: a Client printed in a log, by itself or as
+// a field of the caller's own struct, in any verb, shows no credential.
+func TestClientPrintsNoCredential(t *testing.T) {
+	c := llmstream.NewClient(llmstream.WithAPIKey(leakSecret), llmstream.WithHeader("Api-Key", leakSecret),
+		llmstream.WithBaseURL("https://user:"+leakSecret+"@api.example.com/v1?key="+leakSecret), llmstream.WithModel("m1"))
+	type agent struct {
+		Name   string
+		Client llmstream.Client
+		Ptr    *llmstream.Client
+	}
+	for _, v := range []any{c, *c, agent{"a", *c, c}} {
+		for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+			if got := fmt.Sprintf(verb, v); strings.Contains(got, leakSecret) || strings.Contains(got, url.QueryEscape(leakSecret)) {
+				t.Errorf("%s of %T shows the key: %s", verb, v, got)
+			}
+		}
+	}
+	if got, want := fmt.Sprint(c), `llmstream.Client(chat https://api.example.com/v1?key=REDACTED model="m1")`; got != want {
+		t.Errorf("String = %s, want %s", got, want)
+	}
+}
+
+// addsToken is an HTTP client of the caller's that adds a credential to
+// each request as it sends it, as golang.org/x/oauth2's Transport does
+// with a token it refreshes: a value WithSecrets cannot name in advance.
+type addsToken struct{ token string }
+
+func (a addsToken) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+a.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestCallersTransportToken: a credential the caller's own transport added
+// is kept out of the error of an HTTP error answer or of a page that is
+// not an event stream, since the response says what request was sent.
+func TestCallersTransportToken(t *testing.T) {
+	srv := echoServer(t)
+	for _, echo := range []string{"text body", "JSON error fields", "HTML 200"} {
+		hc := &http.Client{Transport: addsToken{leakSecret}}
+		_, err := llmstream.NewClient(llmstream.WithBaseURL(srv.URL+"/"+url.PathEscape(echo)+"/v1"), llmstream.WithHTTPClient(hc)).Stream(t.Context(), llmstream.Request{})
+		if err == nil {
+			t.Fatalf("%s: no error", echo)
+		}
+		if where := leakIn(err, &eventLog{}); where != "" {
+			t.Errorf("%s: the token leaks in %s: %v", echo, where, err)
+		}
 	}
 }

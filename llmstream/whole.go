@@ -18,14 +18,16 @@ const maxWholeBytes = 64 << 20
 // with the same deltas delivered (all at once) and the same validation of
 // its tool calls by the assembler.
 // Bodies over limit bytes (maxWholeBytes in production) fail with
-// sse.ErrEventTooLarge.
+// sse.ErrEventTooLarge; a body that broke off is [ErrInterrupted], as a
+// stream would be.
 func (b *Bridge) whole(r io.Reader, limit int) (Message, error) {
 	data, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
-	if err == nil && len(data) > limit {
-		err = fmt.Errorf("llmstream: a whole JSON completion of more than %d bytes: %w", limit, sse.ErrEventTooLarge)
-	}
-	if err != nil {
-		b.fail(err)
+	switch {
+	case err != nil:
+		b.fail(interrupted(err))
+		return b.Message()
+	case len(data) > limit:
+		b.fail(fmt.Errorf("llmstream: a whole JSON completion of more than %d bytes: %w", limit, sse.ErrEventTooLarge))
 		return b.Message()
 	}
 	var resp struct {
@@ -60,9 +62,15 @@ func (b *Bridge) whole(r io.Reader, limit int) (Message, error) {
 	return b.Message()
 }
 
-// wholeChoice applies the message of choice 0.
+// wholeChoice applies the message of choice 0, read as the streaming path
+// reads a delta: a content array split into text and reasoning parts, a
+// member of another type than expected ignored.
 func (b *Bridge) wholeChoice(data, raw json.RawMessage) {
-	var m Message
+	var m struct {
+		Content   json.RawMessage `json:"content"`
+		Refusal   json.RawMessage `json:"refusal"`
+		ToolCalls []ToolCall      `json:"tool_calls"`
+	}
 	err := json.Unmarshal(raw, &m)
 	var reasoning string
 	if err == nil {
@@ -72,11 +80,12 @@ func (b *Bridge) wholeChoice(data, raw json.RawMessage) {
 		b.fail(b.eventError(data, 0, fmt.Errorf("a JSON completion's message: %w", err)))
 		return
 	}
+	content, partReasoning := contentParts(m.Content)
 	for _, t := range []struct {
 		kind DeltaKind
 		buf  *[]byte
 		text string
-	}{{DeltaReasoning, &b.reasoning, reasoning}, {DeltaText, &b.content, m.Content}, {DeltaRefusal, &b.refusal, m.Refusal}} {
+	}{{DeltaReasoning, &b.reasoning, reasoning + partReasoning}, {DeltaText, &b.content, content}, {DeltaRefusal, &b.refusal, jsonString(m.Refusal)}} {
 		if t.text == "" {
 			continue
 		}
@@ -92,6 +101,68 @@ func (b *Bridge) wholeChoice(data, raw json.RawMessage) {
 			return
 		}
 	}
+}
+
+// contentParts splits a message's content as the streaming path does
+// (chatDecoder.contentPart): a string is answer text; in an array, a
+// "text" part or one with no type is answer text, a "thinking" or
+// "reasoning" part is reasoning (its "thinking" member, else its "text";
+// a string, or nested parts whose "text" is taken, as Mistral sends
+// thinking), and every other element is skipped.
+func contentParts(raw json.RawMessage) (text, reasoning string) {
+	if s := jsonString(raw); s != "" {
+		return s, ""
+	}
+	var parts []json.RawMessage
+	if json.Unmarshal(raw, &parts) != nil {
+		return "", ""
+	}
+	var out [2][]byte // answer text, reasoning
+	for _, p := range parts {
+		var part map[string]json.RawMessage
+		if json.Unmarshal(p, &part) != nil {
+			continue // not an object
+		}
+		kind, value := 0, part["text"]
+		if typ, ok := part["type"]; ok && len(typ) > 0 && typ[0] == '"' {
+			switch jsonString(typ) {
+			case "text":
+			case "thinking", "reasoning":
+				kind = 1
+				if th, ok := part["thinking"]; ok {
+					value = th
+				}
+			default:
+				continue
+			}
+		}
+		if s := jsonString(value); s != "" {
+			out[kind] = append(out[kind], s...)
+			continue
+		}
+		var nested []json.RawMessage
+		if json.Unmarshal(value, &nested) != nil {
+			continue
+		}
+		for _, n := range nested {
+			var inner struct {
+				Text json.RawMessage `json:"text"`
+			}
+			if json.Unmarshal(n, &inner) == nil {
+				out[kind] = append(out[kind], jsonString(inner.Text)...)
+			}
+		}
+	}
+	return string(out[0]), string(out[1])
+}
+
+// jsonString is the JSON string raw holds, "" for any other value.
+func jsonString(raw json.RawMessage) string {
+	var s string
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
 }
 
 // firstReasoning returns the message's reasoning text: of

@@ -46,9 +46,9 @@ func New(opts ...Option) *Client {
 		return c
 	}
 	c.tr = newHTTPTransport(&c.cfg)
-	// The http.Client adds redirects (with GetBody replay, and dropping
-	// Authorization when a redirect leaves the host); every limit is ours.
-	c.hc = &http.Client{Transport: c.tr}
+	// The http.Client adds redirects (with GetBody replay, and credentials
+	// dropped when a redirect leaves the host); every limit is ours.
+	c.hc = &http.Client{Transport: c.tr, CheckRedirect: checkRedirect}
 	return c
 }
 
@@ -68,7 +68,7 @@ func newHTTPTransport(cfg *config) *http.Transport {
 	}
 	d := newDialer(cfg.connectTimeout, tlsCfg)
 	return &http.Transport{
-		Proxy:          redactProxy(cfg.proxy),
+		Proxy:          cfg.proxy,
 		DialContext:    d.dial,
 		DialTLSContext: d.dialTLS,
 		// Used only for the server's handshake through a proxy's CONNECT
@@ -103,9 +103,11 @@ func newHTTPTransport(cfg *config) *http.Transport {
 // or HTTP date), or with neither the retryDelay of a google.rpc.RetryInfo
 // detail in a JSON error body (as Gemini answers a 429), up to
 // [DefaultMaxRetryAfter], else an exponential backoff with jitter; once Do
-// has returned a response, nothing is retried. Redirects are followed as by http.Client (at most 10, the body
-// replayed, Authorization dropped when one leaves the host); each counts
-// against the same limits. The request body is closed, as by http.Client,
+// has returned a response, nothing is retried. Redirects are followed as
+// by http.Client (at most 10, the body replayed), except that a redirect
+// to another host name (a subdomain too) or from https to http drops every
+// header that carries a credential, whatever its name (see below); each
+// redirect counts against the same limits. The request body is closed, as by http.Client,
 // even on errors;
 // to retry, Do replays it through req.GetBody, or buffers a body without one
 // (up to [MaxBufferedRequestBytes]; a longer one disables retries).

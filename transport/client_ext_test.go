@@ -815,6 +815,55 @@ func TestStatusErrorBlanksEchoedSecret(t *testing.T) {
 	}
 }
 
+// TestStatusErrorCutSecret: an error body cut at the bound, or by a
+// broken connection, in the middle of an echoed key shows no part of it.
+func TestStatusErrorCutSecret(t *testing.T) {
+	const key = "sk-live-cut-abcdefghijklmnop"
+	for _, tt := range []struct {
+		name  string
+		serve func(w http.ResponseWriter)
+	}{
+		{"cut at the bound", func(w http.ResponseWriter) {
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, strings.Repeat("e", transport.MaxErrorBodyBytes-20)+"Bearer "+key)
+		}},
+		{"connection broken", func(w http.ResponseWriter) {
+			w.Header().Set("Content-Length", "1000")
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, "bad key: Bearer "+key[:12])
+			w.(http.Flusher).Flush()
+			panic(http.ErrAbortHandler)
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newServer(t, func(w http.ResponseWriter, r *http.Request) { tt.serve(w) })
+			check := func(t *testing.T, err error) {
+				var se *transport.StatusError
+				if !errors.As(err, &se) {
+					t.Fatalf("err = %v", err)
+				}
+				for i := 4; i < len(key); i++ {
+					if bytes.HasSuffix(se.Body, []byte(key[:i])) {
+						t.Fatalf("the body ends with %q, the start of the key", key[:i])
+					}
+				}
+			}
+			req := mustRequest(t, context.Background(), http.MethodGet, srv.URL, nil)
+			req.Header.Set("Authorization", "Bearer "+key)
+			_, err := newClient(t, transport.WithRetry(0, 0, 0)).Do(req)
+			check(t, err)
+			// The same for the answer of an HTTP client of the caller's.
+			req = mustRequest(t, context.Background(), http.MethodGet, srv.URL, nil)
+			req.Header.Set("Authorization", "Bearer "+key)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(t, transport.ReadStatusError(req, resp))
+		})
+	}
+}
+
 func TestDoErrorBodyBound(t *testing.T) {
 	tests := []struct {
 		name          string

@@ -168,13 +168,14 @@ const MaxErrorBodyBytes = 1 << 20
 //
 // Body is the server's body within that bound, except that every credential
 // the request carried (see the package documentation's "Secrets") is
-// replaced by "REDACTED" should the server have echoed it; so Error, which
-// prints a short excerpt of Body, and any caller printing Body cannot leak
-// one. Header is the server's, whole; Error never prints a header.
+// replaced by "REDACTED" should the server have echoed it, and the start
+// of one is dropped where the body was cut (at the bound, or by a broken
+// connection) in the middle of it; so Error, which prints a short excerpt
+// of Body, and any caller printing Body cannot leak one. Header is the server's, whole; Error never prints a header.
 type StatusError struct {
 	StatusCode int         // e.g. 429
 	Header     http.Header // the response headers, e.g. Retry-After
-	Body       []byte      // the response body, cut at MaxErrorBodyBytes, credentials replaced
+	Body       []byte      // the response body, cut at MaxErrorBodyBytes, credentials replaced (and dropped where cut)
 	// Truncated is true when the body was longer than MaxErrorBodyBytes.
 	Truncated bool
 }
@@ -193,6 +194,14 @@ func (e *StatusError) Error() string {
 	return "transport: HTTP " + status + ": " + text
 }
 
+// Retryable reports whether sending the same request again is reasonable,
+// by the rule [Client.Do] retries by: the server's "x-should-retry" header
+// when it sent one, else the status (408, 409, 429 and 5xx). Do has
+// retried such an answer already (see [WithRetry]) before returning it; a
+// caller that tries the whole turn again later asks here, for an answer of
+// no known provider shape such as a proxy's 502 page.
+func (e *StatusError) Retryable() bool { return retryableAnswer(e.StatusCode, e.Header) }
+
 // ReadStatusError reads the body of resp, a non-2xx answer to req, up to
 // [MaxErrorBodyBytes], closes it, and returns the [*StatusError] that
 // [Client.Do] would have returned for it, credentials of req replaced in
@@ -201,17 +210,22 @@ func (e *StatusError) Error() string {
 // is the news.
 func ReadStatusError(req *http.Request, resp *http.Response) *StatusError {
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBodyBytes+1))
-	return newStatusError(resp, body, redact.FromRequest(req))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBodyBytes+1))
+	return newStatusError(resp, body, err != nil, redact.FromRequest(req))
 }
 
 // newStatusError is the StatusError for resp with body read up to one byte
-// past the bound.
-func newStatusError(resp *http.Response, body []byte, secrets *redact.Set) *StatusError {
+// past the bound; broken says the read failed, so the body may stop short.
+func newStatusError(resp *http.Response, body []byte, broken bool, secrets *redact.Set) *StatusError {
 	se := &StatusError{StatusCode: resp.StatusCode, Header: resp.Header, Body: body}
 	if len(body) > MaxErrorBodyBytes {
 		se.Body, se.Truncated = body[:MaxErrorBodyBytes], true
 	}
-	se.Body = secrets.Bytes(se.Body)
+	if se.Truncated || broken {
+		// An echoed credential may be cut in two: none of it shows.
+		se.Body = secrets.Head(se.Body)
+	} else {
+		se.Body = secrets.Bytes(se.Body)
+	}
 	return se
 }

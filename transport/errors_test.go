@@ -60,3 +60,29 @@ func TestTimeoutErrorIsANetTimeout(t *testing.T) {
 		t.Error("TimeoutError does not report Timeout() true")
 	}
 }
+
+// TestStatusErrorRetryable: a caller deciding whether to send the request
+// again later (a proxy's 502 page, say, which no provider error shape
+// explains) has the rule Do retries by.
+func TestStatusErrorRetryable(t *testing.T) {
+	tests := []struct {
+		code   int
+		should string // x-should-retry
+		want   bool
+	}{
+		{400, "", false}, {401, "", false}, {404, "", false}, {407, "", false},
+		{408, "", true}, {409, "", true}, {410, "", false}, {428, "", false},
+		{429, "", true}, {430, "", false},
+		{499, "", false}, {500, "", true}, {502, "", true}, {529, "", true}, {599, "", true}, {600, "", false},
+		{500, "false", false}, {400, "true", true},
+	}
+	for _, tt := range tests {
+		h := http.Header{}
+		if tt.should != "" {
+			h.Set("X-Should-Retry", tt.should)
+		}
+		if got := (&StatusError{StatusCode: tt.code, Header: h}).Retryable(); got != tt.want {
+			t.Errorf("HTTP %d, x-should-retry %q: Retryable = %v, want %v", tt.code, tt.should, got, tt.want)
+		}
+	}
+}

@@ -240,7 +240,7 @@ func (x *exchange) readStatusError(resp *http.Response) error {
 		return x.contextError()
 	}
 	// Another read error leaves a partial body; the status is the news.
-	return newStatusError(resp, body, redact.FromRequest(x.req))
+	return newStatusError(resp, body, err != nil, redact.FromRequest(x.req))
 }
 
 // accept wraps a 2xx response's body in the limits and hands it on.

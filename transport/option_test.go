@@ -84,8 +84,7 @@ func TestDefaults(t *testing.T) {
 		tr.DialTLSContext == nil || tr.DialContext == nil || tr.Proxy == nil {
 		t.Errorf("transport = %+v", tr)
 	}
-	// Proxies come from the environment, as with http.DefaultTransport
-	// (through redactProxy, which keeps passwords out of its errors).
+	// Proxies come from the environment, as with http.DefaultTransport.
 	if reflect.ValueOf(cfg.proxy).Pointer() != reflect.ValueOf(http.ProxyFromEnvironment).Pointer() {
 		t.Error("the proxy function is not http.ProxyFromEnvironment")
 	}

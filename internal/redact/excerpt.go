@@ -10,7 +10,7 @@ import (
 // error message, short enough for a log line.
 const ExcerptBytes = 256
 
-// Excerpt returns the start of b as one printable line of at most max bytes
+// Excerpt returns the start of b as one printable line of at most limit bytes
 // (plus a trailing "…" when cut), cut on a UTF-8 boundary, with every secret
 // of s replaced by [Mask] first. Runs of spaces, line ends and other
 // unprintable characters (terminal escapes, NUL) become one space, so the
@@ -18,7 +18,7 @@ const ExcerptBytes = 256
 // a secret out of text that held none ("0\x00000000" shows as "0 000000"),
 // so the line is searched for secrets once more: what is shown never reads
 // as one.
-func Excerpt(b []byte, max int, s *Set) string {
+func Excerpt(b []byte, limit int, s *Set) string {
 	text := s.String(string(b))
 	var out strings.Builder
 	space := false
@@ -31,7 +31,7 @@ func Excerpt(b []byte, max int, s *Set) string {
 		if space {
 			need++
 		}
-		if out.Len()+need > max {
+		if out.Len()+need > limit {
 			out.WriteString("…")
 			return s.String(out.String())
 		}

@@ -44,10 +44,11 @@ func IsSecretName(name string) bool {
 }
 
 // Set is the secret values of one request, and the forms in which a server
-// might echo them (JSON-escaped, query-escaped, the token of an
-// "Authorization: Bearer <token>" header alone). The zero Set and a nil
-// *Set hold nothing. A Set is never changed once built, so it may be shared
-// by goroutines.
+// might echo them (JSON-escaped, with or without "/" escaped as "\/",
+// query-escaped, the token of an "Authorization: Bearer <token>" header
+// alone, what a Basic one decodes to). The zero Set and a nil *Set hold
+// nothing. A Set is never changed once built, so it may be shared by
+// goroutines.
 type Set struct {
 	values []string // longest first, so a longer secret is replaced before one it contains
 }
@@ -87,9 +88,21 @@ func (s *Set) add(v string) {
 	s.push(v)
 	if scheme, cred, ok := strings.Cut(v, " "); ok && !strings.ContainsAny(scheme, "\"'") {
 		s.add(cred) // "Bearer sk-..." → the bare token too
+		if strings.EqualFold(scheme, "Basic") {
+			// A server may print what it decoded: "user:password", or
+			// the password alone.
+			if dec, err := base64.StdEncoding.DecodeString(strings.TrimSpace(cred)); err == nil {
+				s.add(string(dec))
+				if _, pass, ok := strings.Cut(string(dec), ":"); ok {
+					s.add(pass)
+				}
+			}
+		}
 	}
 	if b, err := json.Marshal(v); err == nil {
-		s.push(string(b[1 : len(b)-1])) // as a JSON string's text: "/" and "+" stay, "<" becomes \u003c
+		text := string(b[1 : len(b)-1]) // as a JSON string's text: "/" and "+" stay, "<" becomes \u003c
+		s.push(text)
+		s.push(strings.ReplaceAll(text, "/", `\/`)) // as PHP and some Java and Ruby encoders write it
 	}
 	s.push(url.QueryEscape(v))
 	s.push(url.PathEscape(v))
@@ -132,6 +145,32 @@ func (s *Set) Bytes(b []byte) []byte {
 	return b
 }
 
+// Head is [Set.Bytes] for b that is the start of a longer text, such as
+// an error body read up to a bound: besides every whole secret being
+// replaced by [Mask], an end of b that is the start of a secret (whose
+// rest lay past the cut) is dropped, however short, so no part of a secret
+// shows and the text never grows. b itself is returned when nothing
+// changes, else a new slice.
+func (s *Set) Head(b []byte) []byte {
+	b = s.Bytes(b)
+	if s.Empty() {
+		return b
+	}
+	cut := 0 // how many bytes at the end of b begin a secret
+	for _, v := range s.values {
+		for k := min(len(v)-1, len(b)); k > cut; k-- {
+			if string(b[len(b)-k:]) == v[:k] {
+				cut = k
+				break
+			}
+		}
+	}
+	if cut == 0 {
+		return b
+	}
+	return slices.Clone(b[:len(b)-cut])
+}
+
 // Contains reports whether text holds a secret of s.
 func (s *Set) Contains(text string) bool {
 	if s.Empty() {
@@ -147,8 +186,9 @@ func (s *Set) Contains(text string) bool {
 
 // FromRequest returns the secrets req carries: the values of its headers
 // whose names mark a credential ([IsSecretName]), the values of its secret
-// query parameters, the password of its URL (and the basic-authentication
-// token net/http makes of it), and the Set its context holds
+// query parameters, the user and password of its URL (and the
+// basic-authentication token net/http makes of them), and the Set its
+// context holds
 // ([NewContext]). A nil req holds none.
 func FromRequest(req *http.Request) *Set {
 	if req == nil {
@@ -172,11 +212,13 @@ func FromRequest(req *http.Request) *Set {
 			}
 		}
 		if u.User != nil {
-			if p, ok := u.User.Password(); ok {
-				s.add(p)
-				// net/http sends userinfo as basic authentication.
-				s.add(base64.StdEncoding.EncodeToString([]byte(u.User.Username() + ":" + p)))
-			}
+			// The user may be the credential ("https://<token>@host", or
+			// GitHub's "<token>:x-oauth-basic"), and net/http sends
+			// userinfo as basic authentication, with or without a password.
+			p, _ := u.User.Password()
+			s.add(u.User.Username())
+			s.add(p)
+			s.add(base64.StdEncoding.EncodeToString([]byte(u.User.Username() + ":" + p)))
 		}
 	}
 	s.sort()

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -275,6 +276,7 @@ func FuzzSet(f *testing.F) {
 	f.Add("error: ", " is wrong", []byte("sk-abc/def+ghi"), uint8(0))
 	f.Add(`{"message":"`, `"}`, []byte("AIza\x00Sy<key>&x=1"), uint8(1))
 	f.Add("", "", []byte("12345678"), uint8(2))
+	f.Add(`{"sig":"`, `"}`, []byte("a/b+c/d=="), uint8(4))
 	f.Fuzz(func(t *testing.T, before, after string, seed []byte, form uint8) {
 		secret := string(seed)
 		trimmed := strings.TrimSpace(secret)
@@ -284,10 +286,13 @@ func FuzzSet(f *testing.F) {
 		secret = strings.TrimSpace(secret)
 		s := New(secret)
 		echoed := secret
-		switch form % 4 {
+		switch form % 5 {
 		case 1:
 			b, _ := json.Marshal(secret)
 			echoed = string(b[1 : len(b)-1])
+		case 4:
+			b, _ := json.Marshal(secret)
+			echoed = strings.ReplaceAll(string(b[1:len(b)-1]), "/", `\/`)
 		case 2:
 			echoed = url.QueryEscape(secret)
 		case 3:
@@ -311,8 +316,137 @@ func FuzzSet(f *testing.F) {
 		if got := Excerpt([]byte(text), 1<<20, s); keeps(got) {
 			t.Fatalf("Excerpt(%q) = %q keeps the secret", text, got)
 		}
+		// Cut anywhere inside the echo, the text shows no start of it:
+		// Head drops a tail that holds at least what was cut.
+		for i := 1; i < len(echoed); i++ {
+			text := before + echoed[:i]
+			if s.Contains(text) {
+				continue // a whole secret is masked: checked above
+			}
+			got := string(s.Head([]byte(text)))
+			if !strings.HasPrefix(text, got) || !strings.HasSuffix(text[len(got):], echoed[:i]) {
+				t.Fatalf("Head(%q) = %q shows the start of the secret", text, got)
+			}
+		}
 		if !strings.Contains(before+after, secret) && !s.Contains(before) && s.String(before) != before {
 			t.Fatalf("String changed %q, which holds no secret", before)
 		}
 	})
+}
+
+// TestSetSlashEscaped: PHP, and Java and Ruby libraries, write "/" as "\/"
+// in JSON strings; an Azure SAS signature or a base64 key echoed that way
+// is still the secret.
+func TestSetSlashEscaped(t *testing.T) {
+	s := New("sig/abc+def/ghij==")
+	if got := s.String(`{"detail":"sig\/abc+def\/ghij== is expired"}`); strings.Contains(got, "abc") {
+		t.Errorf("String = %q; want the key replaced", got)
+	}
+}
+
+func TestFromRequestUserinfo(t *testing.T) {
+	basic := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	tests := []struct {
+		name, url string
+		secrets   []string
+	}{
+		// A token may sit in the user part alone: net/http sends it as
+		// basic authentication with an empty password.
+		{"user alone", "https://tok-user-only-123@x.test/v1", []string{"tok-user-only-123", basic("tok-user-only-123:")}},
+		// GitHub's old form: the token as the user, a fixed password.
+		{"token as user", "https://tok-user-1234567:x-oauth-basic@x.test/v1", []string{"tok-user-1234567", basic("tok-user-1234567:x-oauth-basic")}},
+		{"password", "https://user:password1234@x.test/v1", []string{"password1234", basic("user:password1234")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, _ := http.NewRequest(http.MethodGet, tt.url, nil)
+			s := FromRequest(req)
+			for _, secret := range tt.secrets {
+				if got := s.String("a " + secret + " b"); got != "a "+Mask+" b" {
+					t.Errorf("String(%q) = %q; want it replaced", secret, got)
+				}
+			}
+		})
+	}
+}
+
+// TestSetHead: the start of a longer text may end in the first bytes of a
+// secret whose rest was cut off; those bytes are a secret's too.
+func TestSetHead(t *testing.T) {
+	const key = "sk-cut-/0123456789"
+	s := New(key)
+	tests := []struct{ name, in, want string }{
+		{"no secret", "bad request", "bad request"},
+		{"whole secret", "bad " + key, "bad " + Mask},
+		{"cut after one byte", "bad s", "bad "},
+		{"cut one byte short", "bad " + key[:len(key)-1], "bad "},
+		{"cut in the query-escaped form", "q=sk-cut-%2F0", "q="},
+		{"a secret's start inside the text is no secret", "sk-cut- ok", "sk-cut- ok"},
+		{"whole, then cut", key + " " + key[:6], Mask + " "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := []byte(tt.in)
+			if got := s.Head(in); string(got) != tt.want {
+				t.Errorf("Head(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+			if string(in) != tt.in {
+				t.Errorf("Head changed its argument to %q", in)
+			}
+		})
+	}
+	var none *Set
+	if got := none.Head([]byte("s")); string(got) != "s" {
+		t.Errorf("a nil Set changed the text: %q", got)
+	}
+}
+
+// TestErrorURLErrorInPlace: a *url.Error deep in a chain is cleaned where
+// it stands, so errors.As does not hand out its raw URL, and the text of
+// a proxy address net/http could not use loses its password.
+func TestErrorURLErrorInPlace(t *testing.T) {
+	proxy := errors.New(`invalid proxy address "http://bob:pa55-word-1234@proxy.test x": bad host`)
+	ue := &url.Error{Op: "Post", URL: "https://x.test/?key=k-secret-1", Err: proxy}
+	err := Error(fmt.Errorf("llmstream: %w", ue), nil)
+	want := `llmstream: Post "https://x.test/?key=REDACTED": invalid proxy address "http://REDACTED@proxy.test x": bad host`
+	if err.Error() != want {
+		t.Errorf("Error = %q, want %q", err, want)
+	}
+	var got *url.Error
+	if !errors.As(err, &got) || got.URL != "https://x.test/?key=REDACTED" || strings.Contains(got.Error(), "pa55") || !errors.Is(err, proxy) {
+		t.Errorf("the url.Error in the chain: %v (URL %q)", got, got.URL)
+	}
+	// Cleaning again changes nothing.
+	if again := Error(err, nil); again.Error() != want {
+		t.Errorf("again: %q", again)
+	}
+}
+
+// TestSetBasicDecoded: a server may print the basic-authentication
+// credentials it decoded ("user alice:..."), not the header's base64.
+func TestSetBasicDecoded(t *testing.T) {
+	s := New("Basic " + base64.StdEncoding.EncodeToString([]byte("alice:wonderland-pass")))
+	for _, text := range []string{"bad login alice:wonderland-pass", "bad password wonderland-pass"} {
+		if got := s.String(text); strings.Contains(got, "wonderland") {
+			t.Errorf("String(%q) = %q; want the password replaced", text, got)
+		}
+	}
+}
+
+// TestErrorSharedURLError: a url.Error without a secret that a Doer hands
+// to every goroutine is only read, so concurrent calls do not race.
+func TestErrorSharedURLError(t *testing.T) {
+	shared := &url.Error{Op: "Post", URL: "https://x.test/v1", Err: io.ErrUnexpectedEOF}
+	done := make(chan struct{})
+	for range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for range 100 {
+				Error(fmt.Errorf("llmstream: %w", shared), New("sk-not-in-it-123"))
+			}
+		}()
+	}
+	for range 4 {
+		<-done
+	}
 }
