@@ -45,6 +45,9 @@ var largeBufs = sync.Pool{New: func() any { return new([largeBufSize]byte) }}
 // an error from src is kept in srcErr and returned once the lines read
 // before it are used up.
 func (r *Reader) fill() error {
+	if r.src == nil {
+		return ErrNoSource // a zero Reader
+	}
 	if err := r.st.checkPartial(r.buf[r.start:r.end]); err != nil {
 		return err
 	}

@@ -17,6 +17,11 @@ var ErrEventTooLarge = errors.New("sse: event too large")
 // ErrInvalidOption, and so does every later call.
 var ErrInvalidOption = errors.New("sse: invalid option")
 
+// ErrNoSource is returned by [Reader.Next] of a Reader that was not made
+// by [NewReader] (a zero Reader, or one given a nil io.Reader): there is
+// nothing to read events from.
+var ErrNoSource = errors.New("sse: Reader has no source; make it with NewReader")
+
 // ErrClosed is returned by [Parser.Feed] after [Parser.Close].
 var ErrClosed = errors.New("sse: parser closed")
 

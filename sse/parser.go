@@ -20,13 +20,15 @@ type Parser struct {
 	partial []byte // the incomplete line at the end of the input so far
 	skipLF  bool   // the input so far ended with a CR that ended a line
 	closed  bool
+	ready   bool  // st is configured: by NewParser, or by the first Feed of a zero Parser
 	err     error // the first error Feed returned; it sticks
 }
 
 // NewParser returns a Parser configured by opts. An invalid option is
-// reported by the first [Parser.Feed].
+// reported by the first [Parser.Feed]. The zero Parser is ready to use,
+// with the defaults.
 func NewParser(opts ...Option) *Parser {
-	p := &Parser{}
+	p := &Parser{ready: true}
 	p.err = p.st.init(opts)
 	return p
 }
@@ -48,6 +50,10 @@ func NewParser(opts ...Option) *Parser {
 // returns it again and parses nothing. Otherwise, after [Parser.Close], Feed
 // returns [ErrClosed].
 func (p *Parser) Feed(b []byte, emit func(Event) error) error {
+	if !p.ready {
+		p.ready = true
+		p.err = p.st.init(nil)
+	}
 	if p.err != nil {
 		return p.err
 	}

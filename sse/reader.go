@@ -47,6 +47,9 @@ type Reader struct {
 // [Reader.Next] does. An invalid option is reported by the first Next.
 func NewReader(r io.Reader, opts ...Option) *Reader {
 	rd := &Reader{src: r, bad: -1}
+	if r == nil {
+		rd.err = ErrNoSource
+	}
 	rd.err = rd.st.init(opts)
 	return rd
 }
@@ -66,7 +69,8 @@ func NewReader(r io.Reader, opts ...Option) *Reader {
 // on it (a cancelled context, say). Other errors: an [*EventSizeError]
 // (errors.Is [ErrEventTooLarge]) past [WithMaxEventSize]; the error of a
 // [WithUnknownField] callback; an [*OptionError] (errors.Is
-// [ErrInvalidOption]) for a bad option; io.ErrNoProgress when r returns no
+// [ErrInvalidOption]) for a bad option; [ErrNoSource] for a Reader with
+// no io.Reader (the zero Reader); io.ErrNoProgress when r returns no
 // bytes and no error 100 times in a row; [ErrBadReadCount] when r reports an
 // impossible count. The first error or io.EOF sticks: every later call
 // returns it again and reads nothing.
