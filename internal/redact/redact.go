@@ -31,10 +31,18 @@ const MinSecretBytes = 8
 // from an error message, so the list errs on the side of hiding.
 var secretWords = [...]string{"key", "token", "secret", "password", "passwd", "auth", "sig", "credential", "session", "cookie"}
 
+// secretNames are whole names that carry a credential although no secret
+// word is in them: "code", the query parameter of an Azure Functions key
+// (as a fragment it would hide "errorcode" and "encode").
+var secretNames = [...]string{"code"}
+
 // IsSecretName reports whether a header or query parameter named name
 // carries a credential. Case is ignored.
 func IsSecretName(name string) bool {
 	name = strings.ToLower(name)
+	if slices.Contains(secretNames[:], name) {
+		return true
+	}
 	for _, w := range secretWords {
 		if strings.Contains(name, w) {
 			return true

@@ -23,6 +23,7 @@ func TestRedactURL(t *testing.T) {
 		{"key", "https://x.test/v1?key=AIzaSy123", "https://x.test/v1?key=REDACTED"},
 		{"api-key kept apart from api-version", "https://x.test/?api-version=2024-06-01&api-key=abc", "https://x.test/?api-version=2024-06-01&api-key=REDACTED"},
 		{"api_key and token", "https://x.test/?api_key=a&token=b&model=gpt", "https://x.test/?api_key=REDACTED&token=REDACTED&model=gpt"},
+		{"an Azure Functions key", "https://f.test/api/v1?code=abc&errorcode=7&encode=utf8", "https://f.test/api/v1?code=REDACTED&errorcode=7&encode=utf8"},
 		{"case-insensitive", "https://x.test/?API-KEY=a&Access_Token=b", "https://x.test/?API-KEY=REDACTED&Access_Token=REDACTED"},
 		{"Azure SAS signature", "https://x.test/?sv=2022&sig=abc%2Bdef", "https://x.test/?sv=2022&sig=REDACTED"},
 		{"escaped name", "https://x.test/?api%2Dkey=abc", "https://x.test/?api%2Dkey=REDACTED"},
