@@ -265,3 +265,29 @@ func TestRealModeNoKeyHint(t *testing.T) {
 		})
 	}
 }
+
+// TestRealModeAnswersInvalidCalls: a real model's slip — a tool it made
+// up, arguments that are not JSON — is answered so that it can try again;
+// neither call runs, and the run ends with the model's next answer.
+func TestRealModeAnswersInvalidCalls(t *testing.T) {
+	srv := llmstreamtest.NewTestServer(t, llmstreamtest.WithTurns(
+		llmstreamtest.Turn{ToolCalls: []llmstreamtest.Call{{Name: "delete_everything", Arguments: `{}`}}},
+		llmstreamtest.Turn{ToolCalls: []llmstreamtest.Call{{Name: "read_file_safe", Arguments: `{"path":`}}},
+		llmstreamtest.Turn{Text: "All done."},
+	))
+	var stdout, stderr bytes.Buffer
+	args := []string{"--workspace", demoWorkspace(t), "--base-url", srv.URL, "--api-key", "sk-test-0123456789", "-e", "look"}
+	if code := run(t.Context(), args, &stdout, &stderr, envOf(nil)); code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 || !strings.Contains(stdout.String(), "All done.") {
+		t.Fatalf("%d requests; stdout:\n%s", len(reqs), stdout.String())
+	}
+	for i, want := range []string{"delete_everything", "arguments"} {
+		msgs := reqs[i+1].Messages
+		if last := msgs[len(msgs)-1]; last.Role != "tool" || !strings.Contains(last.Content, want) {
+			t.Errorf("request %d ends in %+v; want a tool answer that names %q", i+2, last, want)
+		}
+	}
+}

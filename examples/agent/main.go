@@ -133,6 +133,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 		MaxTotalToolCalls:   cfg.MaxTotalToolCalls,
 		MaxToolOutputBytes:  cfg.MaxToolOutputBytes,
 		ToolTimeout:         cfg.ToolTimeout,
+		// A real model's slip (a tool it made up, arguments that are not
+		// JSON) is answered, so it can send the call again; such a call
+		// never runs, and the same slip twice stops the run.
+		AnswerInvalidCalls: true,
 		Hooks: agentloop.Hooks{
 			BeforeModel: out.modelStart,
 			OnDelta:     out.delta,
