@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -115,9 +116,18 @@ func checkHold(id string, ticks int, m Message) error {
 //	POST /v1/chat/completions  {"stream":true,"messages":[...,{"content":ID}]}: the held stream ID
 //	GET  /stats                {"open":N}: streams held right now
 //	POST /finish               finish every held stream; answers HoldFinish once all have sent [DONE]
+//	POST /pause, POST /resume  skip the tick chunks meanwhile (answers HoldStats)
+//
+// The pause is for the memory reading: with a chunk arriving somewhere
+// every few microseconds, some goroutines are always at work on a grown
+// stack when the reading's GCs run, and which ones decides a few KiB per
+// stream from one reading to the next; a held stream at rest is what the
+// reading is meant to see. A skipped tick is not sent and not counted, so
+// verification is unchanged.
 type HoldServer struct {
 	Tick time.Duration
 
+	paused atomic.Bool
 	mu     sync.Mutex
 	finish chan struct{} // closed by /finish, then replaced
 	open   int
@@ -147,6 +157,9 @@ func (s *HoldServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveStream(w, r)
 	case r.Method == http.MethodPost && r.URL.Path == "/finish":
 		s.serveFinish(w)
+	case r.Method == http.MethodPost && (r.URL.Path == "/pause" || r.URL.Path == "/resume"):
+		s.paused.Store(r.URL.Path == "/pause")
+		fallthrough
 	case r.URL.Path == "/stats":
 		s.mu.Lock()
 		st := HoldStats{Open: s.open}
@@ -235,6 +248,9 @@ func (s *HoldServer) hold(w io.Writer, fl http.Flusher, id string, finish <-chan
 			holdWriteEnd(cw, id, n)
 			return n, send()
 		case <-t.C:
+			if s.paused.Load() {
+				continue
+			}
 			n++
 			holdWriteTick(cw, n)
 			if !send() {

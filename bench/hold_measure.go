@@ -19,8 +19,9 @@ import (
 
 // HoldResult is one measurement of N concurrent open streams. The memory and
 // goroutine fields are whole-process deltas between the reading with all N
-// streams open and the reading before the first was opened (each reading
-// after two forced GCs).
+// streams open and at rest (the server's ticks paused, see HoldServer) and
+// the reading before the first was opened (each reading after four forced
+// GCs).
 type HoldResult struct {
 	Peer         string  `json:"peer"`
 	N            int     `json:"n"`
@@ -38,14 +39,24 @@ type HoldResult struct {
 	Verified     int     `json:"verified"` // streams whose message matched byte for byte
 }
 
+// holdQuiet is how long the reading waits after the server paused its ticks:
+// long enough for the chunks already sent to be read.
+const holdQuiet = 200 * time.Millisecond
+
 type holdSnap struct {
 	ms         runtime.MemStats
 	goroutines int
 }
 
 func holdSnapshot() holdSnap {
-	runtime.GC()
-	runtime.GC() // the second also empties sync.Pool victim caches
+	// The second GC also empties sync.Pool victim caches. A GC halves at
+	// most once each goroutine stack that uses under a quarter of it, so a
+	// stack grown to 32 or 64 KiB by some burst of work needs more than two
+	// to come back to where it rests: with two, the stack column moved by
+	// several KiB per stream between runs of the same code.
+	for range 4 {
+		runtime.GC()
+	}
 	var s holdSnap
 	s.goroutines = runtime.NumGoroutine()
 	runtime.ReadMemStats(&s.ms)
@@ -68,9 +79,9 @@ func settleGoroutines() {
 
 // MeasureHold opens n concurrent streams with p against the HoldServer at
 // baseURL, each consumed in its own goroutine; waits until all have their
-// opening content; reads memory and goroutines; calls whileOpen (if not nil;
-// e.g. to write a heap profile); keeps the streams open until at least
-// minHold has passed; finishes them all and verifies every message byte for
+// opening content; pauses the server's ticks, reads memory and goroutines
+// and resumes them; calls whileOpen (if not nil; e.g. to write a heap
+// profile); keeps the streams open for at least minHold more; finishes them all and verifies every message byte for
 // byte against the server's tick counts.
 func MeasureHold(p HoldPeer, baseURL string, n int, minHold time.Duration, whileOpen func()) (HoldResult, error) {
 	res := HoldResult{Peer: p.Name, N: n}
@@ -148,7 +159,23 @@ func MeasureHold(p HoldPeer, baseURL string, n int, minHold time.Duration, while
 	}
 	res.OpenSeconds = time.Since(start).Seconds()
 	readyAt := time.Now()
+	// control requests use their own transport; its connection is closed
+	// before the reading, so it counts nothing there
+	ctl := &http.Client{Transport: &http.Transport{}, Timeout: 90 * time.Second}
+	defer ctl.CloseIdleConnections()
+	var st HoldStats
+	if err := holdCall(ctl, http.MethodPost, baseURL+"/pause", &st); err != nil {
+		return abort(fmt.Errorf("pause: %w", err))
+	}
+	ctl.CloseIdleConnections()
+	// Ticks in flight are read and every goroutine parks again.
+	time.Sleep(holdQuiet)
+	settleGoroutines()
 	after := holdSnapshot()
+	if err := holdCall(ctl, http.MethodPost, baseURL+"/resume", &st); err != nil {
+		return abort(fmt.Errorf("resume: %w", err))
+	}
+	resumedAt := time.Now() // minHold of ticks from here, for the verification
 	res.HeapInuse = int64(after.ms.HeapInuse) - int64(before.ms.HeapInuse)
 	res.StackInuse = int64(after.ms.StackInuse) - int64(before.ms.StackInuse)
 	res.HeapAlloc = int64(after.ms.HeapAlloc) - int64(before.ms.HeapAlloc)
@@ -164,10 +191,6 @@ func MeasureHold(p HoldPeer, baseURL string, n int, minHold time.Duration, while
 	default:
 	}
 
-	// control requests use their own transport, after the reading
-	ctl := &http.Client{Transport: &http.Transport{}, Timeout: 90 * time.Second}
-	defer ctl.CloseIdleConnections()
-	var st HoldStats
 	if err := holdCall(ctl, http.MethodGet, baseURL+"/stats", &st); err != nil {
 		return abort(fmt.Errorf("stats: %w", err))
 	}
@@ -175,7 +198,7 @@ func MeasureHold(p HoldPeer, baseURL string, n int, minHold time.Duration, while
 	if st.Open != n {
 		return abort(fmt.Errorf("%s: the server holds %d streams, want %d", p.Name, st.Open, n))
 	}
-	if d := minHold - time.Since(readyAt); d > 0 {
+	if d := minHold - time.Since(resumedAt); d > 0 {
 		time.Sleep(d)
 	}
 	res.HeldSeconds = time.Since(readyAt).Seconds()

@@ -50,3 +50,47 @@ func TestHoldVerifyCatchesMismatch(t *testing.T) {
 		t.Log(err)
 	}
 }
+
+// TestHoldServerPause: while paused, a held stream is sent no tick chunks,
+// and the ticks it was sent are still counted right for verification.
+func TestHoldServerPause(t *testing.T) {
+	srv := httptest.NewServer(NewHoldServer(2 * time.Millisecond))
+	defer srv.Close()
+	ctl := srv.Client()
+	var st HoldStats
+	if err := holdCall(ctl, http.MethodPost, srv.URL+"/pause", &st); err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan struct{})
+	got := make(chan error, 1)
+	go func() {
+		_, err := HoldFloor(srv.URL)(context.Background(), "hold-0", func() { close(ready) })
+		got <- err
+	}()
+	<-ready
+	time.Sleep(50 * time.Millisecond) // 25 ticks' time, paused
+	var fin HoldFinish
+	if err := holdCall(ctl, http.MethodPost, srv.URL+"/finish", &fin); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-got; err != nil || fin.Ticks["hold-0"] != 0 {
+		t.Fatalf("paused: %d ticks sent, stream %v; want 0 and a verified stream", fin.Ticks["hold-0"], err)
+	}
+
+	if err := holdCall(ctl, http.MethodPost, srv.URL+"/resume", &st); err != nil {
+		t.Fatal(err)
+	}
+	ready = make(chan struct{})
+	go func() {
+		_, err := HoldFloor(srv.URL)(context.Background(), "hold-1", func() { close(ready) })
+		got <- err
+	}()
+	<-ready
+	time.Sleep(50 * time.Millisecond)
+	if err := holdCall(ctl, http.MethodPost, srv.URL+"/finish", &fin); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-got; err != nil || fin.Ticks["hold-1"] < 2 {
+		t.Fatalf("resumed: %d ticks sent, stream %v; want several and a verified stream", fin.Ticks["hold-1"], err)
+	}
+}

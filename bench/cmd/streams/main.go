@@ -173,7 +173,7 @@ func main() {
 			tmin, tmax, verified, len(rs)*(*n), fail)
 	}
 	fmt.Println()
-	fmt.Printf("bytes/stream = Δ(HeapInuse + StackInuse) / N between the reading with all N streams open and the reading before the first (each after two runtime.GC); over the floor = bytes/stream − that of %s; heap = ΔHeapInuse, stack = ΔStackInuse, live heap = ΔHeapAlloc (objects only, without span slack).\n", bench.HoldPeers[0].Name)
+	fmt.Printf("bytes/stream = Δ(HeapInuse + StackInuse) / N between the reading with all N streams open and at rest (the server's ticks paused for the reading, so no goroutine is at work on a grown stack) and the reading before the first (each after four runtime.GC); over the floor = bytes/stream − that of %s; heap = ΔHeapInuse, stack = ΔStackInuse, live heap = ΔHeapAlloc (objects only, without span slack).\n", bench.HoldPeers[0].Name)
 	fmt.Println("goroutines/stream = ΔNumGoroutine / N (the consuming goroutine is one of them). time to open N = first stream launched → all N have their opening content. alloc to open = ΔTotalAlloc / N over the same interval (GC pressure; includes the tick chunks that arrive meanwhile).")
 	fmt.Println("Client process only: the server is cmd/holdserver, another process; each peer runs in a fresh process after one warm-up stream. Kernel socket buffers are not included.")
 	fmt.Println("\nPeers:")
