@@ -39,6 +39,8 @@ func TestRedactURL(t *testing.T) {
 		{"unparsable: an @ in the path stays", "http://h\x7f/a@b", "http://h\x7f/a@b"},
 		{"unparsable without a scheme", "u:pw@h\x7f", "REDACTED@h\x7f"},
 		{"unparsable: a quote in front", `"http://localhost:8080/v1`, `"http://localhost:8080/v1`},
+		{"unparsable: a \"://\" in the path is no scheme's", "//u:pw-secret@h\x7f/a://b", "//REDACTED@h\x7f/a://b"},
+		{"unparsable: a mangled scheme is still one", "ht tp://u:pw-secret@h\x7f/", "ht tp://REDACTED@h\x7f/"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -22,13 +22,16 @@ func URL(raw string) string {
 	return u.String()
 }
 
-// unparsed is URL for text url.Parse refuses.
+// unparsed is URL for text url.Parse refuses. What comes before a "://"
+// is taken for a scheme, mangled or not, unless it holds a '/': then the
+// "://" is in the path (as in "//user:pw@host/a://b"), and the authority
+// starts after the leading "//", if any.
 func unparsed(s string) string {
 	if i := strings.IndexAny(s, "?#"); i >= 0 {
 		s = s[:i]
 	}
 	scheme, rest := "", s
-	if i := strings.Index(s, "://"); i >= 0 {
+	if i := strings.Index(s, "://"); i >= 0 && !strings.Contains(s[:i], "/") {
 		scheme, rest = s[:i+3], s[i+3:]
 	} else if strings.HasPrefix(s, "//") {
 		scheme, rest = "//", s[2:]
