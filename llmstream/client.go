@@ -35,7 +35,10 @@ type Doer interface {
 // The zero Client is not usable: its calls return an error matching
 // [ErrMisuse]. Make one with [NewClient].
 type Client struct {
-	cfg   config
+	// cfg holds the credentials; behind a pointer, so that %v, %+v and
+	// %#v print a Client in an unexported field, where fmt cannot call
+	// String, as an address and not the key.
+	cfg   *config
 	proto protocol
 	base  *url.URL // normalized: no trailing slash, the dialect's version path
 	err   error    // a configuration error, returned by every call
@@ -45,8 +48,14 @@ type Client struct {
 // dialect, the base URL redacted and the default model, e.g.
 // `llmstream.Client(chat https://api.openai.com/v1 model="gpt-4o")`. It
 // and GoString have value receivers so that a Client printed in any verb,
-// by pointer, by value or as a field, never shows its key or headers.
+// by pointer, by value or as an exported field, never shows its key or
+// headers. fmt cannot call them for an unexported field: there %v, %+v
+// and %#v show only addresses, while a verb that does not fit a struct
+// (%s, %d) makes fmt print the fields behind them, key included.
 func (c Client) String() string {
+	if c.cfg == nil {
+		return "llmstream.Client(zero)"
+	}
 	base := ""
 	if c.base != nil {
 		base = redact.URL(c.base.String())
@@ -57,13 +66,17 @@ func (c Client) String() string {
 // GoString is String, for the %#v verb.
 func (c Client) GoString() string { return c.String() }
 
+// errZeroClient is what every call of a Client not made by NewClient returns.
+var errZeroClient = fmt.Errorf("%w: Client not made by NewClient", ErrMisuse)
+
 // NewClient returns a Client. With no options it speaks [DialectChat] to
 // [DefaultBaseURL] through a [transport.New] client with its defaults. A
 // bad option value (an unparsable base URL, an unknown dialect, defaults
 // with messages) is not reported here but by every call, as an error
 // matching [ErrInvalidRequest] or [ErrMisuse].
 func NewClient(opts ...ClientOption) *Client {
-	c := &Client{cfg: newClientConfig(opts)}
+	cfg := newClientConfig(opts)
+	c := &Client{cfg: &cfg}
 	c.cfg.header = c.cfg.header.Clone()
 	if c.cfg.httpClient == nil {
 		c.cfg.httpClient = transport.New(transport.WithLogger(c.cfg.logger))
@@ -158,6 +171,9 @@ func (c *Client) CompleteStream(ctx context.Context, messages []Message, tools [
 }
 
 func (c *Client) stream(ctx context.Context, r *Request) (Message, error) {
+	if c.cfg == nil {
+		return Message{}, errZeroClient
+	}
 	if l := c.cfg.logger; l != nil && l.Enabled(ctx, slog.LevelDebug) {
 		return c.sendLogged(ctx, l, r)
 	}
@@ -206,7 +222,7 @@ func (c *Client) logEnd(ctx context.Context, l *slog.Logger, r *Request, start t
 func (c *Client) send(ctx context.Context, r *Request) (Message, int, error) {
 	switch {
 	case c.cfg.httpClient == nil:
-		return Message{}, 0, fmt.Errorf("%w: Client not made by NewClient", ErrMisuse)
+		return Message{}, 0, errZeroClient
 	case c.err != nil:
 		return Message{}, 0, c.err
 	}
@@ -266,20 +282,21 @@ func (c *Client) open(ctx context.Context, r *Request) (*Bridge, io.ReadCloser, 
 		sent := sentRequest(req, resp)
 		err := transport.ReadStatusError(sent, resp)
 		resp.Body.Close()
-		return nil, nil, c.mapError(ctx, err, false, redact.FromRequest(sent))
+		// The secrets of the request as sent too: a token the Doer added.
+		return nil, nil, c.mapError(ctx, err, false, c.cfg.secrets.With(redact.FromRequest(sent)))
 	}
 	onDelta := c.cfg.onDelta
 	if full.OnDelta != nil {
 		onDelta = full.OnDelta
 	}
-	b := newBridge(&c.cfg, onDelta)
+	b := newBridge(c.cfg, onDelta)
 	switch mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); {
 	case mt == "text/event-stream":
 	case mt == "application/json" && c.cfg.dialect.normal() == DialectChat:
 		b.whole(resp.Body, maxWholeBytes)
 		b.events = 1
 	default:
-		secrets := redact.FromRequest(sentRequest(req, resp))
+		secrets := c.cfg.secrets.With(redact.FromRequest(sentRequest(req, resp)))
 		err := c.notStream(resp, secrets)
 		resp.Body.Close()
 		return nil, nil, c.mapError(ctx, err, false, secrets)
@@ -294,7 +311,7 @@ func (c *Client) newRequest(ctx context.Context, r *Request) (*http.Request, err
 	if err := r.ToolChoice.check(); err != nil {
 		return nil, err
 	}
-	body, err := c.proto.encode(r, &c.cfg)
+	body, err := c.proto.encode(r, c.cfg)
 	if err == nil {
 		body, err = mergeExtra(body, r.Extra)
 	}

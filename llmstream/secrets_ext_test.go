@@ -336,10 +336,26 @@ func TestClientPrintsNoCredential(t *testing.T) {
 		Client llmstream.Client
 		Ptr    *llmstream.Client
 	}
-	for _, v := range []any{c, *c, agent{"a", *c, c}} {
-		for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
-			if got := fmt.Sprintf(verb, v); strings.Contains(got, leakSecret) || strings.Contains(got, url.QueryEscape(leakSecret)) {
-				t.Errorf("%s of %T shows the key: %s", verb, v, got)
+	// fmt cannot call String on an unexported field: it prints what the
+	// Client holds, which shows only addresses in the verbs of a log line.
+	type hidden struct {
+		client llmstream.Client
+		ptr    *llmstream.Client
+	}
+	cases := []struct {
+		v     any
+		verbs []string
+	}{
+		{c, []string{"%v", "%+v", "%#v", "%s"}},
+		{*c, []string{"%v", "%+v", "%#v", "%s"}},
+		{agent{"a", *c, c}, []string{"%v", "%+v", "%#v", "%s"}},
+		{llmstream.Client{}, []string{"%v", "%+v", "%#v", "%s"}},
+		{hidden{*c, c}, []string{"%v", "%+v", "%#v"}},
+	}
+	for _, tc := range cases {
+		for _, verb := range tc.verbs {
+			if got := fmt.Sprintf(verb, tc.v); strings.Contains(got, leakSecret) || strings.Contains(got, url.QueryEscape(leakSecret)) {
+				t.Errorf("%s of %T shows the key: %s", verb, tc.v, got)
 			}
 		}
 	}
@@ -372,6 +388,38 @@ func TestCallersTransportToken(t *testing.T) {
 		}
 		if where := leakIn(err, &eventLog{}); where != "" {
 			t.Errorf("%s: the token leaks in %s: %v", echo, where, err)
+		}
+	}
+}
+
+// rebuildingDoer answers 401 with a body that echoes what it is given, and
+// hands back a request it built anew, as a Doer that signs requests might:
+// none of the client's credentials are in it.
+type rebuildingDoer struct{ body string }
+
+func (d rebuildingDoer) Do(req *http.Request) (*http.Response, error) {
+	sent, _ := http.NewRequest(req.Method, req.URL.String(), nil)
+	return &http.Response{StatusCode: 401, Header: http.Header{"Content-Type": {"application/json"}},
+		Body: io.NopCloser(strings.NewReader(d.body)), Request: sent}, nil
+}
+
+// TestSecretsWhenTheDoerRebuildsTheRequest: the client's own secrets are
+// hidden in an error answer whatever request the Doer says it sent.
+func TestSecretsWhenTheDoerRebuildsTheRequest(t *testing.T) {
+	const key, marked = "sk-apikey-0123456789", "proxy-secret-0123456789"
+	for _, ct := range []string{"application/json", "text/html"} {
+		d := rebuildingDoer{`{"error":{"message":"bad ` + marked + ` ` + key + `","type":"x"}}`}
+		c := llmstream.NewClient(llmstream.WithBaseURL("https://example.invalid/v1"), llmstream.WithAPIKey(key), llmstream.WithSecrets(marked),
+			llmstream.WithHTTPClient(doerFunc(func(r *http.Request) (*http.Response, error) {
+				resp, err := d.Do(r)
+				if ct != "application/json" { // a 2xx that is no event stream
+					resp.StatusCode, resp.Header = 200, http.Header{"Content-Type": {ct}}
+				}
+				return resp, err
+			})))
+		_, err := c.Stream(t.Context(), llmstream.Request{})
+		if err == nil || strings.Contains(err.Error(), key) || strings.Contains(err.Error(), marked) {
+			t.Errorf("%s: %v", ct, err)
 		}
 	}
 }
