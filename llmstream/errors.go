@@ -35,13 +35,14 @@ var (
 	// stream over its size limit, and bad tool calls. Of those, an
 	// [*APIError] whose [APIError.Retryable] is true may be retried too, and
 	// so may an HTTP error answer of no provider's shape (a proxy's 502
-	// page) whose *transport.StatusError says Retryable:
+	// page) whose *transport.StatusError says Retryable; an APIError's word
+	// comes first (a 429 for an exhausted quota is not worth retrying):
 	//
 	//	var api *llmstream.APIError
 	//	var se *transport.StatusError
 	//	retry := errors.Is(err, llmstream.ErrInterrupted) ||
 	//		errors.As(err, &api) && api.Retryable() ||
-	//		errors.As(err, &se) && se.Retryable()
+	//		api == nil && errors.As(err, &se) && se.Retryable()
 	ErrInterrupted = errors.New("llmstream: stream interrupted")
 
 	// ErrBadEvent reports an event whose data is not a valid JSON object.

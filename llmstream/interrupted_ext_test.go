@@ -279,7 +279,7 @@ func TestRetryableRule(t *testing.T) {
 	retryable := func(err error) bool { // as ErrInterrupted's doc says
 		var api *llmstream.APIError
 		var se *transport.StatusError
-		return errors.Is(err, llmstream.ErrInterrupted) || errors.As(err, &api) && api.Retryable() || errors.As(err, &se) && se.Retryable()
+		return errors.Is(err, llmstream.ErrInterrupted) || errors.As(err, &api) && api.Retryable() || api == nil && errors.As(err, &se) && se.Retryable()
 	}
 	tests := []struct {
 		name        string
@@ -293,6 +293,7 @@ func TestRetryableRule(t *testing.T) {
 		{"rate limited", 429, "application/json", `{"error":{"message":"slow down","type":"rate_limit_error"}}`, true},
 		{"overloaded", 529, "application/json", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, true},
 		{"a bad request", 400, "application/json", `{"error":{"message":"bad","type":"invalid_request_error"}}`, false},
+		{"a quota exhausted", 429, "application/json", `{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}`, false},
 		{"a bad key, as text", 401, "text/plain", "Unauthorized", false},
 		{"a stream cut short", 200, "text/event-stream", "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n", true},
 	}
