@@ -46,10 +46,7 @@ type Reader struct {
 // by opts. It does not read from r, nor allocate a buffer; the first call to
 // [Reader.Next] does. An invalid option is reported by the first Next.
 func NewReader(r io.Reader, opts ...Option) *Reader {
-	rd := &Reader{src: r, bad: -1}
-	if r == nil {
-		rd.err = ErrNoSource
-	}
+	rd := &Reader{src: r, bad: -1} // a nil r fails in fill, as the zero Reader does
 	rd.err = rd.st.init(opts)
 	return rd
 }
