@@ -76,19 +76,20 @@ func parseProviderError(raw []byte, status int) (*APIError, bool) {
 // and anything else.
 func jsonText(raw json.RawMessage) string {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return ""
-	}
-	switch c := raw[0]; {
-	case c == '"':
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return s
-		}
-	case c == '-' || (c >= '0' && c <= '9'):
+	if len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') {
 		if _, err := strconv.ParseFloat(string(raw), 64); err == nil {
 			return string(raw)
 		}
+		return ""
 	}
-	return ""
+	return jsonString(raw)
+}
+
+// jsonString is the JSON string raw holds, "" for any other value.
+func jsonString(raw json.RawMessage) string {
+	var s string
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
 }

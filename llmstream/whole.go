@@ -156,15 +156,6 @@ func contentParts(raw json.RawMessage) (text, reasoning string) {
 	return string(out[0]), string(out[1])
 }
 
-// jsonString is the JSON string raw holds, "" for any other value.
-func jsonString(raw json.RawMessage) string {
-	var s string
-	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
-		return ""
-	}
-	return s
-}
-
 // firstReasoning returns the message's reasoning text: of
 // "reasoning_content" and "reasoning", the first non-empty string in member
 // order, as the streaming path takes it (servers that send both send the
