@@ -240,10 +240,10 @@ type apiKeyOption string
 
 // WithAPIKey sets the key, sent the dialect's way ("Authorization: Bearer
 // <key>" for chat and Responses, "x-api-key" for Anthropic,
-// "x-goog-api-key" for Gemini). The key never appears in an error or in
-// the option's String, unless it is shorter than 8 bytes, too short to be
-// told from ordinary words ("ollama"), which are left alone (see
-// [WithSecrets]). Servers that want another header (Azure's "api-key")
+// "x-goog-api-key" for Gemini). The key never appears in the option's
+// String, nor in an error unless it is shorter than 8 bytes, too short to
+// be told from ordinary words ("ollama"), which error texts leave alone
+// (see [WithSecrets]). Servers that want another header (Azure's "api-key")
 // take it through [WithHeader].
 func WithAPIKey(key string) ClientOption { return apiKeyOption(key) }
 
@@ -260,8 +260,8 @@ func (o modelOption) String() string          { return fmt.Sprintf("llmstream.Wi
 
 type headerOption struct{ key, value string }
 
-// WithHeader adds a header to every request. Its value never appears in an
-// error or in the option's String, unless it is shorter than 8 bytes (see
+// WithHeader adds a header to every request. Its value never appears in the
+// option's String, nor in an error unless it is shorter than 8 bytes (see
 // [WithAPIKey]).
 func WithHeader(key, value string) ClientOption { return headerOption{key, value} }
 
