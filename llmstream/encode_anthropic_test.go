@@ -2,6 +2,8 @@ package llmstream
 
 import (
 	"encoding/json"
+	"errors"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -124,16 +126,27 @@ func TestAnthropicReasoningEffort(t *testing.T) {
 		"xhigh":   "error",
 		"High":    "error",
 	} {
-		body, err := anthropicProtocol{}.encode(&Request{ReasoningEffort: effort}, &config{})
 		if want == "error" {
-			if err == nil || !strings.Contains(err.Error(), effort) {
-				t.Errorf("%q: err %v, body %s", effort, err, body)
+			sent := false
+			c := NewClient(WithDialect(DialectAnthropic), WithHTTPClient(countingDoer{&sent}))
+			_, err := c.Stream(t.Context(), Request{ReasoningEffort: effort})
+			if !errors.Is(err, ErrInvalidRequest) || !strings.Contains(err.Error(), effort) || sent {
+				t.Errorf("%q: err %v, sent %v; want ErrInvalidRequest naming it, nothing sent", effort, err, sent)
 			}
 			continue
 		}
+		body, err := anthropicProtocol{}.encode(&Request{ReasoningEffort: effort}, &config{})
 		var w struct{ Thinking json.RawMessage }
 		if err != nil || json.Unmarshal(body, &w) != nil || string(w.Thinking) != want {
 			t.Errorf("%q: thinking %s (err %v), want %s", effort, w.Thinking, err, want)
 		}
 	}
+}
+
+// countingDoer records that a request was sent, and fails it.
+type countingDoer struct{ sent *bool }
+
+func (d countingDoer) Do(*http.Request) (*http.Response, error) {
+	*d.sent = true
+	return nil, errors.New("not to be sent")
 }

@@ -453,3 +453,42 @@ func TestErrorSharedURLError(t *testing.T) {
 		<-done
 	}
 }
+
+// wrapped is an error that wraps another, one level of a chain.
+type wrapped struct{ err error }
+
+func (w *wrapped) Error() string { return "wrap: " + w.err.Error() }
+func (w *wrapped) Unwrap() error { return w.err }
+
+// TestErrorChainDepth: a *url.Error is cleaned in place down to
+// maxChainDepth wrappers, and a chain deeper than that, or one that loops,
+// ends the walk instead of running on.
+func TestErrorChainDepth(t *testing.T) {
+	for _, tc := range []struct {
+		depth   int
+		cleaned bool
+	}{
+		{maxChainDepth - 1, true},
+		{maxChainDepth, true},
+		{maxChainDepth + 1, false},
+	} {
+		ue := &url.Error{Op: "Post", URL: "https://x.test/?key=k-secret-1", Err: errors.New("refused")}
+		var err error = ue
+		for range tc.depth {
+			err = &wrapped{err}
+		}
+		Error(err, nil)
+		if got := ue.URL == "https://x.test/?key=REDACTED"; got != tc.cleaned {
+			t.Errorf("a url.Error under %d wrappers: URL %q, cleaned %v, want %v", tc.depth, ue.URL, got, tc.cleaned)
+		}
+	}
+	loop := &loopError{}
+	loop.next = loop
+	Error(loop, nil) // returns
+}
+
+// loopError wraps itself.
+type loopError struct{ next error }
+
+func (l *loopError) Error() string { return "loop" }
+func (l *loopError) Unwrap() error { return l.next }
