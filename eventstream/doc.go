@@ -35,7 +35,11 @@
 // reported from its prelude, before its bytes are buffered (AWS's Go decoder
 // has no bound); an impossible prelude (a total length under 16, a headers
 // length past the payload) is [ErrBadLength] at once, where AWS's reads on
-// with a wrapped-around length; an empty header name is [ErrBadHeader]. A
+// with a wrapped-around length; an empty header name, and a name length
+// that is the headers section's last byte (AWS's drops it), are
+// [ErrBadHeader]; an input that ends inside a frame is [ErrTruncated], where
+// AWS's returns a bare io.EOF — a clean end to its callers — when the cut
+// falls just before a header, the payload or the message CRC. A
 // repeated header name is kept, in order; [Message.Header] returns the last,
 // as AWS's decoder keeps the last.
 //
