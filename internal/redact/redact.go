@@ -7,6 +7,7 @@
 package redact
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -59,6 +60,7 @@ func IsSecretName(name string) bool {
 // goroutines.
 type Set struct {
 	values []string // longest first, so a longer secret is replaced before one it contains
+	raws   []string // the values as sent, unescaped: looked for in the text's decoded reading
 }
 
 // New returns a Set of values and the forms they may be echoed in. Values
@@ -80,7 +82,7 @@ func (s *Set) With(o *Set) *Set {
 	case o.Empty():
 		return s
 	}
-	out := &Set{values: slices.Concat(s.values, o.values)}
+	out := &Set{values: slices.Concat(s.values, o.values), raws: slices.Concat(s.raws, o.raws)}
 	out.sort()
 	return out
 }
@@ -94,6 +96,9 @@ func (s *Set) add(v string) {
 		return
 	}
 	s.push(v)
+	if !slices.Contains(s.raws, v) {
+		s.raws = append(s.raws, v)
+	}
 	if scheme, cred, ok := strings.Cut(v, " "); ok && !strings.ContainsAny(scheme, "\"'") {
 		s.add(cred) // "Bearer sk-..." → the bare token too
 		if strings.EqualFold(scheme, "Basic") {
@@ -123,11 +128,17 @@ func (s *Set) push(v string) {
 }
 
 func (s *Set) sort() {
-	slices.SortStableFunc(s.values, func(a, b string) int { return len(b) - len(a) })
+	longestFirst := func(a, b string) int { return len(b) - len(a) }
+	slices.SortStableFunc(s.values, longestFirst)
 	s.values = slices.Compact(s.values)
+	slices.SortStableFunc(s.raws, longestFirst)
+	s.raws = slices.Compact(s.raws)
 }
 
-// String returns text with every secret of s replaced by [Mask].
+// String returns text with every secret of s replaced by [Mask]: as is, in
+// the forms of [Set], and with any of its characters JSON- or URL-escaped
+// ("\u0073k-...", "sk%2Dlive%2D..."), the whole escaped stretch replaced.
+// It costs O(len(text)) per secret.
 func (s *Set) String(text string) string {
 	if s.Empty() {
 		return text
@@ -137,6 +148,7 @@ func (s *Set) String(text string) string {
 			text = strings.ReplaceAll(text, v, Mask)
 		}
 	}
+	text, _ = s.maskDecoded(text)
 	return text
 }
 
@@ -159,12 +171,28 @@ func (s *Set) Bytes(b []byte) []byte {
 // rest lay past the cut) is dropped, however short, so no part of a secret
 // shows and the text never grows. b itself is returned when nothing
 // changes, else a new slice.
+//
+// The start may be escaped ("sk%2Dli", "\u0073k-"), and an escape itself
+// may be cut ("sk%2"): those are dropped too.
 func (s *Set) Head(b []byte) []byte {
-	b = s.Bytes(b)
 	if s.Empty() {
 		return b
 	}
-	cut := 0 // how many bytes at the end of b begin a secret
+	masked := s.Bytes(b)
+	// The cut is looked for in b as well as in the masked text: a secret
+	// masked whole may have taken bytes that, read another way, end the
+	// text with a secret's start. A cut that reaches into the last mask
+	// stops at it.
+	cut := max(s.headCut(masked), min(s.headCut(b), len(masked)-lastMaskEnd(masked)))
+	if cut == 0 {
+		return masked
+	}
+	return slices.Clone(masked[:len(masked)-cut])
+}
+
+// headCut is how many bytes at the end of b begin a secret.
+func (s *Set) headCut(b []byte) int {
+	cut := s.headCutDecoded(string(b))
 	for _, v := range s.values {
 		for k := min(len(v)-1, len(b)); k > cut; k-- {
 			if string(b[len(b)-k:]) == v[:k] {
@@ -173,10 +201,53 @@ func (s *Set) Head(b []byte) []byte {
 			}
 		}
 	}
-	if cut == 0 {
+	return cut
+}
+
+// lastMaskEnd is where the last Mask in b ends, 0 when there is none.
+func lastMaskEnd(b []byte) int {
+	if i := bytes.LastIndex(b, []byte(Mask)); i >= 0 {
+		return i + len(Mask)
+	}
+	return 0
+}
+
+// Tail is [Set.Head] for b that is the end of a longer text, such as the
+// last bytes of a tool call's arguments: every whole secret is replaced by
+// [Mask], and a start of b that is the end of a secret (whose start lay
+// before the cut), as is or escaped, and what is left of an escape the cut
+// went through, is dropped, so no part of a secret shows. b itself is
+// returned when nothing changes, else a new slice.
+func (s *Set) Tail(b []byte) []byte {
+	if s.Empty() {
 		return b
 	}
-	return slices.Clone(b[:len(b)-cut])
+	masked := s.Bytes(b)
+	// As in Head, the cut is looked for in b too; one that reaches into
+	// the first mask stops at it.
+	first := bytes.Index(masked, []byte(Mask))
+	if first < 0 {
+		first = len(masked)
+	}
+	cut := max(s.tailCut(masked), min(s.tailCut(b), first))
+	if cut == 0 {
+		return masked
+	}
+	return slices.Clone(masked[cut:])
+}
+
+// tailCut is how many bytes at the start of b end a secret.
+func (s *Set) tailCut(b []byte) int {
+	cut := s.tailCutDecoded(string(b))
+	for _, v := range s.values {
+		for k := min(len(v)-1, len(b)); k > cut; k-- {
+			if string(b[:k]) == v[len(v)-k:] {
+				cut = k
+				break
+			}
+		}
+	}
+	return cut
 }
 
 // Contains reports whether text holds a secret of s.
@@ -189,7 +260,8 @@ func (s *Set) Contains(text string) bool {
 			return true
 		}
 	}
-	return false
+	_, found := s.maskDecoded(text)
+	return found
 }
 
 // FromRequest returns the secrets req carries: the values of its headers
