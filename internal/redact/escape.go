@@ -320,7 +320,7 @@ func (s *Set) headCutDecoded(text string) int {
 // in the decoded reading, what is left of an escape cut at the start
 // included (the "2D" of "%2D...").
 func (s *Set) tailCutDecoded(text string) int {
-	if !hasEscape(text) && !s.leadMayEndEscape(text) {
+	if !hasEscape(text) && !leadMayEndEscape(text) {
 		return 0
 	}
 	longest := 0
@@ -356,6 +356,6 @@ func (s *Set) tailCutDecoded(text string) int {
 
 // leadMayEndEscape reports that text starts with bytes that may be what
 // is left of an escape: hex digits, or a 'u' and hex digits.
-func (s *Set) leadMayEndEscape(text string) bool {
+func leadMayEndEscape(text string) bool {
 	return text != "" && (unhex(text[0]) >= 0 || text[0] == 'u' || strings.ContainsRune(`"\/bfnrt`, rune(text[0])))
 }

@@ -7,7 +7,6 @@
 package redact
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -178,16 +177,16 @@ func (s *Set) Head(b []byte) []byte {
 	if s.Empty() {
 		return b
 	}
-	masked := s.Bytes(b)
-	// The cut is looked for in b as well as in the masked text: a secret
-	// masked whole may have taken bytes that, read another way, end the
-	// text with a secret's start. A cut that reaches into the last mask
-	// stops at it.
-	cut := max(s.headCut(masked), min(s.headCut(b), len(masked)-lastMaskEnd(masked)))
-	if cut == 0 {
+	// Cut first, in b as it came: masking first may take bytes that, read
+	// another way, end the text with a secret's start. Masking what is
+	// left may leave another such end, cut too.
+	c := s.headCut(b)
+	masked := s.Bytes(b[:len(b)-c])
+	c2 := s.headCut(masked)
+	if c == 0 && c2 == 0 {
 		return masked
 	}
-	return slices.Clone(masked[:len(masked)-cut])
+	return slices.Clone(masked[:len(masked)-c2])
 }
 
 // headCut is how many bytes at the end of b begin a secret.
@@ -204,14 +203,6 @@ func (s *Set) headCut(b []byte) int {
 	return cut
 }
 
-// lastMaskEnd is where the last Mask in b ends, 0 when there is none.
-func lastMaskEnd(b []byte) int {
-	if i := bytes.LastIndex(b, []byte(Mask)); i >= 0 {
-		return i + len(Mask)
-	}
-	return 0
-}
-
 // Tail is [Set.Head] for b that is the end of a longer text, such as the
 // last bytes of a tool call's arguments: every whole secret is replaced by
 // [Mask], and a start of b that is the end of a secret (whose start lay
@@ -222,18 +213,14 @@ func (s *Set) Tail(b []byte) []byte {
 	if s.Empty() {
 		return b
 	}
-	masked := s.Bytes(b)
-	// As in Head, the cut is looked for in b too; one that reaches into
-	// the first mask stops at it.
-	first := bytes.Index(masked, []byte(Mask))
-	if first < 0 {
-		first = len(masked)
-	}
-	cut := max(s.tailCut(masked), min(s.tailCut(b), first))
-	if cut == 0 {
+	// As in Head: cut first, then mask, then cut what masking left.
+	c := s.tailCut(b)
+	masked := s.Bytes(b[c:])
+	c2 := s.tailCut(masked)
+	if c == 0 && c2 == 0 {
 		return masked
 	}
-	return slices.Clone(masked[cut:])
+	return slices.Clone(masked[c2:])
 }
 
 // tailCut is how many bytes at the start of b end a secret.
