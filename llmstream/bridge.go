@@ -226,7 +226,7 @@ func (b *Bridge) Message() (Message, error) {
 		case errors.As(err, &ce):
 			// A caller may answer the calls and send the message back:
 			// it needs the continuity state, placing ce.Calls.
-			b.err, calls = newToolCallsError(ce), ce.Calls
+			b.err, calls = newToolCallsError(ce, b.config().secrets), ce.Calls
 		case err != nil:
 			b.err, ended = err, false
 		default:

@@ -174,11 +174,23 @@ func (c *Client) stream(ctx context.Context, r *Request) (Message, error) {
 	if c.cfg == nil {
 		return Message{}, errZeroClient
 	}
+	c.resolve(r)
 	if l := c.cfg.logger; l != nil && l.Enabled(ctx, slog.LevelDebug) {
 		return c.sendLogged(ctx, l, r)
 	}
 	msg, _, err := c.send(ctx, r)
 	return msg, err
+}
+
+// resolve fills r's unset fields from the client's defaults, once, so
+// that what is logged is what is sent. r is the caller's copy (Stream's
+// argument) or a Request made for the call: it may be written. Its own
+// frame holds the copy withDefaults makes, which a held stream's stack
+// under stream would otherwise keep.
+//
+//go:noinline
+func (c *Client) resolve(r *Request) {
+	*r = r.withDefaults(c.cfg.defaults, c.cfg.model)
 }
 
 // sendLogged is send with its end logged.
@@ -193,11 +205,7 @@ func (c *Client) sendLogged(ctx context.Context, l *slog.Logger, r *Request) (Me
 
 // logEnd logs one request at its end.
 func (c *Client) logEnd(ctx context.Context, l *slog.Logger, r *Request, start time.Time, m Message, events int, err error) {
-	model := r.Model
-	if model == "" {
-		model = c.cfg.model
-	}
-	attrs := []slog.Attr{slog.String("dialect", c.cfg.dialect.String()), slog.String("model", model),
+	attrs := []slog.Attr{slog.String("dialect", c.cfg.dialect.String()), slog.String("model", r.Model),
 		slog.Duration("elapsed", time.Since(start)), slog.Int("events", events)}
 	if c.base != nil {
 		attrs = append(attrs, slog.String("base_url", redact.URL(c.base.String())))
@@ -260,7 +268,7 @@ func (c *Client) send(ctx context.Context, r *Request) (Message, int, error) {
 	return msg, b.events, nil
 }
 
-// open sends r with the client's defaults and checks the answer's
+// open sends r, its defaults already applied, and checks the answer's
 // headers. It returns the Bridge for the answer and the body to read it
 // from, which the caller closes; when the server ignored "stream": true
 // and sent one whole JSON completion, the Bridge holds it already. Its
@@ -268,8 +276,7 @@ func (c *Client) send(ctx context.Context, r *Request) (Message, int, error) {
 //
 //go:noinline
 func (c *Client) open(ctx context.Context, r *Request) (*Bridge, io.ReadCloser, error) {
-	full := r.withDefaults(c.cfg.defaults, c.cfg.model)
-	req, err := c.newRequest(ctx, &full)
+	req, err := c.newRequest(ctx, r)
 	if err != nil {
 		return nil, nil, c.redact(err)
 	}
@@ -286,8 +293,8 @@ func (c *Client) open(ctx context.Context, r *Request) (*Bridge, io.ReadCloser, 
 		return nil, nil, c.mapError(ctx, err, false, c.cfg.secrets.With(redact.FromRequest(sent)))
 	}
 	onDelta := c.cfg.onDelta
-	if full.OnDelta != nil {
-		onDelta = full.OnDelta
+	if r.OnDelta != nil {
+		onDelta = r.OnDelta
 	}
 	b := newBridge(c.cfg, onDelta)
 	switch mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); {

@@ -109,7 +109,9 @@ func (e *interruptedError) Unwrap() []error { return []error{ErrInterrupted, e.e
 // Loop.AnswerInvalidCalls tells the model what was wrong). errors.As finds
 // the first invalid call's *toolcall.ArgumentsError (index, id, name,
 // reason, tail) and the *toolcall.CallsError; errors.Is finds
-// toolcall.ErrInvalidArguments.
+// toolcall.ErrInvalidArguments. Every credential the request carried is
+// kept out of those errors' fields (the Tail of a call shows no part of
+// one, whole or cut by its window), though not out of Calls.
 type ToolCallsError struct {
 	// Calls is every call of the response, in order, as [Message.ToolCalls]
 	// would have held them, except that the invalid calls' arguments are
@@ -122,7 +124,17 @@ type ToolCallsError struct {
 	err *toolcall.CallsError
 }
 
-func newToolCallsError(ce *toolcall.CallsError) *ToolCallsError {
+// newToolCallsError makes the error of ce, its invalid calls' exported
+// fields cleaned of every credential of secrets: a whole one is masked, and
+// a Tail whose window starts (or whose arguments end) inside one drops
+// that part, since the fields reach callers that print them as they like.
+func newToolCallsError(ce *toolcall.CallsError, secrets *redact.Set) *ToolCallsError {
+	for _, a := range ce.Invalid {
+		a.ID, a.Name = secrets.String(a.ID), secrets.String(a.Name)
+		if tail := secrets.Head(secrets.Tail([]byte(a.Tail))); string(tail) != a.Tail {
+			a.Tail = string(tail)
+		}
+	}
 	e := &ToolCallsError{Calls: toolCalls(ce.Calls), Errs: make([]error, len(ce.Calls)), err: ce}
 	for i, j := 0, 0; i < len(ce.Calls) && j < len(ce.Invalid); i++ {
 		if ce.Calls[i].Index == ce.Invalid[j].Index {

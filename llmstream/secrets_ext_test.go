@@ -10,7 +10,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -93,6 +95,50 @@ var echoes = []struct {
 	}},
 }
 
+// echoForms are the ways a server may write the credential it echoes:
+// as is, or with plain characters escaped — a JSON \u escape of a letter,
+// %XX of the dashes — which the README promises to catch too.
+var echoForms = []struct {
+	name   string
+	encode func(string) string
+}{
+	{"as is", func(s string) string { return s }},
+	{"JSON-escaped letter", func(s string) string { return `\u0073` + s[1:] }},
+	{"URL-escaped dashes", func(s string) string { return strings.ReplaceAll(s, "-", "%2D") }},
+}
+
+// formWriter writes what the handler writes with the credential in form.
+type formWriter struct {
+	http.ResponseWriter
+	encode func(string) string
+}
+
+func (w formWriter) Write(p []byte) (int, error) {
+	_, err := w.ResponseWriter.Write(bytes.ReplaceAll(p, []byte(leakSecret), []byte(w.encode(leakSecret))))
+	return len(p), err
+}
+
+func (w formWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// escapeRE matches one JSON escape or URL %XX.
+var escapeRE = regexp.MustCompile(`\\u[0-9a-fA-F]{4}|%[0-9a-fA-F]{2}`)
+
+// unescapeAll decodes every \uXXXX and %XX of s.
+func unescapeAll(s string) string {
+	return escapeRE.ReplaceAllStringFunc(s, func(e string) string {
+		if e[0] == '%' {
+			b, _ := strconv.ParseUint(e[1:], 16, 8)
+			return string([]byte{byte(b)})
+		}
+		r, _ := strconv.ParseUint(e[2:], 16, 16)
+		return string(rune(r))
+	})
+}
+
 // credentials are the places a request can carry one.
 var credentials = []struct {
 	name string
@@ -156,7 +202,9 @@ type eventLog struct {
 func (l *eventLog) add(e transport.Event) { l.mu.Lock(); l.events = append(l.events, e); l.mu.Unlock() }
 
 // echoServer answers each request with the echo its first path element
-// names, repeating every header value and the raw query and userinfo.
+// names, repeating every header value and the raw query and userinfo, the
+// credential in the form of echoForms its second path element names (as is
+// when it names none).
 func echoServer(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var parts []string
@@ -169,7 +217,16 @@ func echoServer(t *testing.T) *httptest.Server {
 			parts = append(parts, "basic: "+u+":"+p)
 		}
 		echo := strings.Join(parts, "; ")
-		mode, _ := url.PathUnescape(strings.Split(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")[0])
+		path := strings.Split(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")
+		mode, _ := url.PathUnescape(path[0])
+		if len(path) > 1 {
+			form, _ := url.PathUnescape(path[1])
+			for _, f := range echoForms {
+				if f.name == form {
+					w = formWriter{w, f.encode}
+				}
+			}
+		}
 		for _, e := range echoes {
 			if e.name == mode {
 				e.serve(w, echo)
@@ -200,26 +257,28 @@ func TestNoCredentialLeaks(t *testing.T) {
 	cases, leaks := 0, 0
 	for _, d := range []llmstream.Dialect{llmstream.DialectChat, llmstream.DialectAnthropic, llmstream.DialectResponses, llmstream.DialectGemini} {
 		for _, e := range echoes {
-			for _, c := range constructions {
-				for _, cred := range credentials {
-					name := d.String() + "/" + e.name + "/" + c.name + "/" + cred.name
-					t.Run(name, func(t *testing.T) {
-						cases++
-						log := &eventLog{}
-						base, o := cred.opts(srv.URL + "/" + url.PathEscape(e.name) + "/v1")
-						o = append(o, llmstream.WithBaseURL(base), llmstream.WithDialect(d))
-						if c.doer != nil {
-							o = append(o, llmstream.WithHTTPClient(c.doer(log)))
-						}
-						_, err := llmstream.NewClient(o...).Stream(t.Context(), llmstream.Request{Model: "m"})
-						if err == nil {
-							t.Fatal("no error")
-						}
-						if where := leakIn(err, log); where != "" {
-							leaks++
-							t.Errorf("the credential leaks in %s: %v", where, err)
-						}
-					})
+			for _, form := range echoForms {
+				for _, c := range constructions {
+					for _, cred := range credentials {
+						name := d.String() + "/" + e.name + "/" + form.name + "/" + c.name + "/" + cred.name
+						t.Run(name, func(t *testing.T) {
+							cases++
+							log := &eventLog{}
+							base, o := cred.opts(srv.URL + "/" + url.PathEscape(e.name) + "/" + url.PathEscape(form.name) + "/v1")
+							o = append(o, llmstream.WithBaseURL(base), llmstream.WithDialect(d))
+							if c.doer != nil {
+								o = append(o, llmstream.WithHTTPClient(c.doer(log)))
+							}
+							_, err := llmstream.NewClient(o...).Stream(t.Context(), llmstream.Request{Model: "m"})
+							if err == nil {
+								t.Fatal("no error")
+							}
+							if where := leakIn(err, log); where != "" {
+								leaks++
+								t.Errorf("the credential leaks in %s: %v", where, err)
+							}
+						})
+					}
 				}
 			}
 		}
@@ -258,7 +317,7 @@ func leakIn(err error, log *eventLog) string {
 	log.mu.Unlock()
 	for where, text := range texts {
 		for _, leak := range append([]string{leakSecret, url.QueryEscape(leakSecret)}, basicLeaks...) {
-			if strings.Contains(text, leak) {
+			if strings.Contains(text, leak) || strings.Contains(unescapeAll(text), leak) {
 				return where
 			}
 		}

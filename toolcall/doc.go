@@ -8,6 +8,10 @@
 //		if err := a.Add(toolcall.Fragment{Index: d.Index, ID: d.ID, Name: d.Function.Name, Arguments: d.Function.Arguments}); err != nil {
 //			return err // a limit was hit or the fragment is malformed
 //		}
+//		// to show the call forming (display only; never run it):
+//		if p, ok := a.Preview(a.LastIndex()); ok {
+//			draw(p.Name, p.Closed()) // p.Partial is the raw text so far; Closed, best-effort JSON of it
+//		}
 //	}
 //	// only once the stream has ended properly:
 //	calls, err := a.Finalize() // ascending index; each call's Arguments is valid JSON

@@ -20,31 +20,27 @@ type Preview struct {
 	// may still grow (by whitespace, or, if the provider misbehaves, by bytes
 	// that break it).
 	Complete bool
-
-	keep   int    // how much of Partial the closed text keeps
-	suffix []byte // what the closed text appends
-	ok     bool   // there is a closed text
 }
 
 // Preview returns a view of the call with index i (as [Call.Index] and
 // [Assembler.LastIndex] number calls), and false when there is none. It
-// costs O(nesting depth of the arguments so far), not O(their length), and
-// keeps nothing: Add is no slower for it.
+// costs O(1) and allocates nothing, however long or deep the arguments so
+// far, so a caller may take one per fragment; it keeps nothing: Add is no
+// slower for it. The closed text is built only when asked for, by
+// [Preview.Closed].
 func (a *Assembler) Preview(i int) (Preview, bool) {
 	pos := a.find(i)
 	if pos < 0 {
 		return Preview{}, false
 	}
 	c := &a.calls[pos]
-	p := Preview{
+	return Preview{
 		Index:    c.index,
 		ID:       c.id,
 		Name:     c.name,
 		Partial:  c.args[:len(c.args):len(c.args)],
 		Complete: c.sc.complete(),
-	}
-	p.keep, p.suffix, p.ok = c.sc.closing(nil)
-	return p, true
+	}, true
 }
 
 // Closed returns a best-effort completion of Partial into JSON text that a
@@ -56,18 +52,22 @@ func (a *Assembler) Preview(i int) (Preview, bool) {
 // longer become JSON (Finalize will reject it). It is a display aid only; it
 // costs O(len(Partial)).
 func (p Preview) Closed() string {
-	if !p.ok {
-		return ""
-	}
 	return string(p.AppendClosed(nil))
 }
 
 // AppendClosed appends the text [Preview.Closed] returns to dst and returns
 // the extended slice; it appends nothing when Closed would be "".
+//
+// It scans Partial again rather than keep the Assembler's scan: a Preview
+// taken per fragment then costs nothing, where a closing suffix built per
+// fragment cost O(depth) each time.
 func (p Preview) AppendClosed(dst []byte) []byte {
-	if !p.ok {
+	var s scanner
+	feed(&s, p.Partial)
+	keep, suffix, ok := s.closing(nil)
+	if !ok {
 		return dst
 	}
-	dst = append(dst, p.Partial[:p.keep]...)
-	return append(dst, p.suffix...)
+	dst = append(dst, p.Partial[:keep]...)
+	return append(dst, suffix...)
 }

@@ -2,6 +2,8 @@ package toolcall_test
 
 import (
 	"encoding/json"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/airlock-go/airlock/toolcall"
@@ -115,5 +117,47 @@ func TestPreviewEveryPrefix(t *testing.T) {
 				t.Fatalf("prefix %q: Closed() = %q is not JSON", doc[:i+1], closed)
 			}
 		}
+	}
+}
+
+// bytesPerRun is the heap bytes f allocates per call, averaged over n calls.
+func bytesPerRun(n int, f func()) float64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for range n {
+		f()
+	}
+	runtime.ReadMemStats(&after)
+	return float64(after.TotalAlloc-before.TotalAlloc) / float64(n)
+}
+
+// TestPreviewPerFragmentCost: taking a Preview after every one-byte
+// fragment, as a caller that shows calls forming does, costs the same
+// under arguments nested MaxNestingDepth-1 deep as under one level. A
+// closing suffix once built per Preview cost O(depth) bytes per fragment:
+// 9,999 levels then 200k fragments allocated 8.9 GB.
+func TestPreviewPerFragmentCost(t *testing.T) {
+	const fragments = 20000
+	cost := func(depth int) float64 {
+		a := toolcall.NewAssembler(toolcall.WithMaxArgumentBytes(1 << 20))
+		addAll(t, a, []toolcall.Fragment{{Index: 0, ID: "id", Name: "f", Arguments: strings.Repeat("[", depth) + `"`}})
+		frag := toolcall.Fragment{Index: 0, Arguments: "x"}
+		return bytesPerRun(fragments, func() {
+			if err := a.Add(frag); err != nil {
+				t.Fatal(err)
+			}
+			p, ok := a.Preview(0)
+			if !ok || p.Complete {
+				t.Fatalf("Preview = %+v, %v", p, ok)
+			}
+		})
+	}
+	shallow, deep := cost(1), cost(toolcall.MaxNestingDepth-1)
+	t.Logf("bytes per fragment: depth 1 %.1f, depth %d %.1f", shallow, toolcall.MaxNestingDepth-1, deep)
+	// The arguments' buffer grows by doubling: a few bytes per fragment,
+	// a little more when it starts longer.
+	if deep > 2*shallow+8 {
+		t.Errorf("%.1f bytes per fragment at depth %d, %.1f at depth 1: the preview costs O(depth)", deep, toolcall.MaxNestingDepth-1, shallow)
 	}
 }

@@ -25,8 +25,8 @@ type exchangeContext struct {
 	done   chan struct{} // made by the first Done or by cancel
 	err    error         // nil until done
 	cause  error
-	afters []func() // registered by AfterFunc; a stopped one is nil
-	stop   func() bool
+	afters []func()    // registered by AfterFunc; a stopped one is nil
+	stop   func() bool // unregisters parentDone; nil once cancelled
 }
 
 // closedChan is the Done channel of a context cancelled before anyone
@@ -46,7 +46,15 @@ func newExchangeContext(parent context.Context) *exchangeContext {
 		c.err, c.cause, c.done = err, context.Cause(parent), closedChan
 		return c
 	}
-	c.stop = context.AfterFunc(parent, c.parentDone)
+	// The caller may cancel as soon as AfterFunc registers, and cancel
+	// reads stop on another goroutine: write it under the lock, and only
+	// while there is still something to stop.
+	stop := context.AfterFunc(parent, c.parentDone)
+	c.mu.Lock()
+	if c.err == nil {
+		c.stop = stop
+	}
+	c.mu.Unlock()
 	return c
 }
 

@@ -48,6 +48,6 @@ func run(ctx context.Context, out io.Writer) error {
 		}},
 	}
 	res, err := loop.Run(ctx, []llmstream.Message{{Role: "user", Content: "What time is it in UTC?"}})
-	fmt.Fprintf(out, "\n%d turns, %d tool calls, %d tokens\n", res.Turns, res.ToolCalls, res.Usage.TotalTokens)
+	fmt.Fprintf(out, "\n%d turn%s, %d tool call%s, %d tokens\n", res.Turns, map[bool]string{true: "s"}[res.Turns != 1], res.ToolCalls, map[bool]string{true: "s"}[res.ToolCalls != 1], res.Usage.TotalTokens)
 	return err
 }

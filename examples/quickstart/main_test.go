@@ -26,7 +26,7 @@ func TestRunsOffline(t *testing.T) {
 	if err := run(t.Context(), &out); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := out.String(), "It is noon in UTC.\n2 turns, 1 tool calls, 70 tokens\n"; got != want {
+	if got, want := out.String(), "It is noon in UTC.\n2 turns, 1 tool call, 70 tokens\n"; got != want {
 		t.Errorf("output %q, want %q", got, want)
 	}
 	reqs := srv.Requests()

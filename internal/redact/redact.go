@@ -59,6 +59,7 @@ func IsSecretName(name string) bool {
 // goroutines.
 type Set struct {
 	values []string // longest first, so a longer secret is replaced before one it contains
+	raws   []string // the values as sent, unescaped: looked for in the text's decoded reading
 }
 
 // New returns a Set of values and the forms they may be echoed in. Values
@@ -80,7 +81,7 @@ func (s *Set) With(o *Set) *Set {
 	case o.Empty():
 		return s
 	}
-	out := &Set{values: slices.Concat(s.values, o.values)}
+	out := &Set{values: slices.Concat(s.values, o.values), raws: slices.Concat(s.raws, o.raws)}
 	out.sort()
 	return out
 }
@@ -94,6 +95,9 @@ func (s *Set) add(v string) {
 		return
 	}
 	s.push(v)
+	if !slices.Contains(s.raws, v) {
+		s.raws = append(s.raws, v)
+	}
 	if scheme, cred, ok := strings.Cut(v, " "); ok && !strings.ContainsAny(scheme, "\"'") {
 		s.add(cred) // "Bearer sk-..." → the bare token too
 		if strings.EqualFold(scheme, "Basic") {
@@ -123,11 +127,17 @@ func (s *Set) push(v string) {
 }
 
 func (s *Set) sort() {
-	slices.SortStableFunc(s.values, func(a, b string) int { return len(b) - len(a) })
+	longestFirst := func(a, b string) int { return len(b) - len(a) }
+	slices.SortStableFunc(s.values, longestFirst)
 	s.values = slices.Compact(s.values)
+	slices.SortStableFunc(s.raws, longestFirst)
+	s.raws = slices.Compact(s.raws)
 }
 
-// String returns text with every secret of s replaced by [Mask].
+// String returns text with every secret of s replaced by [Mask]: as is, in
+// the forms of [Set], and with any of its characters JSON- or URL-escaped
+// ("\u0073k-...", "sk%2Dlive%2D..."), the whole escaped stretch replaced.
+// It costs O(len(text)) per secret.
 func (s *Set) String(text string) string {
 	if s.Empty() {
 		return text
@@ -137,6 +147,7 @@ func (s *Set) String(text string) string {
 			text = strings.ReplaceAll(text, v, Mask)
 		}
 	}
+	text, _ = s.maskDecoded(text)
 	return text
 }
 
@@ -159,12 +170,28 @@ func (s *Set) Bytes(b []byte) []byte {
 // rest lay past the cut) is dropped, however short, so no part of a secret
 // shows and the text never grows. b itself is returned when nothing
 // changes, else a new slice.
+//
+// The start may be escaped ("sk%2Dli", "\u0073k-"), and an escape itself
+// may be cut ("sk%2"): those are dropped too.
 func (s *Set) Head(b []byte) []byte {
-	b = s.Bytes(b)
 	if s.Empty() {
 		return b
 	}
-	cut := 0 // how many bytes at the end of b begin a secret
+	// Cut first, in b as it came: masking first may take bytes that, read
+	// another way, end the text with a secret's start. Masking what is
+	// left may leave another such end, cut too.
+	c := s.headCut(b)
+	masked := s.Bytes(b[:len(b)-c])
+	c2 := s.headCut(masked)
+	if c == 0 && c2 == 0 {
+		return masked
+	}
+	return slices.Clone(masked[:len(masked)-c2])
+}
+
+// headCut is how many bytes at the end of b begin a secret.
+func (s *Set) headCut(b []byte) int {
+	cut := s.headCutDecoded(string(b))
 	for _, v := range s.values {
 		for k := min(len(v)-1, len(b)); k > cut; k-- {
 			if string(b[len(b)-k:]) == v[:k] {
@@ -173,10 +200,41 @@ func (s *Set) Head(b []byte) []byte {
 			}
 		}
 	}
-	if cut == 0 {
+	return cut
+}
+
+// Tail is [Set.Head] for b that is the end of a longer text, such as the
+// last bytes of a tool call's arguments: every whole secret is replaced by
+// [Mask], and a start of b that is the end of a secret (whose start lay
+// before the cut), as is or escaped, and what is left of an escape the cut
+// went through, is dropped, so no part of a secret shows. b itself is
+// returned when nothing changes, else a new slice.
+func (s *Set) Tail(b []byte) []byte {
+	if s.Empty() {
 		return b
 	}
-	return slices.Clone(b[:len(b)-cut])
+	// As in Head: cut first, then mask, then cut what masking left.
+	c := s.tailCut(b)
+	masked := s.Bytes(b[c:])
+	c2 := s.tailCut(masked)
+	if c == 0 && c2 == 0 {
+		return masked
+	}
+	return slices.Clone(masked[c2:])
+}
+
+// tailCut is how many bytes at the start of b end a secret.
+func (s *Set) tailCut(b []byte) int {
+	cut := s.tailCutDecoded(string(b))
+	for _, v := range s.values {
+		for k := min(len(v)-1, len(b)); k > cut; k-- {
+			if string(b[:k]) == v[len(v)-k:] {
+				cut = k
+				break
+			}
+		}
+	}
+	return cut
 }
 
 // Contains reports whether text holds a secret of s.
@@ -189,7 +247,8 @@ func (s *Set) Contains(text string) bool {
 			return true
 		}
 	}
-	return false
+	_, found := s.maskDecoded(text)
+	return found
 }
 
 // FromRequest returns the secrets req carries: the values of its headers

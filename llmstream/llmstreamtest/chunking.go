@@ -98,7 +98,10 @@ func prosePieces(t Turn) []piece {
 
 // callPieces returns each call's header followed by its argument
 // fragments. Interleaved, the calls' sequences are merged at random (each
-// call's own order kept); otherwise they follow one another.
+// call's own order kept), with the headers still in index order: a real
+// server announces a call (a Responses output item, a chat tool_calls
+// index) only after those before it, and may then go on with any call it
+// has announced. Otherwise the calls follow one another.
 func callPieces(calls []Call, rng *rand.Rand, interleave bool) []piece {
 	queues := make([][]piece, len(calls))
 	total := 0
@@ -117,20 +120,26 @@ func callPieces(calls []Call, rng *rand.Rand, interleave bool) []piece {
 		}
 		return out
 	}
+	started := 0 // calls whose header is out
 	for len(out) < total {
-		// Pick among the calls that still have pieces.
+		// Pick among the started calls that still have pieces and the
+		// next call to start.
+		eligible := min(started+1, len(queues))
 		live := 0
-		for _, q := range queues {
+		for _, q := range queues[:eligible] {
 			if len(q) > 0 {
 				live++
 			}
 		}
 		k := rng.IntN(live)
-		for i, q := range queues {
+		for i, q := range queues[:eligible] {
 			if len(q) == 0 {
 				continue
 			}
 			if k == 0 {
+				if q[0].kind == pieceHeader {
+					started++
+				}
 				out = append(out, q[0])
 				queues[i] = q[1:]
 				break

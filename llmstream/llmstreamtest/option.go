@@ -144,9 +144,11 @@ func (o seedOption) String() string { return fmt.Sprintf("llmstreamtest.WithSeed
 type interleaveOption bool
 
 // WithInterleavedCalls mixes, when on, the fragments of a turn's parallel
-// tool calls across their indexes (each call's header still comes before
-// its own arguments), as some servers do, in the chat and Responses
-// dialects; the default is off (one call after another). Anthropic's
+// tool calls across their indexes, as some servers do, in the chat and
+// Responses dialects: the calls are still announced in index order (a
+// Responses output item is added only after those before it), each
+// header before its own arguments. The default is off (one call after
+// another). Anthropic's
 // blocks come one after another, and flavours and dialects that send
 // whole calls ([Ollama], [Gemini], native Gemini) are not affected.
 func WithInterleavedCalls(on bool) Option { return interleaveOption(on) }

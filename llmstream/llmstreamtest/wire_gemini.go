@@ -37,11 +37,15 @@ import (
 // without content. A FinishReason "blockReason:<REASON>" streams instead
 // one event whose promptFeedback blocks the prompt for that reason.
 //
-// Errors are {"error":{"code","message","status","details"}}; a 429 lists a
+// Errors are {"error":{"code","message","status","details"}}, status a
+// google.rpc.Code name (400 INVALID_ARGUMENT, 401 UNAUTHENTICATED, 403
+// PERMISSION_DENIED, 404 NOT_FOUND, 429 RESOURCE_EXHAUSTED, 500 INTERNAL,
+// 503 UNAVAILABLE, 504 DEADLINE_EXCEEDED, ...): the fault's Type when it
+// is such a name, else the one of the HTTP status. A 429 lists a
 // QuotaFailure, and with [Fault.RetryAfter] a RetryInfo whose retryDelay
 // carries the wait (no Retry-After header: Gemini sends none). An
-// in-stream error is such a body as an event, 503 UNAVAILABLE unless the
-// fault says another status. Gemini sends no keep-alives, so
+// in-stream error is such a body as an event: the fault's Status, else
+// the one its Type names, else 503 UNAVAILABLE. Gemini sends no keep-alives, so
 // [Turn.KeepAlive] sends nothing here (Google's SDK fails on a comment).
 type geminiWire struct{}
 
@@ -380,9 +384,22 @@ func geminiRetryDelay(v string) string {
 	return ""
 }
 
+// geminiCodes are the values Gemini sends in error.status (google.rpc.Code
+// names) and the HTTP status each goes with.
+var geminiCodes = map[string]int{
+	"CANCELLED": 499, "UNKNOWN": 500, "INVALID_ARGUMENT": 400, "DEADLINE_EXCEEDED": 504,
+	"NOT_FOUND": 404, "ALREADY_EXISTS": 409, "PERMISSION_DENIED": 403, "UNAUTHENTICATED": 401,
+	"RESOURCE_EXHAUSTED": 429, "FAILED_PRECONDITION": 400, "ABORTED": 409, "OUT_OF_RANGE": 400,
+	"UNIMPLEMENTED": 501, "INTERNAL": 500, "UNAVAILABLE": 503, "DATA_LOSS": 500,
+}
+
+// geminiError is Gemini's error object for an answer with status. Its
+// "status" is a google.rpc.Code name, as Gemini sends: the fault's Type
+// when it is one, else the name that goes with status — never a word of
+// another provider's ("server_error").
 func geminiError(status int, f Fault) []byte {
 	name := f.Type
-	if name == "" {
+	if _, ok := geminiCodes[name]; !ok {
 		name = geminiStatus(status)
 	}
 	e := object{{"code", status}, {"message", f.message()}, {"status", name}}
@@ -405,6 +422,9 @@ func (geminiWire) errorBody(status int, f Fault) []byte { return geminiError(sta
 // after which the stream ends.
 func (geminiWire) errorEvent(_ *renderer, f Fault) []byte {
 	status := f.Status
+	if status == 0 {
+		status = geminiCodes[f.Type] // the HTTP status a Gemini status name goes with
+	}
 	if status == 0 {
 		status = http.StatusServiceUnavailable // "The model is overloaded", in practice
 	}

@@ -216,6 +216,19 @@ func TestGeminiWireFaults(t *testing.T) {
 				t.Errorf("content %q", m.Content)
 			}
 		}},
+		// A fault written for every wire names its type in OpenAI's words;
+		// Gemini's status is its own enum, that of the HTTP status.
+		{"a 403 whose type is another provider's word", with(Fault{Kind: FaultStatus, Status: 403, Type: "invalid_request_error"}), func(t *testing.T, m llmstream.Message, err error) {
+			apiErr(t, err, 403, "PERMISSION_DENIED", llmstream.ErrorPermission)
+		}},
+		{"an error event whose type is another provider's word", with(Fault{Kind: FaultErrorEvent, After: 1, Type: "server_error"}), func(t *testing.T, m llmstream.Message, err error) {
+			apiErr(t, err, 0, "UNAVAILABLE", llmstream.ErrorOverloaded)
+		}},
+		{"an error event named by Gemini's enum", with(Fault{Kind: FaultErrorEvent, After: 1, Type: "RESOURCE_EXHAUSTED"}), func(t *testing.T, m llmstream.Message, err error) {
+			if api := apiErr(t, err, 0, "RESOURCE_EXHAUSTED", llmstream.ErrorRateLimited); api != nil && api.Code != "429" {
+				t.Errorf("code %q, want the HTTP status RESOURCE_EXHAUSTED goes with, 429", api.Code)
+			}
+		}},
 		{"malformed function call", Turn{Text: "calling", FinishReason: "MALFORMED_FUNCTION_CALL"}, func(t *testing.T, m llmstream.Message, err error) {
 			if api := apiErr(t, err, 0, "MALFORMED_FUNCTION_CALL", llmstream.ErrorServer); api == nil || !strings.HasPrefix(api.Message, "Malformed function call") || m.Content != "calling" {
 				t.Errorf("%+v", api)
@@ -366,4 +379,39 @@ func FuzzGeminiWire(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestGeminiErrorStatus: error.status is the google.rpc.Code name of the
+// HTTP status, as Gemini sends it, whatever word the fault's Type holds
+// unless it is such a name; code is the HTTP status.
+func TestGeminiErrorStatus(t *testing.T) {
+	tests := []struct {
+		status int
+		typ    string
+		want   string
+	}{
+		{400, "", "INVALID_ARGUMENT"},
+		{401, "", "UNAUTHENTICATED"},
+		{403, "invalid_request_error", "PERMISSION_DENIED"},
+		{404, "", "NOT_FOUND"},
+		{429, "rate_limit_exceeded", "RESOURCE_EXHAUSTED"},
+		{500, "server_error", "INTERNAL"},
+		{503, "server_error", "UNAVAILABLE"},
+		{504, "", "DEADLINE_EXCEEDED"},
+		{400, "FAILED_PRECONDITION", "FAILED_PRECONDITION"},
+	}
+	for _, tt := range tests {
+		var body struct {
+			Error struct {
+				Code   int
+				Status string
+			}
+		}
+		if err := json.Unmarshal(geminiError(tt.status, Fault{Type: tt.typ}), &body); err != nil {
+			t.Fatal(err)
+		}
+		if body.Error.Code != tt.status || body.Error.Status != tt.want {
+			t.Errorf("HTTP %d, Type %q: code %d status %q; want %d %q", tt.status, tt.typ, body.Error.Code, body.Error.Status, tt.status, tt.want)
+		}
+	}
 }

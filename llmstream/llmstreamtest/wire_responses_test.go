@@ -116,6 +116,11 @@ func checkResponsesSequence(t *testing.T, body []byte, interleave bool) {
 			if added[i] {
 				t.Fatalf("item %d added twice", i)
 			}
+			for j := range added {
+				if j > i {
+					t.Fatalf("item %d added after item %d: the API adds items in output_index order", i, j)
+				}
+			}
 			added[i] = true
 		case !added[i] || done[i]:
 			t.Fatalf("event %d (%s) for item %d outside its added/done", n, e.Type, i)
@@ -136,6 +141,54 @@ func checkResponsesSequence(t *testing.T, body []byte, interleave bool) {
 	}
 	if mixed != interleave {
 		t.Errorf("calls interleaved: %v, want %v", mixed, interleave)
+	}
+}
+
+// TestResponsesWireAddsInOrder: with interleaved calls, whatever the
+// seed, items are added in increasing output_index, as the API adds them;
+// only their deltas mix.
+func TestResponsesWireAddsInOrder(t *testing.T) {
+	turn := Turn{ToolCalls: []Call{
+		{Name: "a", Arguments: `{"path":"one","n":1}`}, {Name: "b", Arguments: `{"path":"two","n":2}`},
+		{Name: "c", Arguments: `{"path":"three","n":3}`}, {Name: "d", Arguments: `{"path":"four","n":4}`},
+	}}
+	mixed := 0
+	for seed := range uint64(40) {
+		srv := NewTestServer(t, WithTurns(turn), WithInterleavedCalls(true), WithSeed(seed))
+		r := post(t, srv, "/v1/responses", responsesBody)
+		rd := sse.NewReader(bytes.NewReader(r.body), sse.WithDoneSentinel(""))
+		next, last := 0, -1
+		for {
+			ev, err := rd.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var e struct {
+				OutputIndex int `json:"output_index"`
+			}
+			json.Unmarshal(ev.Data, &e)
+			switch ev.Type {
+			case "response.output_item.added":
+				if e.OutputIndex != next {
+					t.Fatalf("seed %d: item %d added where item %d was next", seed, e.OutputIndex, next)
+				}
+				next++
+			case "response.function_call_arguments.delta":
+				if last >= 0 && e.OutputIndex < last {
+					mixed++
+				}
+				last = e.OutputIndex
+			}
+		}
+		if next != len(turn.ToolCalls) {
+			t.Errorf("seed %d: %d items added", seed, next)
+		}
+	}
+	if mixed == 0 {
+		t.Error("no seed mixed the calls' deltas")
 	}
 }
 
