@@ -23,8 +23,8 @@ type Hooks struct {
 	// AfterTool is called after each call BeforeTool announced.
 	AfterTool func(ToolDone)
 	// OnDelta receives the response's pieces as they arrive, when the
-	// Model is a [RequestModel] (as *llmstream.Client is) or a
-	// [StreamingModel]; for any other Model it is never called. A tool
+	// Model streams them (as *llmstream.Client does) to the request's
+	// OnDelta; a Model that does not never calls it. A tool
 	// call delta is a call still forming and must never be run.
 	OnDelta func(llmstream.Delta)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"time"
 
@@ -115,10 +114,8 @@ type Loop struct {
 
 	// Request is the template of every model request: the generation
 	// settings (temperature, max tokens, tool choice, reasoning, ...) to
-	// send with each turn. It needs a Model that is a [RequestModel]; the
-	// loop fills in Messages, Tools and OnDelta itself, so a template that
-	// sets them, or a template with settings and a Model that cannot take
-	// them, is an [ErrInvalidLoop] error (the settings would be lost).
+	// send with each turn. The loop fills in Messages, Tools and OnDelta
+	// itself, so a template that sets them is an [ErrInvalidLoop] error.
 	Request llmstream.Request
 
 	// Hooks are called as the run progresses; all optional.
@@ -146,9 +143,6 @@ func (l *Loop) settle() (*settings, error) {
 	s.ToolTimeout = orDefault(s.ToolTimeout, DefaultToolTimeout)
 	if r := &s.Request; r.Messages != nil || r.Tools != nil || r.OnDelta != nil {
 		return nil, fmt.Errorf("%w: the Request template sets Messages, Tools or OnDelta, which the loop fills in", ErrInvalidLoop)
-	}
-	if _, ok := s.Model.(RequestModel); !ok && !reflect.ValueOf(s.Request).IsZero() {
-		return nil, fmt.Errorf("%w: a Request template needs a Model that is a RequestModel (%T is not)", ErrInvalidLoop, s.Model)
 	}
 	// Copy the tools in, so a caller changing its slice mid-run changes
 	// nothing here.
@@ -178,11 +172,9 @@ func orDefault[T int | time.Duration](v, def T) T {
 // Run runs the loop on a copy of messages until the model answers without
 // tool calls, a limit is hit, a tool fails, the model fails, or ctx ends.
 //
-// Each turn: apply the context budget; call the model (through Stream with
-// the Request template when the Model is a [RequestModel], else through
-// CompleteStream when Hooks.OnDelta is set and the Model is a
-// [StreamingModel], else Complete); append its message (an empty role becomes
-// "assistant"); if it has no tool calls, return it with a nil error.
+// Each turn: apply the context budget; call the model's Stream with the
+// Request template, the conversation and the tools (see [Model]); append
+// its message (an empty role becomes "assistant"); if it has no tool calls, return it with a nil error.
 // Otherwise check the caps ([ErrTurnToolLimit], [ErrTotalToolLimit]),
 // then check every call before any runs: a name the Loop has no tool for
 // ([ErrUnknownTool]) or arguments that are not one JSON object
@@ -305,27 +297,15 @@ func (r *run) callModel(ctx context.Context, turn int) (llmstream.Message, error
 	}
 	start := time.Now()
 	r.res.Turns++
-	var msg llmstream.Message
-	var err error
-	if rm, ok := r.s.Model.(RequestModel); ok {
-		req := r.s.Request
-		req.Messages, req.Tools = r.res.Messages, r.s.schemas
-		if onDelta := h.OnDelta; onDelta != nil {
-			req.OnDelta = func(d llmstream.Delta) error {
-				onDelta(d)
-				return nil
-			}
-		}
-		msg, err = rm.Stream(ctx, req)
-	} else if sm, ok := r.s.Model.(StreamingModel); ok && h.OnDelta != nil {
-		onDelta := h.OnDelta
-		msg, err = sm.CompleteStream(ctx, r.res.Messages, r.s.schemas, func(d llmstream.Delta) error {
+	req := r.s.Request
+	req.Messages, req.Tools = r.res.Messages, r.s.schemas
+	if onDelta := h.OnDelta; onDelta != nil {
+		req.OnDelta = func(d llmstream.Delta) error {
 			onDelta(d)
 			return nil
-		})
-	} else {
-		msg, err = r.s.Model.Complete(ctx, r.res.Messages, r.s.schemas)
+		}
 	}
+	msg, err := r.s.Model.Stream(ctx, req)
 	if h.AfterModel != nil {
 		h.AfterModel(ModelDone{Turn: turn, Message: msg, Err: err, Duration: time.Since(start)})
 	}

@@ -23,11 +23,11 @@ type script struct {
 	tools [][]llmstream.Tool
 }
 
-func (s *script) Complete(ctx context.Context, msgs []llmstream.Message, tools []llmstream.Tool) (llmstream.Message, error) {
+func (s *script) Stream(ctx context.Context, r llmstream.Request) (llmstream.Message, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.seen = append(s.seen, append([]llmstream.Message(nil), msgs...))
-	s.tools = append(s.tools, tools)
+	s.seen = append(s.seen, append([]llmstream.Message(nil), r.Messages...))
+	s.tools = append(s.tools, r.Tools)
 	n := len(s.seen) - 1
 	if n >= len(s.turns) {
 		return llmstream.Message{}, fmt.Errorf("script: no turn %d", n+1)
@@ -480,7 +480,7 @@ func TestRunErrorFacts(t *testing.T) {
 	})
 	t.Run("model error wrapped with its turn", func(t *testing.T) {
 		errModel := errors.New("model down")
-		l := agentloop.Loop{Model: agentloop.ModelFunc(func(context.Context, []llmstream.Message, []llmstream.Tool) (llmstream.Message, error) {
+		l := agentloop.Loop{Model: agentloop.ModelFunc(func(context.Context, llmstream.Request) (llmstream.Message, error) {
 			return llmstream.Message{Role: "assistant", Content: "half"}, errModel
 		})}
 		res, err := l.Run(context.Background(), user)
