@@ -74,6 +74,8 @@ func TestHooks(t *testing.T) {
 		`tool 1.0 done: "{\"id\":\"c1\"}" (11 bytes) err <nil>`,
 		`tool 1.1 oops {}`,
 		`tool 1.1 done: "error: no such file" (0 bytes) err agentloop: tool "oops" (call c2): no such file`,
+		"tool 1.2 echo {}",
+		`tool 1.2 done: "{}" (2 bytes) err <nil>`,
 		"model 2: 6 messages",
 		`delta text "all"`,
 		`delta text " do"`,

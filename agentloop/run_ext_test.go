@@ -258,7 +258,7 @@ func TestRunCancel(t *testing.T) {
 		if !errors.Is(err, context.Canceled) || errors.As(err, new(*agentloop.ToolError)) {
 			t.Fatalf("Run error %v, want the cancellation and no *ToolError", err)
 		}
-		want := concat(user, []llmstream.Message{asst("", call("c1", "cancel", `{}`), call("c2", "echo", `{"id":"c2"}`)), failMsg("c1", "cancelled: the run was cancelled while this call ran"), toolMsg("c2", "skipped: not run because call c1 failed")})
+		want := concat(user, []llmstream.Message{asst("", call("c1", "cancel", `{}`), call("c2", "echo", `{"id":"c2"}`)), failMsg("c1", "cancelled: the run was cancelled while this call ran"), toolMsg("c2", "not run: the run was cancelled")})
 		if diff := cmp.Diff(want, res.Messages); diff != "" {
 			t.Errorf("conversation (-want +got):\n%s", diff)
 		}
