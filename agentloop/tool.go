@@ -35,6 +35,8 @@ type Tool struct {
 	Parameters json.RawMessage
 	// Run does the work. Required.
 	Run func(ctx context.Context, arguments json.RawMessage) (string, error)
+	// NeedsApproval marks a tool whose calls a person should approve before they run.
+	NeedsApproval bool
 }
 
 // Schema returns the tool as offered to the model in a request. The
