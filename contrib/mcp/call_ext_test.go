@@ -37,10 +37,10 @@ func TestCallResults(t *testing.T) {
 		{"blob_resource", &sdk.CallToolResult{Content: []sdk.Content{&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "file:///a.bin", Blob: []byte{1, 2, 3}}}}},
 			"[resource: file:///a.bin, unknown type, 3 bytes]"},
 		{"structured_only", &sdk.CallToolResult{Content: []sdk.Content{}, StructuredContent: map[string]any{"n": 1, "s": "x"}}, `{"n":1,"s":"x"}`},
-		{"structured_and_same_json_text", &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "{\n  \"s\": \"x\",\n  \"n\": 1\n}"}}, StructuredContent: map[string]any{"n": 1, "s": "x"}},
-			"{\n  \"s\": \"x\",\n  \"n\": 1\n}"},
-		{"structured_and_other_text", &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "two items"}}, StructuredContent: []any{"a", "b"}},
-			"two items\n[\"a\",\"b\"]"},
+		{"structured_and_text", &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "two items: a, b"}}, StructuredContent: []any{"a", "b"}},
+			"two items: a, b"},
+		{"structured_and_image", &sdk.CallToolResult{Content: []sdk.Content{&sdk.ImageContent{MIMEType: "image/gif", Data: []byte("GIF89a")}}, StructuredContent: []any{"a", "b"}},
+			"[image: image/gif, 6 bytes]\n[\"a\",\"b\"]"},
 	}
 	srv := newServer("results", 0)
 	for _, c := range cases {

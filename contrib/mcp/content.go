@@ -1,10 +1,8 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"strings"
 	"unicode/utf8"
 
@@ -13,15 +11,17 @@ import (
 
 // render returns a call result as the text the model sees: every content
 // block in order, joined by newlines, then the structured content as JSON
-// unless a text block already holds the same JSON value; cut at max bytes
-// (negative: no bound). It never builds more than max bytes plus one
-// block's description.
+// if no block is text; cut at max bytes (negative: no bound). A server
+// that returns structured content is asked to send it as text too, and
+// servers that do send text beside it (server-filesystem sends the file
+// as text and {"content": file} as structured) mean the same thing, so
+// the model gets it once. It never builds more than max bytes.
 func render(res *sdk.CallToolResult, max int) string {
 	out := boundedText{max: max}
 	for _, c := range res.Content {
 		out.block(describe(c))
 	}
-	if res.StructuredContent != nil && !textHoldsJSON(res.Content, res.StructuredContent) {
+	if res.StructuredContent != nil && !hasText(res.Content) {
 		b, err := json.Marshal(res.StructuredContent)
 		if err != nil {
 			out.block(fmt.Sprintf("[structured content that cannot be encoded as JSON: %v]", err))
@@ -75,29 +75,10 @@ func label(s string) string {
 	return ", " + s
 }
 
-// textHoldsJSON reports whether one text block is the JSON encoding of
-// structured, as servers are asked to send for clients without structured
-// output; the model then needs it once.
-func textHoldsJSON(content []sdk.Content, structured any) bool {
-	// Decoded the way the SDK decoded structured, so the values compare.
-	var want any
-	b, err := json.Marshal(structured)
-	if err != nil || json.Unmarshal(b, &want) != nil {
-		return false
-	}
+// hasText reports whether a text block is among content.
+func hasText(content []sdk.Content) bool {
 	for _, c := range content {
-		t, ok := c.(*sdk.TextContent)
-		if !ok {
-			continue
-		}
-		s := bytes.TrimSpace([]byte(t.Text))
-		// Indentation may make the text longer than b, but not by
-		// this much; a larger text is not decoded at all.
-		if len(s) == 0 || len(s) > 8*len(b)+1024 {
-			continue
-		}
-		var got any
-		if json.Unmarshal(s, &got) == nil && reflect.DeepEqual(got, want) {
+		if _, ok := c.(*sdk.TextContent); ok {
 			return true
 		}
 	}

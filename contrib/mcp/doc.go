@@ -25,9 +25,10 @@
 // A call's result, as the model sees it: every content block in order,
 // text as sent and other kinds described in one line (an image as
 // "[image: image/png, 1234 bytes]"; an embedded text resource is followed
-// by its text), blocks joined by newlines; then the structured content as
-// JSON unless a text block already holds the same JSON value. The result
-// is cut at [WithMaxOutputBytes] bytes.
+// by its text), blocks joined by newlines; the structured content as JSON
+// only when no block is text, since servers send its meaning as text too
+// and the model needs it once. The result is cut at [WithMaxOutputBytes]
+// bytes.
 //
 // Failures, each a [*CallError] naming the server and the tool:
 //
