@@ -520,8 +520,10 @@ func walkMembers[T any](s *doc, t T, i, depth int, fn memberFunc[T]) (int, error
 		if i, err = fn(t, key, at, depth); err != nil {
 			return i, err
 		}
-		if i, err = nextMember(s.data, i, '}'); err != nil || i < 0 {
-			return -i - 1, err
+		if i, err = nextMember(s.data, i, '}'); err != nil {
+			return i, err // an offset into data, never negative
+		} else if i < 0 {
+			return -i - 1, nil
 		}
 	}
 }
@@ -545,8 +547,10 @@ func walkArray[T any](s *doc, t T, i, depth int, fn elemFunc[T]) (int, error) {
 		if i, err = fn(t, pos, i, depth); err != nil {
 			return i, err
 		}
-		if i, err = nextMember(d, i, ']'); err != nil || i < 0 {
-			return -i - 1, err
+		if i, err = nextMember(d, i, ']'); err != nil {
+			return i, err
+		} else if i < 0 {
+			return -i - 1, nil
 		}
 	}
 }
