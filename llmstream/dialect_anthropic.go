@@ -115,8 +115,8 @@ type anthropicDecoder struct {
 	blocks  []antBlock
 	byIndex map[int]int // block index → position in blocks, once they stop being equal
 	open    int         // blocks started and not stopped
-	arena   []byte // decoded strings of the current event
-	name    string // the SSE event name, for data without "type"
+	arena   []byte      // decoded strings of the current event
+	name    string      // the SSE event name, for data without "type"
 
 	// The current event's members, as spans of doc.data: the top level,
 	// then inside "delta" (d...) and "content_block" (k...). Read in the
