@@ -173,6 +173,9 @@ func (a *anthropicDecoder) member(key []byte, i, depth int) (int, error) {
 			return end, err
 		}
 	}
+	if string(key) == "message" {
+		depth = argsDepth // its content may hold a call's input (see blockMember)
+	}
 	s, end, err := a.doc.valueSpan(i, depth)
 	switch string(key) {
 	case "type":
@@ -213,6 +216,9 @@ func (a *anthropicDecoder) resetBlockMembers() {
 }
 
 func (a *anthropicDecoder) blockMember(key []byte, i, depth int) (int, error) {
+	if string(key) == "input" {
+		depth = argsDepth
+	}
 	s, end, err := a.doc.valueSpan(i, depth)
 	switch string(key) {
 	case "type":

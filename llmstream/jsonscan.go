@@ -21,6 +21,13 @@ import (
 // maxJSONDepth is encoding/json's nesting limit, so both accept the same texts.
 const maxJSONDepth = 10000
 
+// argsDepth is the depth to walk a tool call's arguments object at when
+// an event carries it as JSON (Gemini's args, Anthropic's input): its
+// nesting is the toolcall assembler's to judge, the same in every
+// dialect, so the event walk puts no limit on it. skipNested keeps a byte
+// per level, so the event's size still bounds the walk.
+const argsDepth = -1 << 40
+
 // errSyntax reports text that is not JSON; the caller wraps it with the offset.
 var errSyntax = errors.New("invalid JSON")
 
