@@ -899,7 +899,10 @@ func (r *responsesDecoder) addItem(ev *sse.Event) error {
 	case !r.item.ok():
 		return r.outOfOrder(ev, "output_item.added without an item")
 	}
-	r.b.progressed = true
+	// An empty message or reasoning item carries nothing yet: it is no
+	// progress for the idle timeout. A call's header is (addFragment), and
+	// so is another item: a server tool at work.
+	r.b.progressed = r.itemKind(r.iType) == respRaw
 	if it != nil {
 		switch {
 		case !it.added && !it.done && it.kind == r.itemKind(r.iType):
@@ -1000,7 +1003,9 @@ func (r *responsesDecoder) doneItem(ev *sse.Event) error {
 	case it != nil && r.iType.ok() && r.itemKind(r.iType) != it.kind:
 		return r.outOfOrder(ev, fmt.Sprintf("output item %d added as %v, done as another type", n, it.kind))
 	}
-	r.b.progressed = true
+	// As for output_item.added: text or arguments it fills in count
+	// (Bridge.text, addFragment), an empty message or reasoning item not.
+	r.b.progressed = r.itemKind(r.iType) == respRaw
 	return r.close(n, it)
 }
 
