@@ -185,12 +185,13 @@ type respPart struct {
 
 // responsesDecoder reads Responses events into a Bridge.
 type responsesDecoder struct {
-	b       *Bridge
-	doc     doc
-	items   []respItem
-	byIndex map[int]int // output_index → position in items, once they stop being equal
-	callMax int         // the highest index a call has in the assembler, -1 for none
-	next    int         // one past the highest output_index so far
+	b         *Bridge
+	doc       doc
+	items     []respItem
+	byIndex   map[int]int      // output_index → position in items, once they stop being equal
+	callMax   int              // the highest index a call has in the assembler, -1 for none
+	callTaken map[int]struct{} // the indices calls have, once one came out of order (see callIndex)
+	next      int              // one past the highest output_index so far
 
 	// The items of each kind in order of arrival, for the servers that
 	// send no output_index (see eventItem).
@@ -569,18 +570,30 @@ func (r *responsesDecoder) open(n int, k respKind) *respItem {
 // callIndex is the assembler index of a new call at output_index n: n, so
 // that the calls come out in output order, unless an earlier call had n
 // (a server gave two items one output_index); then one past the highest.
+// Calls in rising order need no lookup; from the first that is not,
+// callTaken holds every index a call has, so each lookup is one.
 func (r *responsesDecoder) callIndex(n int) int {
+	c := n
 	if n > r.callMax {
 		r.callMax = n
-		return n
-	}
-	for i := range r.items {
-		if r.items[i].kind == respCall && r.items[i].call == n {
+	} else {
+		if r.callTaken == nil {
+			r.callTaken = make(map[int]struct{})
+			for i := range r.items {
+				if r.items[i].kind == respCall {
+					r.callTaken[r.items[i].call] = struct{}{}
+				}
+			}
+		}
+		if _, ok := r.callTaken[n]; ok {
 			r.callMax++
-			return r.callMax
+			c = r.callMax
 		}
 	}
-	return n
+	if r.callTaken != nil {
+		r.callTaken[c] = struct{}{}
+	}
+	return c
 }
 
 // itemKind is the kind of an item of type typ.

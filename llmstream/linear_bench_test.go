@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/airlock-go/airlock/toolcall"
 )
 
 // linearStreams are, per dialect, streams whose cost grew faster than
@@ -38,6 +40,17 @@ var linearStreams = map[string]func(n int) string{
 		b.WriteString("data: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\",\"output\":[]}}\n\n")
 		return b.String()
 	},
+	// Calls in falling output_index order: each new call looks up whether
+	// an earlier call already holds its index.
+	"responses/callindex": func(n int) string {
+		var b strings.Builder
+		for i := n - 1; i >= 0; i-- {
+			item := fmt.Sprintf(`"output_index":%d,"item":{"type":"function_call","call_id":"c%[1]d","name":"f","arguments":"{}"}`, i)
+			fmt.Fprintf(&b, "data: {\"type\":\"response.output_item.added\",%s}\n\ndata: {\"type\":\"response.output_item.done\",%[1]s}\n\n", item)
+		}
+		b.WriteString("data: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\",\"output\":[]}}\n\n")
+		return b.String()
+	},
 	"chat/members": func(n int) string {
 		return "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"},\"finish_reason\":\"stop\"}]," + strings.Repeat(`"k":1,`, n) + "\"z\":1}\n\ndata: [DONE]\n\n"
 	},
@@ -68,7 +81,10 @@ func BenchmarkLinear(b *testing.B) {
 				b.SetBytes(int64(len(data)))
 				b.ReportAllocs()
 				for b.Loop() {
-					ReadMessage(strings.NewReader(data), WithDialect(d))
+					// No call limit: responses/sameindex holds n calls.
+					if _, err := ReadMessage(strings.NewReader(data), WithDialect(d), WithToolCallOptions(toolcall.WithMaxCalls(-1))); err != nil {
+						b.Fatal(err)
+					}
 				}
 			})
 		}
