@@ -53,6 +53,7 @@ type Bridge struct {
 	stop                        StopReason // its meaning, when the dialect says more than the raw value
 	usage                       *Usage
 	blocks                      []Block // continuity, in the dialect's order
+	container                   []byte  // Anthropic's code-execution container, for Continuity
 	keepBlocks                  bool    // a decoder found state in blocks that only hold text and calls
 	done                        bool    // the stream ended properly, by the dialect's rule
 	err                         error
@@ -235,8 +236,8 @@ func (b *Bridge) Message() (Message, error) {
 	}
 	if ended {
 		m.StopReason = b.stopReason(len(calls) > 0)
-		if b.keepBlocks || providerBlocks(b.blocks) {
-			m.Continuity = &Continuity{Dialect: b.config().dialect.normal(), Blocks: placeCalls(b.blocks, calls)}
+		if b.keepBlocks || b.container != nil || providerBlocks(b.blocks) {
+			m.Continuity = &Continuity{Dialect: b.config().dialect.normal(), Blocks: placeCalls(b.blocks, calls), Container: b.container}
 		}
 	}
 	b.msg = &m

@@ -235,12 +235,15 @@ func (c *Client) send(ctx context.Context, r *Request) (Message, int, error) {
 	}
 	defer body.Close()
 	if b.msg == nil { // a stream, not a whole completion
-		var after func()
-		if idle != nil {
-			after = func() {
-				if b.progressed {
-					idle.Reset(c.cfg.idleTimeout)
-				}
+		// Between events: the idle timer, and the context, so that a
+		// stream of events that cost much to decode (or a body that does
+		// not watch the context) ends at the deadline.
+		after := func() {
+			if idle != nil && b.progressed {
+				idle.Reset(c.cfg.idleTimeout)
+			}
+			if err := ctx.Err(); err != nil {
+				b.fail(interrupted(context.Cause(ctx)))
 			}
 		}
 		b.run(b.newReader(body), after)

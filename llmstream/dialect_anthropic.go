@@ -88,9 +88,15 @@ type antBlock struct {
 	// For thinking and raw blocks, the block is rebuilt at its stop from
 	// the start's members and what the deltas added to them.
 	members []antMember
-	input   []byte // raw blocks: streamed partial JSON of "input"
-	start   []byte // tool_use: the start's own "input", used when no delta came
+	byKey   map[string]int // members by key, once there are many (a hostile delta)
+	input   []byte         // raw blocks: streamed partial JSON of "input"
+	start   []byte         // tool_use: the start's own "input", used when no delta came
 }
+
+// maxListedMembers is how many members of a block are looked up in a list
+// before a map takes over, so that a delta of many distinct members stays
+// linear.
+const maxListedMembers = 8
 
 // antMember is a member of a block's start object, with the text the
 // deltas appended to it (string members only).
@@ -104,17 +110,20 @@ type antMember struct {
 type anthropicDecoder struct {
 	b       *Bridge
 	doc     doc
-	started bool // message_start arrived
+	started bool   // message_start arrived
+	id      string // its message id, to know a repeated message_start
 	blocks  []antBlock
-	arena   []byte // decoded strings of the current event
-	name    string // the SSE event name, for data without "type"
+	byIndex map[int]int // block index → position in blocks, once they stop being equal
+	open    int         // blocks started and not stopped
+	arena   []byte      // decoded strings of the current event
+	name    string      // the SSE event name, for data without "type"
 
 	// The current event's members, as spans of doc.data: the top level,
 	// then inside "delta" (d...) and "content_block" (k...). Read in the
 	// one walk that validates the event, so a delta costs no allocation.
-	typ, index, message, block, delta, usage             span
-	dType, dText, dThinking, dSignature, dPartial, dStop span
-	kType, kText, kID, kName, kInput                     span
+	typ, index, message, block, delta, usage                         span
+	dType, dText, dThinking, dSignature, dPartial, dStop, dContainer span
+	kType, kText, kID, kName, kInput, kCaller                        span
 }
 
 func (a *anthropicDecoder) complete() bool { return a.b.done }
@@ -126,8 +135,8 @@ func (a *anthropicDecoder) event(ev *sse.Event) error {
 	}
 	a.doc.validUTF8 = b.validUTF8
 	a.typ, a.index, a.message, a.block, a.delta, a.usage = noSpan, noSpan, noSpan, noSpan, noSpan, noSpan
-	a.dType, a.dText, a.dThinking, a.dSignature, a.dPartial, a.dStop = noSpan, noSpan, noSpan, noSpan, noSpan, noSpan
-	a.kType, a.kText, a.kID, a.kName, a.kInput = noSpan, noSpan, noSpan, noSpan, noSpan
+	a.dType, a.dText, a.dThinking, a.dSignature, a.dPartial, a.dStop, a.dContainer = noSpan, noSpan, noSpan, noSpan, noSpan, noSpan, noSpan
+	a.resetBlockMembers()
 	if at, err := walkEvent(&a.doc, a, ev.Data, (*anthropicDecoder).member); err != nil {
 		return b.fail(b.eventError(ev.Data, at, err))
 	}
@@ -164,6 +173,9 @@ func (a *anthropicDecoder) member(key []byte, i, depth int) (int, error) {
 			return end, err
 		}
 	}
+	if string(key) == "message" {
+		depth = argsDepth // its content may hold a call's input (see blockMember)
+	}
 	s, end, err := a.doc.valueSpan(i, depth)
 	switch string(key) {
 	case "type":
@@ -193,11 +205,20 @@ func (a *anthropicDecoder) deltaMember(key []byte, i, depth int) (int, error) {
 		a.dPartial = s
 	case "stop_reason":
 		a.dStop = s
+	case "container":
+		a.dContainer = s
 	}
 	return end, err
 }
 
+func (a *anthropicDecoder) resetBlockMembers() {
+	a.kType, a.kText, a.kID, a.kName, a.kInput, a.kCaller = noSpan, noSpan, noSpan, noSpan, noSpan, noSpan
+}
+
 func (a *anthropicDecoder) blockMember(key []byte, i, depth int) (int, error) {
+	if string(key) == "input" {
+		depth = argsDepth
+	}
 	s, end, err := a.doc.valueSpan(i, depth)
 	switch string(key) {
 	case "type":
@@ -210,6 +231,8 @@ func (a *anthropicDecoder) blockMember(key []byte, i, depth int) (int, error) {
 		a.kName = s
 	case "input":
 		a.kInput = s
+	case "caller":
+		a.kCaller = s
 	}
 	return end, err
 }
@@ -225,16 +248,7 @@ func (a *anthropicDecoder) apply(ev *sse.Event) error {
 	case a.is("content_block_delta"):
 		return a.blockDelta(ev)
 	case a.is("message_start"):
-		if a.started {
-			return a.outOfOrder(ev, "a second message_start")
-		}
-		a.started = true
-		a.fields(a.message, func(key []byte, s span) {
-			if string(key) == "usage" {
-				a.applyUsage(s)
-			}
-		})
-		return nil
+		return a.startMessage(ev)
 	case a.is("content_block_start"):
 		return a.startBlock(ev)
 	case a.is("content_block_stop"):
@@ -255,14 +269,19 @@ func (a *anthropicDecoder) apply(ev *sse.Event) error {
 		if a.usage.ok() {
 			a.applyUsage(a.usage) // cumulative: the last one is the whole
 		}
+		if a.dContainer.ok() {
+			b.container = slices.Clone(a.doc.data[a.dContainer.start:a.dContainer.end])
+		}
 		return nil
 	case a.is("message_stop"):
 		if !a.started {
 			return a.outOfOrder(ev, "message_stop before message_start")
 		}
-		for i := range a.blocks {
-			if a.blocks[i].open {
-				return a.outOfOrder(ev, fmt.Sprintf("message_stop with block %d still open", a.blocks[i].index))
+		if a.open > 0 {
+			for i := range a.blocks { // once, on the way out
+				if a.blocks[i].open {
+					return a.outOfOrder(ev, fmt.Sprintf("message_stop with block %d still open", a.blocks[i].index))
+				}
 			}
 		}
 		b.done = true
@@ -303,19 +322,110 @@ func (a *anthropicDecoder) openBlock(ev *sse.Event) (*antBlock, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i := range a.blocks {
-		if blk := &a.blocks[i]; blk.index == n {
-			if !blk.open {
-				return nil, a.outOfOrder(ev, fmt.Sprintf("an event for block %d after its stop", n))
-			}
-			return blk, nil
+	blk := a.lookup(n)
+	switch {
+	case blk == nil:
+		return nil, a.outOfOrder(ev, fmt.Sprintf("an event for block %d, which never started", n))
+	case !blk.open:
+		return nil, a.outOfOrder(ev, fmt.Sprintf("an event for block %d after its stop", n))
+	}
+	return blk, nil
+}
+
+// lookup returns the block with index n, nil when none started. Blocks
+// nearly always arrive with their index equal to their position; a map
+// takes over when they do not, so that finding one stays constant time.
+func (a *anthropicDecoder) lookup(n int) *antBlock {
+	if n < len(a.blocks) && a.blocks[n].index == n {
+		return &a.blocks[n]
+	}
+	if pos, ok := a.byIndex[n]; ok {
+		return &a.blocks[pos]
+	}
+	return nil
+}
+
+// add records blk as the next block.
+func (a *anthropicDecoder) add(blk antBlock) *antBlock {
+	pos := len(a.blocks)
+	if pos != blk.index && a.byIndex == nil {
+		a.byIndex = make(map[int]int)
+		for p := range a.blocks {
+			a.byIndex[a.blocks[p].index] = p
 		}
 	}
-	return nil, a.outOfOrder(ev, fmt.Sprintf("an event for block %d, which never started", n))
+	if a.byIndex != nil {
+		a.byIndex[blk.index] = pos
+	}
+	a.blocks = append(a.blocks, blk)
+	a.open++
+	return &a.blocks[pos]
+}
+
+// startMessage is message_start. A repeat of it with the same id before
+// any block (a proxy that retried) changes nothing; any other second
+// message_start is a spliced stream. Blocks the message already holds (a
+// turn resumed after programmatic tool calls arrives whole in it) are
+// taken as if they had streamed, in order, before any streamed block.
+func (a *anthropicDecoder) startMessage(ev *sse.Event) error {
+	var id, content, usage, container, stop span = noSpan, noSpan, noSpan, noSpan, noSpan
+	a.fields(a.message, func(key []byte, s span) {
+		switch string(key) {
+		case "id":
+			id = s
+		case "stop_reason":
+			stop = s
+		case "content":
+			content = s
+		case "usage":
+			usage = s
+		case "container":
+			container = s
+		}
+	})
+	if a.started {
+		if len(a.blocks) == 0 && a.doc.isString(id) && string(a.doc.str(a.arena[:0], id)) == a.id {
+			return nil
+		}
+		return a.outOfOrder(ev, "a second message_start")
+	}
+	a.started = true
+	if a.doc.isString(id) {
+		a.id = string(a.doc.str(nil, id))
+	}
+	if usage.ok() {
+		a.applyUsage(usage)
+	}
+	if container.ok() {
+		a.b.container = slices.Clone(a.doc.data[container.start:container.end])
+	}
+	if a.doc.isString(stop) { // a message that arrives whole is finished already
+		a.b.finish = string(a.doc.str(nil, stop))
+		a.b.stop = anthropicStopReason(a.b.finish)
+	}
+	if !content.ok() || a.doc.data[content.start] != '[' {
+		return nil
+	}
+	_, err := walkArray(&a.doc, a, content.start, 0, func(a *anthropicDecoder, pos, i, depth int) (int, error) {
+		if a.doc.data[i] != '{' {
+			return skipValue(a.doc.data, i, depth)
+		}
+		a.resetBlockMembers()
+		a.block = span{i, 0}
+		end, err := walkObject(&a.doc, a, i, depth, (*anthropicDecoder).blockMember)
+		a.block.end = end
+		if err != nil {
+			return end, err
+		}
+		if err := a.startBlockAt(ev, pos); err != nil {
+			return end, err
+		}
+		return end, a.stopBlock(ev, &a.blocks[len(a.blocks)-1])
+	})
+	return err
 }
 
 func (a *anthropicDecoder) startBlock(ev *sse.Event) error {
-	b := a.b
 	if !a.started {
 		return a.outOfOrder(ev, "content_block_start before message_start")
 	}
@@ -323,15 +433,19 @@ func (a *anthropicDecoder) startBlock(ev *sse.Event) error {
 	if err != nil {
 		return err
 	}
-	for i := range a.blocks {
-		if a.blocks[i].index == n {
-			return a.outOfOrder(ev, fmt.Sprintf("block %d started twice", n))
-		}
+	return a.startBlockAt(ev, n)
+}
+
+// startBlockAt opens block n from the content block just read.
+func (a *anthropicDecoder) startBlockAt(ev *sse.Event, n int) error {
+	b := a.b
+	if a.lookup(n) != nil {
+		return a.outOfOrder(ev, fmt.Sprintf("block %d started twice", n))
 	}
 	if !a.block.ok() || a.doc.data[a.block.start] != '{' {
 		return a.outOfOrder(ev, "content_block_start without a content block")
 	}
-	typ, text, id, name, input := a.kType, a.kText, a.kID, a.kName, a.kInput
+	typ, text, id, name, input, caller := a.kType, a.kText, a.kID, a.kName, a.kInput, a.kCaller
 	var members []antMember
 	a.fields(a.block, func(key []byte, v span) {
 		if v.ok() {
@@ -369,6 +483,11 @@ func (a *anthropicDecoder) startBlock(ev *sse.Event) error {
 		if a.doc.isString(name) {
 			f.Name = string(a.doc.str(nil, name))
 		}
+		if caller.ok() && a.doc.data[caller.start] == '{' {
+			// Who called it (programmatic tool calling: the code
+			// execution tool); kept on the call and written back on it.
+			f.Extra = append(append([]byte(`{"caller":`), a.doc.data[caller.start:caller.end]...), '}')
+		}
 		if err := b.addFragment(f); err != nil {
 			return b.fail(err)
 		}
@@ -381,7 +500,7 @@ func (a *anthropicDecoder) startBlock(ev *sse.Event) error {
 		b.blocks = append(b.blocks, Block{Type: t})
 	}
 	blk.members = members
-	a.blocks = append(a.blocks, blk)
+	a.add(blk)
 	return nil
 }
 
@@ -444,19 +563,45 @@ func (a *anthropicDecoder) blockDelta(ev *sse.Event) error {
 }
 
 func (a *anthropicDecoder) appendString(blk *antBlock, key string, v span) {
-	for i := range blk.members {
-		if blk.members[i].key == key {
-			blk.members[i].added = a.doc.str(blk.members[i].added, v)
-			return
-		}
+	if i := blk.member(key); i >= 0 {
+		blk.members[i].added = a.doc.str(blk.members[i].added, v)
+		return
 	}
 	blk.members = append(blk.members, antMember{key: key, raw: []byte(`""`), added: a.doc.str(nil, v)})
+	switch {
+	case blk.byKey != nil:
+		blk.byKey[key] = len(blk.members) - 1
+	case len(blk.members) > maxListedMembers:
+		blk.byKey = make(map[string]int, 2*len(blk.members))
+		for i := range blk.members {
+			if _, dup := blk.byKey[blk.members[i].key]; !dup {
+				blk.byKey[blk.members[i].key] = i
+			}
+		}
+	}
+}
+
+// member is the position of the first member named key, -1 for none.
+func (blk *antBlock) member(key string) int {
+	if blk.byKey != nil {
+		if i, ok := blk.byKey[key]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range blk.members {
+		if blk.members[i].key == key {
+			return i
+		}
+	}
+	return -1
 }
 
 // stopBlock closes a block and records what it became.
 func (a *anthropicDecoder) stopBlock(ev *sse.Event, blk *antBlock) error {
 	b := a.b
 	blk.open = false
+	a.open--
 	slot := &b.blocks[blk.slot]
 	switch blk.kind {
 	case blockText:
@@ -487,8 +632,12 @@ func (a *anthropicDecoder) stopBlock(ev *sse.Event, blk *antBlock) error {
 		}
 		slot.Raw = rebuildBlock(blk.members)
 	}
-	blk.members, blk.input, blk.start = nil, nil, nil
-	b.progressed = true
+	// An empty text block carries nothing: it does not count as progress
+	// (the idle timeout), as a ping does not.
+	if blk.kind != blockText || slot.Bytes > 0 {
+		b.progressed = true
+	}
+	blk.members, blk.byKey, blk.input, blk.start = nil, nil, nil, nil
 	return nil
 }
 
@@ -538,44 +687,74 @@ func validJSON(raw []byte) bool {
 	return err == nil && skipWS(raw, end) == len(raw)
 }
 
-// applyUsage reads an Anthropic usage object. message_delta's usage is
-// cumulative, the whole so far, not an increment: a count never goes
-// down, so a smaller one than the count held is not taken (servers that
-// speak the dialect send "input_tokens": 0 there, which would erase the
-// prompt count of message_start). output_tokens_details.thinking_tokens
-// is the reasoning part of the output.
+// applyUsage reads an Anthropic usage object. Each report is cumulative,
+// the whole so far, and the last one stands: message_delta's replaces
+// message_start's, even when smaller (with compaction, message_start
+// counts the compaction step's input and the last message_delta the
+// answer's). A count reported as 0, or not reported, keeps the one held:
+// servers that speak the dialect send "input_tokens": 0 in message_delta,
+// which would erase the prompt count of message_start.
+// output_tokens_details.thinking_tokens is the reasoning part of the
+// output; "iterations" (one entry per sampling step) gives the billed
+// totals.
 func (a *anthropicDecoder) applyUsage(s span) {
 	b := a.b
 	if b.usage == nil {
 		b.usage = new(Usage)
 	}
 	u := b.usage
+	set := func(dst *int, v span) {
+		if n, ok := jsonInt(a.doc.data, v); ok && n > 0 {
+			*dst = n
+		}
+	}
 	a.fields(s, func(key []byte, v span) {
-		if string(key) == "output_tokens_details" {
+		switch string(key) {
+		case "output_tokens_details":
 			a.fields(v, func(key []byte, v span) {
-				if n, ok := jsonInt(a.doc.data, v); ok && string(key) == "thinking_tokens" {
-					u.ReasoningTokens = max(u.ReasoningTokens, n)
+				if string(key) == "thinking_tokens" {
+					set(&u.ReasoningTokens, v)
 				}
 			})
-			return
-		}
-		n, ok := jsonInt(a.doc.data, v)
-		if !ok {
-			return
-		}
-		switch string(key) {
+		case "iterations":
+			a.applyIterations(u, v)
 		case "input_tokens":
-			u.PromptTokens = max(u.PromptTokens, n)
+			set(&u.PromptTokens, v)
 		case "output_tokens":
-			u.CompletionTokens = max(u.CompletionTokens, n)
+			set(&u.CompletionTokens, v)
 		case "cache_read_input_tokens":
-			u.CachedTokens = max(u.CachedTokens, n)
+			set(&u.CachedTokens, v)
 		case "cache_creation_input_tokens":
-			u.CacheWriteTokens = max(u.CacheWriteTokens, n)
+			set(&u.CacheWriteTokens, v)
 		}
 	})
 	// input_tokens leaves the cached tokens out.
 	u.TotalTokens = u.PromptTokens + u.CachedTokens + u.CacheWriteTokens + u.CompletionTokens
+}
+
+// applyIterations sums the steps of usage.iterations into the billed
+// counts; a report without them keeps the sums held.
+func (a *anthropicDecoder) applyIterations(u *Usage, s span) {
+	if !s.ok() || a.doc.data[s.start] != '[' {
+		return
+	}
+	var in, out int
+	walkArray(&a.doc, a, s.start, 0, func(a *anthropicDecoder, _, i, depth int) (int, error) {
+		v, end, err := a.doc.valueSpan(i, depth)
+		a.fields(v, func(key []byte, v span) {
+			n, _ := jsonInt(a.doc.data, v)
+			switch string(key) {
+			case "input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens":
+				in += n
+			case "output_tokens":
+				out += n
+			}
+		})
+		return end, err
+	})
+	if in > 0 || out > 0 {
+		u.BilledPromptTokens, u.BilledCompletionTokens = in, out
+	}
 }
 
 // jsonInt reads a validated JSON number at s as a non-negative int.

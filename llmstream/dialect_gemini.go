@@ -376,6 +376,9 @@ func (g *geminiDecoder) callMember(key []byte, i, depth int) (int, error) {
 		g.parts[g.cur].partial = true
 		return walkArray(&g.doc, g, i, depth, (*geminiDecoder).partialArg)
 	}
+	if string(key) == "args" {
+		depth = argsDepth
+	}
 	s, end, err := g.doc.valueSpan(i, depth)
 	p := &g.parts[g.cur]
 	switch string(key) {

@@ -138,6 +138,18 @@ type respItem struct {
 	parts    []respPart            // the parts that have text, up to maxListedParts
 	many     map[respPart]struct{} // all of them, past that
 	start    []byte                // a call's arguments as output_item.added carried them
+
+	// The text the deltas of one part last appended, while nothing else
+	// came after it in its buffer: a *.done with more text completes it.
+	run respRun
+}
+
+// respRun is where the deltas of one part of an item sit in a buffer.
+type respRun struct {
+	buf        bufKind
+	part       respPart
+	start, end int
+	ok         bool
 }
 
 // respText is a kind of an item's text, as a bit: its answer text,
@@ -173,12 +185,13 @@ type respPart struct {
 
 // responsesDecoder reads Responses events into a Bridge.
 type responsesDecoder struct {
-	b       *Bridge
-	doc     doc
-	items   []respItem
-	byIndex map[int]int // output_index → position in items, once they stop being equal
-	callMax int         // the highest index a call has in the assembler, -1 for none
-	next    int         // one past the highest output_index so far
+	b         *Bridge
+	doc       doc
+	items     []respItem
+	byIndex   map[int]int      // output_index → position in items, once they stop being equal
+	callMax   int              // the highest index a call has in the assembler, -1 for none
+	callTaken map[int]struct{} // the indices calls have, once one came out of order (see callIndex)
+	next      int              // one past the highest output_index so far
 
 	// The items of each kind in order of arrival, for the servers that
 	// send no output_index (see eventItem).
@@ -203,7 +216,8 @@ type responsesDecoder struct {
 	rStatus, rReason, rUsage, rError, rOutput                                    span
 	cType, cText, cRefusal                                                       span
 
-	cur *respItem // the item close is filling, for the element walkers
+	cur   *respItem // the item close is filling, for the element walkers
+	broke bool      // appendText began a new paragraph of reasoning
 }
 
 func (r *responsesDecoder) complete() bool { return r.b.done }
@@ -556,18 +570,30 @@ func (r *responsesDecoder) open(n int, k respKind) *respItem {
 // callIndex is the assembler index of a new call at output_index n: n, so
 // that the calls come out in output order, unless an earlier call had n
 // (a server gave two items one output_index); then one past the highest.
+// Calls in rising order need no lookup; from the first that is not,
+// callTaken holds every index a call has, so each lookup is one.
 func (r *responsesDecoder) callIndex(n int) int {
+	c := n
 	if n > r.callMax {
 		r.callMax = n
-		return n
-	}
-	for i := range r.items {
-		if r.items[i].kind == respCall && r.items[i].call == n {
+	} else {
+		if r.callTaken == nil {
+			r.callTaken = make(map[int]struct{})
+			for i := range r.items {
+				if r.items[i].kind == respCall {
+					r.callTaken[r.items[i].call] = struct{}{}
+				}
+			}
+		}
+		if _, ok := r.callTaken[n]; ok {
 			r.callMax++
-			return r.callMax
+			c = r.callMax
 		}
 	}
-	return n
+	if r.callTaken != nil {
+		r.callTaken[c] = struct{}{}
+	}
+	return c
 }
 
 // itemKind is the kind of an item of type typ.
@@ -674,7 +700,20 @@ func (r *responsesDecoder) textDelta(ev *sse.Event, k respKind, buf bufKind, sum
 		return nil // no text
 	}
 	it.streamed |= textKind(buf, summary)
-	return r.appendText(it, buf, summary, p, r.delta)
+	before := len(*r.b.buffer(buf))
+	rp := respPart{summary, p}
+	if !(it.run.ok && it.run.buf == buf && it.run.part == rp && it.run.end == before) {
+		it.run = respRun{buf: buf, part: rp, start: before, ok: true}
+	}
+	r.broke = false
+	if err := r.appendText(it, buf, summary, p, r.delta); err != nil {
+		return err
+	}
+	if r.broke && it.run.start == before {
+		it.run.start += len("\n\n") // the paragraph break is not the part's text
+	}
+	it.run.end = len(*r.b.buffer(buf))
+	return nil
 }
 
 // partIndex reads a content or summary index; absent means 0.
@@ -699,6 +738,7 @@ func (r *responsesDecoder) appendText(it *respItem, k bufKind, summary bool, p i
 	// part of its own.
 	if it.claim(summary, p) && k == inReasoning && len(b.reasoning) > 0 && (r.reasonAt != it.pos || r.reasonBreak) {
 		b.reasoning = append(b.reasoning, "\n\n"...)
+		r.broke = true
 		if b.onDelta != nil {
 			if err := b.deliver(Delta{Kind: DeltaReasoning, Text: "\n\n"}); err != nil {
 				return err
@@ -733,11 +773,51 @@ func (r *responsesDecoder) doneText(ev *sse.Event, k respKind, buf bufKind, summ
 	}
 	if it.streamed&textKind(buf, summary) == 0 && !it.has(summary, p) && r.doc.isString(text) && text.end-text.start > 2 {
 		err = r.appendText(it, buf, summary, p, text)
+	} else if r.doc.isString(text) {
+		err = r.completeText(it, buf, respPart{summary, p}, text)
 	}
 	if buf == inReasoning {
 		r.reasonBreak = true // the part is closed
 	}
 	return err
+}
+
+// completeText makes the text the deltas of part gave the *.done's full text
+// when they were the last thing in their buffer: where the deltas are a
+// prefix of it, only the rest is appended (and delivered); where they are
+// not, the done text takes their place (the deltas went to OnDelta
+// already; the Message has the done text). Deltas that other text
+// followed in the buffer stand as they are: the done text cannot be put
+// in their place without moving that text.
+func (r *responsesDecoder) completeText(it *respItem, k bufKind, part respPart, text span) error {
+	b := r.b
+	buf := b.buffer(k)
+	run := it.run
+	if !run.ok || run.buf != k || run.part != part || run.end != len(*buf) {
+		return nil
+	}
+	r.arena = r.doc.str(r.arena[:0], text)
+	full, got := r.arena, (*buf)[run.start:run.end]
+	if len(full) <= len(got) && string(full) == string(got[:len(full)]) {
+		return nil // nothing more (or a done shorter than its deltas: they stand)
+	}
+	before := len(*buf)
+	if len(full) > len(got) && string(full[:len(got)]) == string(got) {
+		*buf = append(*buf, full[len(got):]...)
+		if b.onDelta != nil {
+			if err := b.deliver(Delta{Kind: k.deltaKind(), Text: string(full[len(got):])}); err != nil {
+				return err
+			}
+		}
+	} else {
+		*buf = append((*buf)[:run.start], full...)
+	}
+	if it.slot >= 0 && k == inContent {
+		b.blocks[it.slot].Bytes += len(*buf) - before
+	}
+	it.run.end = len(*buf)
+	b.progressed = true
+	return nil
 }
 
 // donePart is content_part.done: an output_text or refusal part of a
@@ -899,7 +979,10 @@ func (r *responsesDecoder) addItem(ev *sse.Event) error {
 	case !r.item.ok():
 		return r.outOfOrder(ev, "output_item.added without an item")
 	}
-	r.b.progressed = true
+	// An empty message or reasoning item carries nothing yet: it is no
+	// progress for the idle timeout. A call's header is (addFragment), and
+	// so is another item: a server tool at work.
+	r.b.progressed = r.itemKind(r.iType) == respRaw
 	if it != nil {
 		switch {
 		case !it.added && !it.done && it.kind == r.itemKind(r.iType):
@@ -1000,7 +1083,9 @@ func (r *responsesDecoder) doneItem(ev *sse.Event) error {
 	case it != nil && r.iType.ok() && r.itemKind(r.iType) != it.kind:
 		return r.outOfOrder(ev, fmt.Sprintf("output item %d added as %v, done as another type", n, it.kind))
 	}
-	r.b.progressed = true
+	// As for output_item.added: text or arguments it fills in count
+	// (Bridge.text, addFragment), an empty message or reasoning item not.
+	r.b.progressed = r.itemKind(r.iType) == respRaw
 	return r.close(n, it)
 }
 

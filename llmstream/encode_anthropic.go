@@ -23,11 +23,14 @@ type antRequest struct {
 	Thinking      map[string]any    `json:"thinking,omitempty"`
 	Stream        bool              `json:"stream"`
 	Metadata      map[string]string `json:"metadata,omitempty"`
+	Container     string            `json:"container,omitempty"`
 }
 
 type antMessage struct {
 	Role    string            `json:"role"`
 	Content []json.RawMessage `json:"content"`
+
+	answersCode bool // a user turn answering calls made from code execution
 }
 
 type antTool struct {
@@ -51,6 +54,7 @@ func (anthropicProtocol) encode(r *Request, _ *config) ([]byte, error) {
 		Messages: []antMessage{},
 	}
 	var system []string
+	programmatic := map[string]bool{} // ids of calls made from code execution
 	for i := range r.Messages {
 		m := &r.Messages[i]
 		if m.Role == "system" || m.Role == "developer" {
@@ -66,13 +70,31 @@ func (anthropicProtocol) encode(r *Request, _ *config) ([]byte, error) {
 		if len(blocks) == 0 {
 			continue // Anthropic refuses empty content
 		}
+		answers := m.Role == "tool" && programmatic[m.ToolCallID]
+		if m.Role == "assistant" {
+			for _, c := range m.ToolCalls {
+				if toolCaller(&c) != nil {
+					programmatic[c.ID] = true
+				}
+			}
+			if id := anthropicContainer(m); id != "" {
+				w.Container = id
+			}
+		}
 		// Anthropic wants user and assistant turns to alternate: tool
-		// answers and a user message after them are one user turn.
+		// answers and a user message after them are one user turn. A turn
+		// that answers calls made from code execution may hold only
+		// tool_result blocks, which Anthropic checks.
 		if n := len(w.Messages); n > 0 && w.Messages[n-1].Role == role {
-			w.Messages[n-1].Content = append(w.Messages[n-1].Content, blocks...)
+			last := &w.Messages[n-1]
+			if role == "user" && m.Role != "tool" && last.answersCode {
+				return nil, fmt.Errorf("message %d (%s) would join the answers to calls made by code execution in one user turn; Anthropic takes only tool results there", i, m.Role)
+			}
+			last.Content = append(last.Content, blocks...)
+			last.answersCode = last.answersCode || answers
 			continue
 		}
-		w.Messages = append(w.Messages, antMessage{Role: role, Content: blocks})
+		w.Messages = append(w.Messages, antMessage{Role: role, Content: blocks, answersCode: answers})
 	}
 	w.System = strings.Join(system, "\n\n")
 	for _, t := range r.Tools {
@@ -231,17 +253,50 @@ func (p placed) anthropic(m *Message) (json.RawMessage, error) {
 	return p.raw, nil
 }
 
-// toolUseBlock is a call as a tool_use block; arguments that are not a
-// JSON object (an invalid call answered by agentloop) are sent as {}, the
-// only input Anthropic takes.
+// toolUseBlock is a call as a tool_use block, with its caller when code
+// execution made it; arguments that are not a JSON object (an invalid
+// call answered by agentloop) are sent as {}, the only input Anthropic
+// takes.
 func toolUseBlock(c *ToolCall) (json.RawMessage, error) {
 	input := json.RawMessage(strings.TrimSpace(sentArguments(c.Function.Arguments)))
 	return json.Marshal(struct {
-		Type  string          `json:"type"`
-		ID    string          `json:"id"`
-		Name  string          `json:"name"`
-		Input json.RawMessage `json:"input"`
-	}{"tool_use", anthropicToolID(c.ID), c.Function.Name, input})
+		Type   string          `json:"type"`
+		ID     string          `json:"id"`
+		Name   string          `json:"name"`
+		Input  json.RawMessage `json:"input"`
+		Caller json.RawMessage `json:"caller,omitempty"`
+	}{"tool_use", anthropicToolID(c.ID), c.Function.Name, input, toolCaller(c)})
+}
+
+// toolCaller is the "caller" object Anthropic put on a call made from
+// code execution (kept in its Extra), nil for none.
+func toolCaller(c *ToolCall) json.RawMessage {
+	if len(c.Extra) == 0 {
+		return nil
+	}
+	var extra struct {
+		Caller json.RawMessage `json:"caller"`
+	}
+	if json.Unmarshal(c.Extra, &extra) != nil || len(extra.Caller) == 0 || extra.Caller[0] != '{' {
+		return nil
+	}
+	return extra.Caller
+}
+
+// anthropicContainer is the id of the code-execution container an
+// Anthropic assistant message ran in, "" for none.
+func anthropicContainer(m *Message) string {
+	c := m.Continuity
+	if c == nil || c.Dialect != DialectAnthropic || len(c.Container) == 0 {
+		return ""
+	}
+	var container struct {
+		ID string `json:"id"`
+	}
+	if json.Unmarshal(c.Container, &container) != nil {
+		return ""
+	}
+	return container.ID
 }
 
 // anthropicToolID is id as Anthropic takes it, of [A-Za-z0-9_-] only: the

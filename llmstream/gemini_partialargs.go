@@ -397,8 +397,8 @@ func (p *partialArgs) check(segs []pathSeg, names []byte, k int, path []byte) er
 }
 
 func (p *partialArgs) memberKey(id uint32, name []byte) []byte {
-	p.keyBuf = append(p.keyBuf[:0], byte(id), byte(id>>8), byte(id>>16), byte(id>>24))
-	return append(p.keyBuf, name...)
+	p.keyBuf = append(append(p.keyBuf[:0], byte(id), byte(id>>8), byte(id>>16), byte(id>>24)), name...)
+	return p.keyBuf
 }
 
 func (p *partialArgs) taken(id uint32, name []byte) bool {

@@ -540,3 +540,35 @@ func randomPieces(s string, rng *rand.Rand) []string {
 	}
 	return out
 }
+
+// A member costs the builder one allocation (its name in the set of names
+// taken), however long the name: the key buffer is reused, not regrown for
+// every name longer than the four bytes of its object's number.
+func TestPartialArgsAllocsPerMember(t *testing.T) {
+	const members = 1000
+	paths := make([][]byte, members)
+	for i := range paths {
+		paths[i] = fmt.Appendf(nil, "$.a_long_member_name_%d", i)
+	}
+	var p partialArgs
+	var dst, names []byte
+	var segs []pathSeg
+	allocs := testing.AllocsPerRun(5, func() {
+		dst = p.begin(dst[:0])
+		for _, path := range paths {
+			var err error
+			segs, names, err = parsePath(path, segs[:0], names[:0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if dst, err = p.add(dst, segs, names, argNumber, []byte("1"), false, path); err != nil {
+				t.Fatal(err)
+			}
+		}
+		dst = p.end(dst)
+	})
+	// One per member, and a few for the set's growth.
+	if max := float64(members) * 1.1; allocs > max {
+		t.Errorf("%v allocations for %d members; want at most %v", allocs, members, max)
+	}
+}

@@ -21,6 +21,13 @@ import (
 // maxJSONDepth is encoding/json's nesting limit, so both accept the same texts.
 const maxJSONDepth = 10000
 
+// argsDepth is the depth to walk a tool call's arguments object at when
+// an event carries it as JSON (Gemini's args, Anthropic's input): its
+// nesting is the toolcall assembler's to judge, the same in every
+// dialect, so the event walk puts no limit on it. skipNested keeps a byte
+// per level, so the event's size still bounds the walk.
+const argsDepth = -1 << 40
+
 // errSyntax reports text that is not JSON; the caller wraps it with the offset.
 var errSyntax = errors.New("invalid JSON")
 
@@ -520,8 +527,10 @@ func walkMembers[T any](s *doc, t T, i, depth int, fn memberFunc[T]) (int, error
 		if i, err = fn(t, key, at, depth); err != nil {
 			return i, err
 		}
-		if i, err = nextMember(s.data, i, '}'); err != nil || i < 0 {
-			return -i - 1, err
+		if i, err = nextMember(s.data, i, '}'); err != nil {
+			return i, err // an offset into data, never negative
+		} else if i < 0 {
+			return -i - 1, nil
 		}
 	}
 }
@@ -545,8 +554,10 @@ func walkArray[T any](s *doc, t T, i, depth int, fn elemFunc[T]) (int, error) {
 		if i, err = fn(t, pos, i, depth); err != nil {
 			return i, err
 		}
-		if i, err = nextMember(d, i, ']'); err != nil || i < 0 {
-			return -i - 1, err
+		if i, err = nextMember(d, i, ']'); err != nil {
+			return i, err
+		} else if i < 0 {
+			return -i - 1, nil
 		}
 	}
 }

@@ -83,6 +83,11 @@ type Continuity struct {
 	Dialect Dialect `json:"dialect"`
 	// Blocks are the message's pieces in the provider's order.
 	Blocks []Block `json:"blocks"`
+	// Container is the code-execution container the response ran in, as
+	// Anthropic sent it ({"id","expires_at"}), nil for none. The next
+	// Anthropic request of the conversation names it, so the code's state
+	// goes on.
+	Container json.RawMessage `json:"container,omitempty"`
 }
 
 // Block is one piece of an assistant message in the provider's order. Its
@@ -124,7 +129,10 @@ type ToolCall struct {
 	Function FunctionCall
 	// Extra holds the provider's other members of the tool-call object as
 	// one JSON object (for example Gemini's "extra_content" with its
-	// thought signature), nil when there were none. They are written back
+	// thought signature, or Anthropic's "caller", which says the call came
+	// from code the code-execution tool ran: {"caller":{"type":
+	// "code_execution_20250825","tool_id":"srvtoolu_..."}}), nil when there
+	// were none. They are written back
 	// when the message is marshaled, because some providers degrade when a
 	// call comes back without them.
 	Extra json.RawMessage
@@ -151,9 +159,18 @@ type FunctionCall struct {
 //	ReasoningTokens   ..reasoning_tokens       ..thinking_tokens            output_tokens_details.reasoning_tokens thoughtsTokenCount
 //
 // Anthropic's input_tokens leaves out the cached tokens, so its total adds
-// them; its thinking_tokens are in output_tokens_details; its counts are
-// cumulative, so none goes down during a stream. Where a provider sends no
+// them; its thinking_tokens are in output_tokens_details. Its reports are
+// cumulative and the last one stands, even when it is smaller than an
+// earlier one (with compaction, message_start counts the compaction step
+// and the last message_delta the answer); a count the last report gives
+// as 0 or leaves out keeps the earlier one. Where a provider sends no
 // total, it is the sum.
+//
+// With compaction (or server tools sampling more than once) Anthropic
+// bills every sampling step of the request, listed in usage.iterations:
+// BilledPromptTokens and BilledCompletionTokens are their sums (input with
+// its cache reads and writes, and output), 0 when no iterations came. The
+// other fields are the last step's, as the top-level usage says.
 type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
@@ -169,6 +186,12 @@ type Usage struct {
 	// ReasoningTokens is how many output tokens went to reasoning
 	// (completion_tokens_details.reasoning_tokens in chat), 0 if absent.
 	ReasoningTokens int `json:"-"`
+	// BilledPromptTokens and BilledCompletionTokens are the input and
+	// output tokens of every sampling step the provider billed for this
+	// response (Anthropic's usage.iterations, summed), 0 when it listed
+	// none: then PromptTokens and CompletionTokens are the bill.
+	BilledPromptTokens     int `json:"-"`
+	BilledCompletionTokens int `json:"-"`
 }
 
 // Tool is a tool offered to the model in a request, in the OpenAI shape

@@ -353,13 +353,15 @@ func TestResponsesRules(t *testing.T) {
 	}{
 		// vLLM numbered every delta as a part of its own, and its *.done
 		// events as yet other parts: a streamed item's done texts, whatever
-		// part they name, add nothing.
-		{"a streamed item takes no done text", textStream("ab") +
+		// part they name, add nothing — except that a done text of the
+		// part the deltas last filled, with more text than they carried,
+		// completes it (the deltas were a prefix: only the rest is added).
+		{"a streamed item takes no done text but the rest of its own part", textStream("ab") +
 			ev("response.output_text.done", `{"type":"response.output_text.done","output_index":0,"content_index":0,"text":"abc"}`) +
 			ev("response.output_text.done", `{"type":"response.output_text.done","output_index":0,"content_index":1,"text":"+second"}`) +
 			ev("response.content_part.done", `{"type":"response.content_part.done","output_index":0,"content_index":1,"part":{"type":"output_text","text":"+again"}}`) +
 			ev("response.output_item.done", `{"type":"response.output_item.done","output_index":0,"item":{"id":"msg_1","type":"message","content":[{"type":"output_text","text":"x"},{"type":"output_text","text":"y"},{"type":"output_text","text":"+third"}]}}`) +
-			completed, "ab", "", "", nil},
+			completed, "abc", "", "", nil},
 		{"a done text fills only a part no other done text filled, of an item no delta gave text",
 			ev("response.output_item.added", `{"type":"response.output_item.added","output_index":0,"item":{"type":"message"}}`) +
 				ev("response.output_text.done", `{"type":"response.output_text.done","output_index":0,"content_index":0,"text":"one"}`) +

@@ -1,0 +1,92 @@
+package llmstream
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/airlock-go/airlock/toolcall"
+)
+
+// linearStreams are, per dialect, streams whose cost grew faster than
+// their size before: many blocks or items, and one event of many members.
+// BenchmarkLinear runs each at n and 10n; ns/op of /10n over /n is the
+// ratio to watch (≤ ~12 is linear): go test -run '^$' -bench Linear.
+var linearStreams = map[string]func(n int) string{
+	"anthropic/blocks": func(n int) string {
+		var b strings.Builder
+		b.WriteString(anthropicStream(`{"type":"message_start","message":{"id":"m","content":[],"usage":{"input_tokens":1}}}`))
+		for i := range n {
+			fmt.Fprintf(&b, "data: {\"type\":\"content_block_start\",\"index\":%d,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\ndata: {\"type\":\"content_block_stop\",\"index\":%[1]d}\n\n", i)
+		}
+		b.WriteString("data: {\"type\":\"message_stop\"}\n\n")
+		return b.String()
+	},
+	"anthropic/members": func(n int) string {
+		var m strings.Builder
+		for i := range n {
+			fmt.Fprintf(&m, `"k%d":"v",`, i)
+		}
+		return anthropicStream(`{"type":"message_start","message":{"id":"m","content":[],"usage":{"input_tokens":1}}}`,
+			`{"type":"content_block_start","index":0,"content_block":{"type":"other"}}`,
+			`{"type":"content_block_delta","index":0,"delta":{`+m.String()+`"type":"x"}}`,
+			`{"type":"content_block_stop","index":0}`, `{"type":"message_stop"}`)
+	},
+	"responses/items": func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "data: {\"type\":\"response.output_item.added\",\"output_index\":%d,\"item\":{\"type\":\"message\",\"content\":[]}}\n\n", i)
+		}
+		b.WriteString("data: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\",\"output\":[]}}\n\n")
+		return b.String()
+	},
+	// Calls in falling output_index order: each new call looks up whether
+	// an earlier call already holds its index.
+	"responses/callindex": func(n int) string {
+		var b strings.Builder
+		for i := n - 1; i >= 0; i-- {
+			item := fmt.Sprintf(`"output_index":%d,"item":{"type":"function_call","call_id":"c%[1]d","name":"f","arguments":"{}"}`, i)
+			fmt.Fprintf(&b, "data: {\"type\":\"response.output_item.added\",%s}\n\ndata: {\"type\":\"response.output_item.done\",%[1]s}\n\n", item)
+		}
+		b.WriteString("data: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\",\"output\":[]}}\n\n")
+		return b.String()
+	},
+	"chat/members": func(n int) string {
+		return "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"},\"finish_reason\":\"stop\"}]," + strings.Repeat(`"k":1,`, n) + "\"z\":1}\n\ndata: [DONE]\n\n"
+	},
+	"gemini/parts": func(n int) string {
+		parts := strings.Repeat(`{"text":"x"},`, n)
+		return `data: {"candidates":[{"content":{"role":"model","parts":[` + parts + `{"text":"y"}]},"finishReason":"STOP"}]}` + "\n\n"
+	},
+	"gemini/partialargs": func(n int) string {
+		var b strings.Builder
+		b.WriteString(`data: {"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"f","willContinue":true}}]}}]}` + "\n\n")
+		for i := range n {
+			fmt.Fprintf(&b, "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.k%d\",\"stringValue\":\"v\"}],\"willContinue\":true}}]}}]}\n\n", i)
+		}
+		b.WriteString(`data: {"candidates":[{"content":{"role":"model","parts":[{"functionCall":{}}]},"finishReason":"STOP"}]}` + "\n\n")
+		return b.String()
+	},
+}
+
+func BenchmarkLinear(b *testing.B) {
+	for name, stream := range linearStreams {
+		d, _ := ParseDialect(strings.Split(name, "/")[0])
+		for _, size := range []struct {
+			label string
+			n     int
+		}{{"n", 4000}, {"10n", 40000}} {
+			data := stream(size.n)
+			b.Run(name+"/"+size.label, func(b *testing.B) {
+				b.SetBytes(int64(len(data)))
+				b.ReportAllocs()
+				for b.Loop() {
+					// No call limit: responses/sameindex holds n calls.
+					if _, err := ReadMessage(strings.NewReader(data), WithDialect(d), WithToolCallOptions(toolcall.WithMaxCalls(-1))); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
