@@ -55,7 +55,11 @@ func (anthropicProtocol) newDecoder(b *Bridge) decoder { return &anthropicDecode
 // an HTTP body and as an error event, and the shapes chat servers use
 // (proxies in front of Anthropic answer in them).
 func (anthropicProtocol) parseError(raw []byte, status int) (*APIError, bool) {
-	return chatProtocol{}.parseError(raw, status)
+	e, ok := parseProviderError(raw, status)
+	if ok {
+		e.classify()
+	}
+	return e, ok
 }
 
 // blockKind says how an Anthropic content block is kept.
@@ -125,12 +129,11 @@ func (a *anthropicDecoder) event(ev *sse.Event) error {
 	if len(ev.Data) == 0 {
 		return nil
 	}
-	a.doc.validUTF8 = b.validUTF8
 	a.typ, a.index, a.message, a.block, a.delta, a.usage = noSpan, noSpan, noSpan, noSpan, noSpan, noSpan
 	a.dType, a.dText, a.dThinking, a.dSignature, a.dPartial, a.dStop, a.dContainer = noSpan, noSpan, noSpan, noSpan, noSpan, noSpan, noSpan
 	a.resetBlockMembers()
-	if at, err := walkEvent(&a.doc, a, ev.Data, (*anthropicDecoder).member); err != nil {
-		return b.fail(b.eventError(ev.Data, at, err))
+	if err := readEvent(b, &a.doc, a, ev, (*anthropicDecoder).member); err != nil {
+		return err
 	}
 	a.name = ev.Type
 	return a.apply(ev)
@@ -229,11 +232,6 @@ func (a *anthropicDecoder) blockMember(key []byte, i, depth int) (int, error) {
 	return end, err
 }
 
-// outOfOrder fails the stream with the event that broke the sequence.
-func (a *anthropicDecoder) outOfOrder(ev *sse.Event, why string) error {
-	return a.b.fail(a.b.eventError(ev.Data, 0, fmt.Errorf("%w: %s", ErrOutOfOrder, why)))
-}
-
 func (a *anthropicDecoder) apply(ev *sse.Event) error {
 	b := a.b
 	switch {
@@ -251,7 +249,7 @@ func (a *anthropicDecoder) apply(ev *sse.Event) error {
 		return a.stopBlock(ev, blk)
 	case a.is("message_delta"):
 		if !a.started {
-			return a.outOfOrder(ev, "message_delta before message_start")
+			return a.b.outOfOrder(ev, 0, "message_delta before message_start")
 		}
 		if a.doc.isString(a.dStop) {
 			b.finish = string(a.doc.str(a.arena[:0], a.dStop))
@@ -267,12 +265,12 @@ func (a *anthropicDecoder) apply(ev *sse.Event) error {
 		return nil
 	case a.is("message_stop"):
 		if !a.started {
-			return a.outOfOrder(ev, "message_stop before message_start")
+			return a.b.outOfOrder(ev, 0, "message_stop before message_start")
 		}
 		if a.open > 0 {
 			for i := range a.blocks { // once, on the way out
 				if a.blocks[i].open {
-					return a.outOfOrder(ev, fmt.Sprintf("message_stop with block %d still open", a.blocks[i].index))
+					return a.b.outOfOrder(ev, 0, fmt.Sprintf("message_stop with block %d still open", a.blocks[i].index))
 				}
 			}
 		}
@@ -299,11 +297,11 @@ func (a *anthropicDecoder) fields(s span, fn func(key []byte, v span)) {
 // eventIndex is the event's block index.
 func (a *anthropicDecoder) eventIndex(ev *sse.Event) (int, error) {
 	if !a.index.ok() || a.doc.data[a.index.start] < '0' || a.doc.data[a.index.start] > '9' {
-		return 0, a.outOfOrder(ev, "an event without a block index")
+		return 0, a.b.outOfOrder(ev, 0, "an event without a block index")
 	}
 	n, ok := parseIndex(a.doc.data[a.index.start:a.index.end])
 	if !ok || n > toolcall.MaxIndex {
-		return 0, a.outOfOrder(ev, "a block index that is not a small integer")
+		return 0, a.b.outOfOrder(ev, 0, "a block index that is not a small integer")
 	}
 	return n, nil
 }
@@ -317,9 +315,9 @@ func (a *anthropicDecoder) openBlock(ev *sse.Event) (*antBlock, error) {
 	blk := a.lookup(n)
 	switch {
 	case blk == nil:
-		return nil, a.outOfOrder(ev, fmt.Sprintf("an event for block %d, which never started", n))
+		return nil, a.b.outOfOrder(ev, 0, fmt.Sprintf("an event for block %d, which never started", n))
 	case !blk.open:
-		return nil, a.outOfOrder(ev, fmt.Sprintf("an event for block %d after its stop", n))
+		return nil, a.b.outOfOrder(ev, 0, fmt.Sprintf("an event for block %d after its stop", n))
 	}
 	return blk, nil
 }
@@ -379,7 +377,7 @@ func (a *anthropicDecoder) startMessage(ev *sse.Event) error {
 		if len(a.blocks) == 0 && a.doc.isString(id) && string(a.doc.str(a.arena[:0], id)) == a.id {
 			return nil
 		}
-		return a.outOfOrder(ev, "a second message_start")
+		return a.b.outOfOrder(ev, 0, "a second message_start")
 	}
 	a.started = true
 	if a.doc.isString(id) {
@@ -419,7 +417,7 @@ func (a *anthropicDecoder) startMessage(ev *sse.Event) error {
 
 func (a *anthropicDecoder) startBlock(ev *sse.Event) error {
 	if !a.started {
-		return a.outOfOrder(ev, "content_block_start before message_start")
+		return a.b.outOfOrder(ev, 0, "content_block_start before message_start")
 	}
 	n, err := a.eventIndex(ev)
 	if err != nil {
@@ -432,10 +430,10 @@ func (a *anthropicDecoder) startBlock(ev *sse.Event) error {
 func (a *anthropicDecoder) startBlockAt(ev *sse.Event, n int) error {
 	b := a.b
 	if a.lookup(n) != nil {
-		return a.outOfOrder(ev, fmt.Sprintf("block %d started twice", n))
+		return a.b.outOfOrder(ev, 0, fmt.Sprintf("block %d started twice", n))
 	}
 	if !a.block.ok() || a.doc.data[a.block.start] != '{' {
-		return a.outOfOrder(ev, "content_block_start without a content block")
+		return a.b.outOfOrder(ev, 0, "content_block_start without a content block")
 	}
 	typ, text, id, name, input, caller := a.kType, a.kText, a.kID, a.kName, a.kInput, a.kCaller
 	var members []antMember
@@ -664,19 +662,6 @@ func setMember(members *[]antMember, key string, raw []byte) {
 		}
 	}
 	*members = append(*members, antMember{key: key, raw: raw})
-}
-
-// isEmptyObject reports that raw is {} with any spacing.
-func isEmptyObject(raw []byte) bool {
-	i := skipWS(raw, 1)
-	return len(raw) > 0 && raw[0] == '{' && i < len(raw) && raw[i] == '}'
-}
-
-// validJSON reports that raw is one JSON value.
-func validJSON(raw []byte) bool {
-	i := skipWS(raw, 0)
-	end, err := skipValue(raw, i, 0)
-	return err == nil && skipWS(raw, end) == len(raw)
 }
 
 // applyUsage reads an Anthropic usage object. Each report is cumulative,

@@ -21,7 +21,7 @@ import (
 // chatDecoder reads OpenAI chat.completion.chunk events into a Bridge.
 type chatDecoder struct {
 	b  *Bridge
-	ev event
+	ev chatEvent
 }
 
 func (c *chatDecoder) event(ev *sse.Event) error {
@@ -59,8 +59,8 @@ type pendingCall struct {
 	id, typ, name, args, extra span
 }
 
-// event is the per-event decode state, reset for each event and reused.
-type event struct {
+// chatEvent is the per-event decode state, reset for each event and reused.
+type chatEvent struct {
 	doc
 	marks     []mark
 	calls     []pendingCall
@@ -497,23 +497,6 @@ func (c *chatDecoder) toolCallMember(key []byte, i, depth int) (int, error) {
 	return end, err
 }
 
-// appendQuoted appends s as a JSON string.
-func appendQuoted(dst, s []byte) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	for _, c := range s {
-		switch {
-		case c == '"' || c == '\\':
-			dst = append(dst, '\\', c)
-		case c < 0x20:
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-		default:
-			dst = append(dst, c)
-		}
-	}
-	return append(dst, '"')
-}
-
 func (c *chatDecoder) functionMember(key []byte, i, depth int) (int, error) {
 	d := c.ev.data
 	e := &c.ev
@@ -603,18 +586,6 @@ func (c *chatDecoder) checkFinish() error {
 	return nil
 }
 
-// decodedString is the value of the validated JSON string at s in d.
-func decodedString(d []byte, s span) string {
-	raw := d[s.start:s.end]
-	for _, c := range raw[1 : len(raw)-1] {
-		if c == '\\' || c >= 0x80 {
-			v, _, _ := appendString(nil, raw, 0)
-			return string(v)
-		}
-	}
-	return string(raw[1 : len(raw)-1])
-}
-
 func (c *chatDecoder) addCall(pc *pendingCall) error {
 	a := c.ev.arena
 	f := toolcall.Fragment{Index: pc.index, NoIndex: pc.noIndex}
@@ -672,76 +643,6 @@ func (chatProtocol) parseError(raw []byte, status int) (*APIError, bool) {
 		e.classify()
 	}
 	return e, ok
-}
-
-type chatRequest struct {
-	Model               string         `json:"model,omitempty"`
-	Messages            []wireMessage  `json:"messages"`
-	Stream              bool           `json:"stream"`
-	StreamOptions       *streamOptions `json:"stream_options,omitempty"`
-	Tools               []Tool         `json:"tools,omitempty"`
-	ToolChoice          any            `json:"tool_choice,omitempty"`
-	ParallelToolCalls   *bool          `json:"parallel_tool_calls,omitempty"`
-	Temperature         *float64       `json:"temperature,omitempty"`
-	TopP                *float64       `json:"top_p,omitempty"`
-	MaxTokens           *int           `json:"max_tokens,omitempty"`
-	MaxCompletionTokens *int           `json:"max_completion_tokens,omitempty"`
-	Stop                []string       `json:"stop,omitempty"`
-	Seed                *int64         `json:"seed,omitempty"`
-	ReasoningEffort     string         `json:"reasoning_effort,omitempty"`
-}
-
-type streamOptions struct {
-	IncludeUsage bool `json:"include_usage"`
-}
-
-// encode writes the chat.completions request. Messages go in the OpenAI
-// shape alone: continuity and is_error are this package's, and servers
-// reject members they do not know.
-func (chatProtocol) encode(r *Request, cfg *config) ([]byte, error) {
-	w := chatRequest{
-		Model: r.Model, Messages: make([]wireMessage, len(r.Messages)), Stream: true, Tools: r.Tools,
-		ParallelToolCalls: r.ParallelToolCalls, Temperature: r.Temperature, TopP: r.TopP,
-		MaxTokens: r.MaxTokens, MaxCompletionTokens: r.MaxCompletionTokens, Stop: r.Stop,
-		Seed: r.Seed, ReasoningEffort: r.ReasoningEffort,
-	}
-	for i := range r.Messages {
-		var err error
-		if w.Messages[i], err = r.Messages[i].chatWire(); err != nil {
-			return nil, err
-		}
-		w.Messages[i].ToolCalls = sentCalls(w.Messages[i].ToolCalls)
-	}
-	switch c := r.ToolChoice; c.Mode {
-	case ToolChoiceAuto, ToolChoiceNone, ToolChoiceRequired:
-		w.ToolChoice = c.Mode.String()
-	case ToolChoiceFunction:
-		w.ToolChoice = map[string]any{"type": "function", "function": map[string]string{"name": c.Name}}
-	}
-	if !cfg.noUsage {
-		w.StreamOptions = &streamOptions{IncludeUsage: true}
-	}
-	return json.Marshal(w)
-}
-
-// sentCalls is calls as a request sends them: with arguments that are not
-// one JSON object (a call agentloop refused and answered) written as {}.
-// vLLM, SGLang and llama.cpp's server parse the arguments of every call in
-// a conversation and refuse the request when they are not an object, and
-// would refuse every later turn of it the same way; the tool message that
-// answers the call says what the model sent wrong. calls itself is
-// returned when every call is sendable, else a copy.
-func sentCalls(calls []ToolCall) []ToolCall {
-	for i := range calls {
-		if args := sentArguments(calls[i].Function.Arguments); args != calls[i].Function.Arguments {
-			out := slices.Clone(calls)
-			for j := i; j < len(out); j++ {
-				out[j].Function.Arguments = sentArguments(out[j].Function.Arguments)
-			}
-			return out
-		}
-	}
-	return calls
 }
 
 // decodeUsage reads a validated usage object; a usage of the wrong shape is

@@ -218,13 +218,12 @@ func (g *geminiDecoder) event(ev *sse.Event) error {
 	if len(ev.Data) == 0 {
 		return nil
 	}
-	g.doc.validUTF8 = b.validUTF8
 	g.parts, g.args, g.segs, g.names = g.parts[:0], g.args[:0], g.segs[:0], g.names[:0]
 	g.chosen, g.apiErr = false, false
 	g.finish, g.finishMsg, g.blockReason, g.blockMsg = noSpan, noSpan, noSpan, noSpan
 	g.usage = gemUsage{}
-	if at, err := walkEvent(&g.doc, g, ev.Data, (*geminiDecoder).member); err != nil {
-		return b.fail(b.eventError(ev.Data, at, err))
+	if err := readEvent(b, &g.doc, g, ev, (*geminiDecoder).member); err != nil {
+		return err
 	}
 	if g.apiErr {
 		return b.fail(b.apiError(ev.Data))
@@ -649,11 +648,6 @@ func (g *geminiDecoder) closeRun() {
 	g.run = runNone
 }
 
-// outOfOrder fails the stream with the event that broke the sequence.
-func (g *geminiDecoder) outOfOrder(ev *sse.Event, at int, why string) error {
-	return g.b.fail(g.b.eventError(ev.Data, at, fmt.Errorf("%w: %s", ErrOutOfOrder, why)))
-}
-
 // applyCall applies a functionCall part: a whole call, the opening of a
 // streamed one, or more of the streamed one's arguments. A streamed call's
 // parts may carry an empty args object, and the parts that continue it its
@@ -664,7 +658,7 @@ func (g *geminiDecoder) applyCall(ev *sse.Event, p *gemPart) error {
 	args := p.args.ok() && !isEmptyObject(d.data[p.args.start:p.args.end])
 	if g.open >= 0 {
 		if args || (named && !g.continuesOpen(p)) {
-			return g.outOfOrder(ev, p.at, fmt.Sprintf("a new function call while call %d is still streaming its arguments", g.open))
+			return g.b.outOfOrder(ev, p.at, fmt.Sprintf("a new function call while call %d is still streaming its arguments", g.open))
 		}
 		if blk := &b.blocks[g.openSlot]; blk.Signature == "" && d.isString(p.sig) {
 			blk.Signature = string(d.str(nil, p.sig))
@@ -675,10 +669,10 @@ func (g *geminiDecoder) applyCall(ev *sse.Event, p *gemPart) error {
 		if !p.partial && !p.args.ok() && !p.id.ok() {
 			return nil // an empty functionCall: the end of a call already closed
 		}
-		return g.outOfOrder(ev, p.at, "function-call arguments for a call that was never opened (no name)")
+		return g.b.outOfOrder(ev, p.at, "function-call arguments for a call that was never opened (no name)")
 	}
 	if args && (p.will || p.partial) {
-		return g.outOfOrder(ev, p.at, "a function call with both args and streamed arguments")
+		return g.b.outOfOrder(ev, p.at, "a function call with both args and streamed arguments")
 	}
 	g.closeRun()
 	n := g.calls
@@ -780,7 +774,7 @@ func (g *geminiDecoder) applyFinish(ev *sse.Event) error {
 		b.finish = string(d.str(nil, g.finish)) // kept on a failure too: MAX_TOKENS says why a call was cut
 	}
 	if g.open >= 0 {
-		return g.outOfOrder(ev, g.finish.start, fmt.Sprintf("the candidate finished (%s) while function call %d was still streaming its arguments", b.finish, g.open))
+		return g.b.outOfOrder(ev, g.finish.start, fmt.Sprintf("the candidate finished (%s) while function call %d was still streaming its arguments", b.finish, g.open))
 	}
 	if g.finish.end-g.finish.start <= 2 {
 		return nil // "": no reason

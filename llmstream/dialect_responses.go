@@ -227,14 +227,13 @@ func (r *responsesDecoder) event(ev *sse.Event) error {
 	if len(ev.Data) == 0 || string(ev.Data) == "[DONE]" {
 		return nil
 	}
-	r.doc.validUTF8 = b.validUTF8
 	r.typ, r.outIndex, r.contentIndex, r.summaryIndex, r.delta, r.text, r.args, r.refusal, r.name2 = noSpan, noSpan, noSpan, noSpan, noSpan, noSpan, noSpan, noSpan, noSpan
 	r.item, r.part, r.resp = noSpan, noSpan, noSpan
 	r.resetItem()
 	r.pType, r.pText, r.pRefusal = noSpan, noSpan, noSpan
 	r.rStatus, r.rReason, r.rUsage, r.rError, r.rOutput = noSpan, noSpan, noSpan, noSpan, noSpan
-	if at, err := walkEvent(&r.doc, r, ev.Data, (*responsesDecoder).member); err != nil {
-		return b.fail(b.eventError(ev.Data, at, err))
+	if err := readEvent(b, &r.doc, r, ev, (*responsesDecoder).member); err != nil {
+		return err
 	}
 	r.name = ev.Type
 	return r.apply(ev)
@@ -376,11 +375,6 @@ func (r *responsesDecoder) eventType() string {
 	return unsafe.String(unsafe.SliceData(raw), len(raw))
 }
 
-// outOfOrder fails the stream with the event that broke the sequence.
-func (r *responsesDecoder) outOfOrder(ev *sse.Event, why string) error {
-	return r.b.fail(r.b.eventError(ev.Data, 0, fmt.Errorf("%w: %s", ErrOutOfOrder, why)))
-}
-
 func (r *responsesDecoder) apply(ev *sse.Event) error {
 	switch r.eventType() {
 	case "response.output_text.delta":
@@ -452,7 +446,7 @@ func (r *responsesDecoder) eventItem(ev *sse.Event, k respKind, find respFind) (
 	if s := r.outIndex; s.ok() && r.doc.data[s.start] != 'n' { // present, not null
 		n, ok := r.index(r.outIndex)
 		if !ok {
-			return 0, nil, r.outOfOrder(ev, "an item event without a usable output_index")
+			return 0, nil, r.b.outOfOrder(ev, 0, "an item event without a usable output_index")
 		}
 		return n, r.lookup(n), nil
 	}
@@ -679,9 +673,9 @@ func (r *responsesDecoder) textItem(ev *sse.Event, k respKind, find respFind) (*
 			r.b.blocks = append(r.b.blocks, Block{Type: BlockText})
 		}
 	case it.done:
-		return nil, r.outOfOrder(ev, fmt.Sprintf("a text event for output item %d after its output_item.done", n))
+		return nil, r.b.outOfOrder(ev, 0, fmt.Sprintf("a text event for output item %d after its output_item.done", n))
 	case it.kind != k:
-		return nil, r.outOfOrder(ev, fmt.Sprintf("%s text for output item %d, a %v item", k, n, it.kind))
+		return nil, r.b.outOfOrder(ev, 0, fmt.Sprintf("%s text for output item %d, a %v item", k, n, it.kind))
 	}
 	return it, nil
 }
@@ -723,7 +717,7 @@ func (r *responsesDecoder) partIndex(ev *sse.Event, s span) (int, error) {
 	}
 	p, ok := r.index(s)
 	if !ok {
-		return 0, r.outOfOrder(ev, "a content or summary index that is not a small integer")
+		return 0, r.b.outOfOrder(ev, 0, "a content or summary index that is not a small integer")
 	}
 	return p, nil
 }
@@ -880,9 +874,9 @@ func (r *responsesDecoder) callItem(ev *sse.Event, find respFind) (*respItem, er
 		r.b.blocks = append(r.b.blocks, Block{Type: BlockToolCall, Call: it.call})
 		return it, nil
 	case it.kind != respCall:
-		return nil, r.outOfOrder(ev, fmt.Sprintf("function-call arguments for output item %d, a %v item", n, it.kind))
+		return nil, r.b.outOfOrder(ev, 0, fmt.Sprintf("function-call arguments for output item %d, a %v item", n, it.kind))
 	case it.done:
-		return nil, r.outOfOrder(ev, fmt.Sprintf("function-call arguments for output item %d after its output_item.done", n))
+		return nil, r.b.outOfOrder(ev, 0, fmt.Sprintf("function-call arguments for output item %d after its output_item.done", n))
 	}
 	return it, nil
 }
@@ -895,7 +889,7 @@ func (r *responsesDecoder) argsDone(ev *sse.Event) error {
 	}
 	if it.argsEnd {
 		// Each one may restart every call (see fullArguments): once.
-		return r.outOfOrder(ev, fmt.Sprintf("function_call_arguments.done twice for output item %d", it.index))
+		return r.b.outOfOrder(ev, 0, fmt.Sprintf("function_call_arguments.done twice for output item %d", it.index))
 	}
 	it.argsEnd = true
 	if r.doc.isString(r.name2) {
@@ -977,7 +971,7 @@ func (r *responsesDecoder) addItem(ev *sse.Event) error {
 	case err != nil:
 		return err
 	case !r.item.ok():
-		return r.outOfOrder(ev, "output_item.added without an item")
+		return r.b.outOfOrder(ev, 0, "output_item.added without an item")
 	}
 	// An empty message or reasoning item carries nothing yet: it is no
 	// progress for the idle timeout. A call's header is (addFragment), and
@@ -988,7 +982,7 @@ func (r *responsesDecoder) addItem(ev *sse.Event) error {
 		case !it.added && !it.done && it.kind == r.itemKind(r.iType):
 			return r.adopt(it) // its deltas came first
 		case it.kind == respCall && !it.done:
-			return r.outOfOrder(ev, fmt.Sprintf("output item %d added again while its call is open", n))
+			return r.b.outOfOrder(ev, 0, fmt.Sprintf("output item %d added again while its call is open", n))
 		}
 		// Another item at the same output_index: Ollama gives a call the
 		// index of the message before it, older vLLM a message the index
@@ -1075,13 +1069,13 @@ func (r *responsesDecoder) doneItem(ev *sse.Event) error {
 	case err != nil:
 		return err
 	case !r.item.ok():
-		return r.outOfOrder(ev, "output_item.done without an item")
+		return r.b.outOfOrder(ev, 0, "output_item.done without an item")
 	case it != nil && (it.done || r.iType.ok() && r.itemKind(r.iType) != it.kind) && it.took&(1<<r.itemKind(r.iType)) != 0:
 		return nil // late, for the item that gave up its index: it stands as it was ended
 	case it != nil && it.done:
-		return r.outOfOrder(ev, fmt.Sprintf("output item %d done twice", n))
+		return r.b.outOfOrder(ev, 0, fmt.Sprintf("output item %d done twice", n))
 	case it != nil && r.iType.ok() && r.itemKind(r.iType) != it.kind:
-		return r.outOfOrder(ev, fmt.Sprintf("output item %d added as %v, done as another type", n, it.kind))
+		return r.b.outOfOrder(ev, 0, fmt.Sprintf("output item %d added as %v, done as another type", n, it.kind))
 	}
 	// As for output_item.added: text or arguments it fills in count
 	// (Bridge.text, addFragment), an empty message or reasoning item not.
@@ -1238,7 +1232,7 @@ func (r *responsesDecoder) terminal(ev *sse.Event) error {
 	for i := range r.items {
 		it := &r.items[i]
 		if it.kind == respCall && !it.added {
-			return r.outOfOrder(ev, fmt.Sprintf("function-call arguments for output item %d, which was never added", it.index))
+			return r.b.outOfOrder(ev, 0, fmt.Sprintf("function-call arguments for output item %d, which was never added", it.index))
 		}
 		if !it.done {
 			if err := r.closeBare(it); err != nil {

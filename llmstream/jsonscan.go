@@ -590,3 +590,45 @@ func jsonInt(d []byte, s span) (int, bool) {
 	}
 	return parseIndex(d[s.start:s.end])
 }
+
+// appendQuoted appends s as a JSON string.
+func appendQuoted(dst, s []byte) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	for _, c := range s {
+		switch {
+		case c == '"' || c == '\\':
+			dst = append(dst, '\\', c)
+		case c < 0x20:
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return append(dst, '"')
+}
+
+// decodedString is the value of the validated JSON string at s in d.
+func decodedString(d []byte, s span) string {
+	raw := d[s.start:s.end]
+	for _, c := range raw[1 : len(raw)-1] {
+		if c == '\\' || c >= 0x80 {
+			v, _, _ := appendString(nil, raw, 0)
+			return string(v)
+		}
+	}
+	return string(raw[1 : len(raw)-1])
+}
+
+// isEmptyObject reports that raw is {} with any spacing.
+func isEmptyObject(raw []byte) bool {
+	i := skipWS(raw, 1)
+	return len(raw) > 0 && raw[0] == '{' && i < len(raw) && raw[i] == '}'
+}
+
+// validJSON reports that raw is one JSON value.
+func validJSON(raw []byte) bool {
+	i := skipWS(raw, 0)
+	end, err := skipValue(raw, i, 0)
+	return err == nil && skipWS(raw, end) == len(raw)
+}
