@@ -50,7 +50,7 @@ type Bridge struct {
 
 	content, reasoning, refusal []byte
 	finish                      string     // the provider's raw finish reason
-	stop                        StopReason // its meaning, when the dialect says more than the raw value
+	stop                        StopReason // its meaning, by the dialect's map
 	usage                       *Usage
 	blocks                      []Block // continuity, in the dialect's order
 	container                   []byte  // Anthropic's code-execution container, for Continuity
@@ -273,13 +273,10 @@ func placeCalls(blocks []Block, calls []toolcall.Call) []Block {
 	return blocks
 }
 
-// stopReason is the normalized reason: the dialect's, else the chat
-// mapping of the raw value; a turn with calls is a tool-call turn.
+// stopReason is the normalized reason, as the dialect mapped it; a turn
+// with calls is a tool-call turn.
 func (b *Bridge) stopReason(calls bool) StopReason {
 	r := b.stop
-	if r == 0 {
-		r = chatStopReason(b.finish)
-	}
 	if calls && (r == 0 || r == StopEndTurn || r == StopOther) {
 		r = StopToolCalls
 	}
@@ -307,6 +304,16 @@ func ownString(b []byte) string {
 	}
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
+
+// setFinish records the provider's raw finish reason and what the dialect's
+// own map says it means.
+func (b *Bridge) setFinish(raw string, stop StopReason) {
+	b.finish, b.stop = raw, stop
+}
+
+// end records the stream's proper end, by the dialect's rule: later events
+// are ignored.
+func (b *Bridge) end() { b.done = true }
 
 func (b *Bridge) fail(err error) error {
 	if b.err == nil {

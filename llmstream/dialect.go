@@ -2,6 +2,7 @@ package llmstream
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -211,6 +212,16 @@ type protocol interface {
 	// ok is false when raw is of no known shape.
 	parseError(raw []byte, status int) (e *APIError, ok bool)
 }
+
+// wholeReader is a protocol whose servers may answer with one whole JSON
+// completion instead of a stream (a server that ignored "stream": true);
+// readWhole reads it into b, at most limit bytes, and returns b.Message.
+type wholeReader interface {
+	readWhole(b *Bridge, r io.Reader, limit int) (Message, error)
+}
+
+// maxWholeBytes bounds a whole JSON completion, in bytes.
+const maxWholeBytes = 64 << 20
 
 // decoder reads one stream's events into its Bridge. A decoder applies
 // nothing of an event that fails: it validates the whole event first.

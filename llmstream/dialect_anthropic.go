@@ -252,8 +252,8 @@ func (a *anthropicDecoder) apply(ev *sse.Event) error {
 			return a.b.outOfOrder(ev, 0, "message_delta before message_start")
 		}
 		if a.doc.isString(a.dStop) {
-			b.finish = string(a.doc.str(a.arena[:0], a.dStop))
-			b.stop = anthropicStopReason(b.finish)
+			raw := string(a.doc.str(a.arena[:0], a.dStop))
+			b.setFinish(raw, anthropicStopReason(raw))
 			b.progressed = true
 		}
 		if a.usage.ok() {
@@ -274,7 +274,7 @@ func (a *anthropicDecoder) apply(ev *sse.Event) error {
 				}
 			}
 		}
-		b.done = true
+		b.end()
 		return nil
 	case a.is("error"):
 		return b.fail(b.apiError(ev.Data))
@@ -390,8 +390,8 @@ func (a *anthropicDecoder) startMessage(ev *sse.Event) error {
 		a.b.container = slices.Clone(a.doc.data[container.start:container.end])
 	}
 	if a.doc.isString(stop) { // a message that arrives whole is finished already
-		a.b.finish = string(a.doc.str(nil, stop))
-		a.b.stop = anthropicStopReason(a.b.finish)
+		raw := string(a.doc.str(nil, stop))
+		a.b.setFinish(raw, anthropicStopReason(raw))
 	}
 	if !content.ok() || a.doc.data[content.start] != '[' {
 		return nil

@@ -27,7 +27,7 @@ type chatDecoder struct {
 func (c *chatDecoder) event(ev *sse.Event) error {
 	b := c.b
 	if string(ev.Data) == "[DONE]" {
-		b.done = true
+		b.end()
 		return nil
 	}
 	if len(ev.Data) == 0 {
@@ -558,7 +558,8 @@ func (c *chatDecoder) apply() error {
 	if e.finish.ok() {
 		c.b.progressed = true
 		if f := d[e.finish.start+1 : e.finish.end-1]; string(f) != c.b.finish {
-			c.b.finish = decodedString(d, e.finish)
+			raw := decodedString(d, e.finish)
+			c.b.setFinish(raw, chatStopReason(raw))
 		}
 	}
 	if e.usage.ok() {
@@ -653,4 +654,21 @@ func decodeUsage(raw []byte) *Usage {
 		return nil
 	}
 	return &u
+}
+
+// chatStopReason maps a chat finish_reason.
+func chatStopReason(finish string) StopReason {
+	switch finish {
+	case "":
+		return 0
+	case "stop":
+		return StopEndTurn
+	case "tool_calls", "function_call":
+		return StopToolCalls
+	case "length":
+		return StopLength
+	case "content_filter":
+		return StopContentFilter
+	}
+	return StopOther
 }

@@ -780,7 +780,7 @@ func (g *geminiDecoder) applyFinish(ev *sse.Event) error {
 		return nil // "": no reason
 	}
 	g.finished, b.progressed = true, true
-	b.stop = geminiStopReason(b.finish)
+	b.setFinish(b.finish, geminiStopReason(b.finish))
 	if !geminiFailure(b.finish) {
 		return nil
 	}

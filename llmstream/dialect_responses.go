@@ -1241,19 +1241,20 @@ func (r *responsesDecoder) terminal(ev *sse.Event) error {
 		}
 	}
 	r.applyUsage(usage)
+	var raw string
 	switch {
 	case r.doc.isString(reason) && reason.end-reason.start > 2:
-		b.finish = string(r.doc.str(r.arena[:0], reason))
+		raw = string(r.doc.str(r.arena[:0], reason))
 	case r.name == "response.incomplete" || r.doc.is(r.typ, "response.incomplete") || r.doc.is(status, "incomplete"):
-		b.finish = "incomplete"
+		raw = "incomplete"
 	case r.doc.isString(status) && status.end-status.start > 2:
-		b.finish = string(r.doc.str(r.arena[:0], status))
+		raw = string(r.doc.str(r.arena[:0], status))
 	default:
-		b.finish = "completed"
+		raw = "completed"
 	}
-	b.stop = responsesStopReason(b.finish)
+	b.setFinish(raw, responsesStopReason(raw))
 	b.progressed = true
-	b.done = true
+	b.end()
 	return nil
 }
 

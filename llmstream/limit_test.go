@@ -63,7 +63,7 @@ func TestWholeCompletionSize(t *testing.T) {
 		{"one above", limit + 1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := NewBridge().whole(bytes.NewReader(body(tc.size)), limit)
+			m, err := chatProtocol{}.readWhole(NewBridge(), bytes.NewReader(body(tc.size)), limit)
 			if got := errors.Is(err, sse.ErrEventTooLarge); got != tc.tooBig {
 				t.Fatalf("err = %v, want too large: %v", err, tc.tooBig)
 			}

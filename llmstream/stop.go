@@ -68,20 +68,3 @@ func (r StopReason) String() string {
 	}
 	return fmt.Sprintf("StopReason(%d)", uint8(r))
 }
-
-// chatStopReason maps a chat finish_reason.
-func chatStopReason(finish string) StopReason {
-	switch finish {
-	case "":
-		return 0
-	case "stop":
-		return StopEndTurn
-	case "tool_calls", "function_call":
-		return StopToolCalls
-	case "length":
-		return StopLength
-	case "content_filter":
-		return StopContentFilter
-	}
-	return StopOther
-}

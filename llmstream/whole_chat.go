@@ -10,17 +10,14 @@ import (
 	"github.com/airlock-go/airlock/toolcall"
 )
 
-// maxWholeBytes bounds a whole JSON completion, in bytes.
-const maxWholeBytes = 64 << 20
-
-// whole reads a non-streaming chat completion, which some servers send
+// readWhole reads a non-streaming chat completion, which some servers send
 // when they ignore "stream": true, into the same materialized message,
 // with the same deltas delivered (all at once) and the same validation of
 // its tool calls by the assembler.
 // Bodies over limit bytes (maxWholeBytes in production) fail with
 // sse.ErrEventTooLarge; a body that broke off is [ErrInterrupted], as a
 // stream would be.
-func (b *Bridge) whole(r io.Reader, limit int) (Message, error) {
+func (chatProtocol) readWhole(b *Bridge, r io.Reader, limit int) (Message, error) {
 	data, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
 	switch {
 	case err != nil:
@@ -51,14 +48,14 @@ func (b *Bridge) whole(r io.Reader, limit int) (Message, error) {
 	for _, ch := range resp.Choices {
 		if ch.Index == 0 {
 			b.wholeChoice(data, ch.Message)
-			b.finish = ch.FinishReason
+			b.setFinish(ch.FinishReason, chatStopReason(ch.FinishReason))
 			break
 		}
 	}
 	if b.err == nil && b.finish == "error" {
 		b.fail(finishError())
 	}
-	b.done = true
+	b.end()
 	return b.Message()
 }
 
