@@ -12,11 +12,33 @@ import (
 )
 
 // This file is the OpenAI Chat Completions dialect (DialectChat): its
-// request, its error bodies, and the decoder that reads one
-// chat.completion.chunk into the bridge in a single pass over the event,
-// validating all of it. Only choice 0 is followed. Nothing is applied to
-// the message until the whole event has proved to be valid JSON (see
-// chatDecoder.apply), so a bad event leaves the message as it was before it.
+// error bodies and the decoder that reads one chat.completion.chunk into
+// the bridge in a single pass over the event, validating all of it. The
+// request encoder is in encode_chat.go, the whole JSON completion some
+// servers send instead of a stream in whole_chat.go.
+//
+// POST {base}/chat/completions with "Authorization: Bearer <key>". Each
+// event's data is one chat.completion.chunk; of its choices only index 0
+// is followed:
+//
+//	{"error":{...}} (non-null)        → *APIError, message/type/code kept exactly
+//	data that is not one JSON object  → *EventError (ErrBadEvent), raw data kept
+//	delta.content                     → text (a string, or parts: "text" parts are
+//	                                    text, "thinking"/"reasoning" parts reasoning)
+//	delta.reasoning_content/reasoning → reasoning (both in one delta: the first)
+//	delta.refusal                     → refusal
+//	delta.tool_calls                  → the toolcall.Assembler
+//	finish_reason                     → kept; "error" fails the stream (OpenRouter)
+//	usage, x_groq.usage               → kept, the last one wins
+//	event: error, an "error:" field   → *APIError (llama.cpp reports failures so)
+//
+// Empty or absent choices, a choice with no delta, null for any member,
+// role on every chunk and unknown members are normal; a delta and a
+// finish reason in one chunk apply the delta first. The stream ends
+// properly with "[DONE]", or at its end after a finish reason. Nothing is
+// applied to the message until the whole event has proved to be valid
+// JSON (see chatDecoder.apply), so a bad event leaves the message as it
+// was before it.
 
 // chatDecoder reads OpenAI chat.completion.chunk events into a Bridge.
 type chatDecoder struct {

@@ -43,9 +43,20 @@
 //
 // # Secrets and connections
 //
-// No error and no [Event] carries a credential of the request, and no
-// redirect to another host (or from https to http) carries one on (see
-// [Client.Do]). Each Client has its own connection pool, speaks HTTP/2
+// No error and no [Event] carries a credential of the request: the value of
+// a header whose name marks one (Authorization, Api-Key, X-Api-Key,
+// X-Goog-Api-Key, Cookie, any name with "key", "token", "secret", "auth",
+// ...), the URL's userinfo, or a secret query value (key, api-key, token,
+// sig, ...). net/http's *url.Error has the URL redacted, a bad proxy
+// address loses its user and password, and a credential the server echoed
+// becomes "REDACTED" in a [StatusError]'s Body and every error text;
+// values shorter than 8 bytes are not treated as secrets. Redirects are
+// followed as by http.Client (at most 10, the body replayed, each counting
+// against the same limits), except that one to another host name (a
+// subdomain too) or from https to http drops every credential header. The
+// request body is closed, as by http.Client, even on errors; to retry, it
+// is replayed through GetBody, or buffered when it has none (up to
+// [MaxBufferedRequestBytes]; a longer one disables retries). Each Client has its own connection pool, speaks HTTP/2
 // where offered and honours HTTP_PROXY, HTTPS_PROXY and NO_PROXY; it is
 // safe for concurrent use, and each response body is for one reading
 // goroutine.
