@@ -209,6 +209,9 @@ func TestCrashedWorker(t *testing.T) {
 		}
 		w.stop(t)
 		scanHistory(t, c, id)
+		if got := retriedActivities(t, c, id); got != crash {
+			t.Errorf("run %s: an activity was retried: %v, want %v", id, got, crash)
+		}
 		return st, readLines(t, journal)
 	}
 
@@ -256,6 +259,17 @@ func history(t *testing.T, c client.Client, id string) *historypb.History {
 		h.Events = append(h.Events, e)
 	}
 	return h
+}
+
+// retriedActivities reports whether an activity of the run started more
+// than once: the crashed run's slow call must have, on the second worker.
+func retriedActivities(t *testing.T, c client.Client, id string) bool {
+	for _, e := range history(t, c, id).Events {
+		if e.GetActivityTaskStartedEventAttributes().GetAttempt() > 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // scanHistory fails the test if the API key is anywhere in a run's
