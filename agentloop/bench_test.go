@@ -20,7 +20,8 @@ func BenchmarkRun(b *testing.B) {
 		{ID: "b", Function: llmstream.FunctionCall{Name: "t", Arguments: `{"path":"b.go"}`}},
 	}}
 	done := llmstream.Message{Role: "assistant", Content: "done"}
-	model := agentloop.ModelFunc(func(_ context.Context, msgs []llmstream.Message, _ []llmstream.Tool) (llmstream.Message, error) {
+	model := agentloop.ModelFunc(func(_ context.Context, r llmstream.Request) (llmstream.Message, error) {
+		msgs := r.Messages
 		if len(msgs) >= 1+3*3 {
 			return done, nil
 		}

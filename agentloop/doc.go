@@ -27,17 +27,24 @@
 //     that are not one JSON object make the turn invalid, and none of its
 //     calls runs; by default the run stops, with [Loop.AnswerInvalidCalls]
 //     the model is told what was wrong and tries again.
-//  5. The calls run in order, each under Loop.ToolTimeout (a tool that
-//     ignores its context is abandoned [ToolGrace] later), its output cut
-//     at MaxToolOutputBytes, each result appended as a "tool" message.
-//  6. A failed call stops the run with a [*ToolError] — a tool that fails
+//  5. [Loop.Approve], if set, decides each call of a tool with
+//     NeedsApproval: Allow, Deny (answered with the reason; the run goes
+//     on) or Pause (the run stops with [ErrPaused]; [Loop.Resume] goes on
+//     from Result.State once a person decided).
+//  6. The allowed calls run, up to Loop.ParallelTools at once, each under
+//     Loop.ToolTimeout (a tool that ignores its context is abandoned
+//     [ToolGrace] later), its output cut at MaxToolOutputBytes; the
+//     results are appended as "tool" messages in call order, whatever
+//     order they finished in.
+//  7. A failed call stops the run with a [*ToolError] — a tool that fails
 //     may have left things half done, and the loop does not guess — unless
 //     it returned a [Recoverable] error: then the model sees the error and
 //     gets another turn. The same failure twice in a row stops the run.
 //
 // Whatever stops a run, [Loop.Run] returns the [Result] so far, and every
-// tool call in it has its answer, so the conversation can be shown or sent
-// again.
+// tool call in it has its answer (but those of a paused turn), so the
+// conversation can be shown or sent again; its State, saved as JSON,
+// goes on later in any process with [Loop.Resume].
 //
 // # Limits
 //

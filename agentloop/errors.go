@@ -137,3 +137,22 @@ func Recoverable(err error) error {
 	}
 	return &RecoverableError{Err: err}
 }
+
+// Errors of approvals, pauses and saved states.
+var (
+	// ErrPaused: [Loop.Approve] decided [Pause] for a call, so the run
+	// stopped before any call of the turn ran; Result.Pending lists the
+	// calls waiting for a decision and Result.State goes on with
+	// [Loop.Resume]. Not a failure.
+	ErrPaused = errors.New("agentloop: paused for approval")
+	// ErrApproval: Loop.Approve returned an error, or no valid verdict,
+	// for a call; it is wrapped in a [*ToolError] naming the call, with
+	// Approve's own error in the chain.
+	ErrApproval = errors.New("agentloop: approval failed")
+	// ErrInvalidState: the State given to [Loop.Resume] does not fit the
+	// Loop or the decisions do not fit the State: a tool the Loop lacks,
+	// a pending list that is not the conversation's waiting calls, a
+	// decision for a call that is not waiting or none for one that is.
+	// Nothing was run and nothing sent.
+	ErrInvalidState = errors.New("agentloop: state does not fit")
+)

@@ -14,8 +14,8 @@ import (
 
 // A scripted model: the first turn calls the "upper" tool, the second
 // answers with the tool's result.
-func scriptedModel(_ context.Context, msgs []llmstream.Message, _ []llmstream.Tool) (llmstream.Message, error) {
-	last := msgs[len(msgs)-1]
+func scriptedModel(_ context.Context, r llmstream.Request) (llmstream.Message, error) {
+	last := r.Messages[len(r.Messages)-1]
 	if last.Role == "tool" {
 		return llmstream.Message{Role: "assistant", Content: "The tool said " + last.Content + "."}, nil
 	}
@@ -84,7 +84,7 @@ func ExampleHooks() {
 
 // A limit stops the run with a typed error; the Result so far comes with it.
 func ExampleLimitError() {
-	always := agentloop.ModelFunc(func(context.Context, []llmstream.Message, []llmstream.Tool) (llmstream.Message, error) {
+	always := agentloop.ModelFunc(func(context.Context, llmstream.Request) (llmstream.Message, error) {
 		return llmstream.Message{Role: "assistant", ToolCalls: []llmstream.ToolCall{
 			{ID: "a", Function: llmstream.FunctionCall{Name: "upper", Arguments: `{"text":"a"}`}},
 			{ID: "b", Function: llmstream.FunctionCall{Name: "upper", Arguments: `{"text":"b"}`}},
@@ -113,7 +113,8 @@ func ExampleRecoverable() {
 		}
 		return "package main", nil
 	}}
-	model := agentloop.ModelFunc(func(_ context.Context, msgs []llmstream.Message, _ []llmstream.Tool) (llmstream.Message, error) {
+	model := agentloop.ModelFunc(func(_ context.Context, r llmstream.Request) (llmstream.Message, error) {
+		msgs := r.Messages
 		last := msgs[len(msgs)-1]
 		path := "mian.go"
 		switch {

@@ -7,8 +7,9 @@ import (
 )
 
 // Hooks lets a front end follow a run. Every field is optional. The loop
-// calls them synchronously on the goroutine that called [Loop.Run], in
-// order, so a slow hook slows the run; none may call back into the Loop.
+// calls them synchronously on the goroutine that called [Loop.Run] or
+// [Loop.Resume], never two at once, even while tools run in parallel, so a
+// slow hook slows the run; none may call back into the Loop.
 // Values passed to hooks must not be modified, and slices in them must not
 // be kept after the hook returns.
 type Hooks struct {
@@ -20,11 +21,17 @@ type Hooks struct {
 	// (also for a call that then fails as unknown or with bad
 	// arguments); calls answered "skipped" or "not run" get no hooks.
 	BeforeTool func(ToolStart)
-	// AfterTool is called after each call BeforeTool announced.
+	// AfterTool is called after each call BeforeTool announced. With
+	// Loop.ParallelTools above 1, calls finish in any order: AfterTool
+	// follows that order, the conversation the order of the calls.
 	AfterTool func(ToolDone)
+	// AfterApproval is called after each decision Loop.Approve makes (a
+	// [Deny] and a [Pause] included) and when it fails, and for each
+	// decision given to [Loop.Resume].
+	AfterApproval func(ApprovalDone)
 	// OnDelta receives the response's pieces as they arrive, when the
-	// Model is a [RequestModel] (as *llmstream.Client is) or a
-	// [StreamingModel]; for any other Model it is never called. A tool
+	// Model streams them (as *llmstream.Client does) to the request's
+	// OnDelta; a Model that does not never calls it. A tool
 	// call delta is a call still forming and must never be run.
 	OnDelta func(llmstream.Delta)
 }
@@ -58,6 +65,22 @@ type ToolStart struct {
 	Index int
 	// Call is the call as the model made it.
 	Call llmstream.ToolCall
+	// Batch is how many calls of the turn run: those not denied.
+	Batch int
+	// Running is how many calls of the turn are running as this one
+	// starts, this one included: always 1 with Loop.ParallelTools 0 or 1.
+	Running int
+}
+
+// ApprovalDone describes a decision on a call. It may gain fields.
+type ApprovalDone struct {
+	// Call is the call decided.
+	Call Call
+	// Decision is the decision; meaningless when Err is set.
+	Decision Decision
+	// Err is the failure of Approve, wrapping [ErrApproval]; nil when it
+	// decided.
+	Err error
 }
 
 // ToolDone describes a finished tool call. It may gain fields.

@@ -12,18 +12,22 @@ import (
 )
 
 // *llmstream.Client is the Model the loop is built for.
-var _ agentloop.StreamingModel = (*llmstream.Client)(nil)
+var _ agentloop.Model = (*llmstream.Client)(nil)
 
-// streamer is a StreamingModel that sends each message's content as
-// deltas of one word-sized piece per call to onDelta.
+// streamer is a Model that sends each message's content to the request's
+// OnDelta, if any, as deltas of three bytes.
 type streamer struct {
 	script
 	streamed int
 }
 
-func (s *streamer) CompleteStream(ctx context.Context, msgs []llmstream.Message, tools []llmstream.Tool, onDelta func(llmstream.Delta) error) (llmstream.Message, error) {
+func (s *streamer) Stream(ctx context.Context, r llmstream.Request) (llmstream.Message, error) {
+	m, err := s.script.Stream(ctx, r)
+	onDelta := r.OnDelta
+	if onDelta == nil {
+		return m, err
+	}
 	s.streamed++
-	m, err := s.Complete(ctx, msgs, tools)
 	for _, c := range m.ToolCalls {
 		if err := onDelta(llmstream.Delta{Kind: llmstream.DeltaToolCall, Text: c.Function.Arguments}); err != nil {
 			return llmstream.Message{}, err
@@ -70,6 +74,8 @@ func TestHooks(t *testing.T) {
 		`tool 1.0 done: "{\"id\":\"c1\"}" (11 bytes) err <nil>`,
 		`tool 1.1 oops {}`,
 		`tool 1.1 done: "error: no such file" (0 bytes) err agentloop: tool "oops" (call c2): no such file`,
+		"tool 1.2 echo {}",
+		`tool 1.2 done: "{}" (2 bytes) err <nil>`,
 		"model 2: 6 messages",
 		`delta text "all"`,
 		`delta text " do"`,
@@ -80,7 +86,7 @@ func TestHooks(t *testing.T) {
 		t.Errorf("hook events (-want +got):\n%s", diff)
 	}
 	if s.streamed != 2 {
-		t.Errorf("CompleteStream called %d times, want 2", s.streamed)
+		t.Errorf("OnDelta set in %d requests, want 2", s.streamed)
 	}
 }
 
@@ -88,7 +94,7 @@ func TestHooksModelFailure(t *testing.T) {
 	var got agentloop.ModelDone
 	errDown := errors.New("down")
 	l := agentloop.Loop{
-		Model: agentloop.ModelFunc(func(context.Context, []llmstream.Message, []llmstream.Tool) (llmstream.Message, error) {
+		Model: agentloop.ModelFunc(func(context.Context, llmstream.Request) (llmstream.Message, error) {
 			return llmstream.Message{}, errDown
 		}),
 		Hooks: agentloop.Hooks{AfterModel: func(e agentloop.ModelDone) { got = e }},
@@ -99,12 +105,14 @@ func TestHooksModelFailure(t *testing.T) {
 	}
 }
 
-func TestStreamingOnlyWithOnDelta(t *testing.T) {
+// TestNoOnDeltaWithoutTheHook: a request carries an OnDelta only when
+// the hook is set, so a Model streams nothing nobody reads.
+func TestNoOnDeltaWithoutTheHook(t *testing.T) {
 	s := &streamer{script: script{turns: []llmstream.Message{asst("hi")}}}
 	if _, err := (&agentloop.Loop{Model: s}).Run(context.Background(), user); err != nil {
 		t.Fatal(err)
 	}
 	if s.streamed != 0 || len(s.seen) != 1 {
-		t.Errorf("without OnDelta: CompleteStream called %d times, Complete %d; want 0, 1", s.streamed, len(s.seen))
+		t.Errorf("without the hook: OnDelta set in %d of %d requests, want 0 of 1", s.streamed, len(s.seen))
 	}
 }

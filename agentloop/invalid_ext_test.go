@@ -42,7 +42,7 @@ type streamScript struct {
 	n     int
 }
 
-func (s *streamScript) Complete(context.Context, []llmstream.Message, []llmstream.Tool) (llmstream.Message, error) {
+func (s *streamScript) Stream(context.Context, llmstream.Request) (llmstream.Message, error) {
 	s.n++
 	if s.n > len(s.turns) || s.turns[s.n-1] == nil {
 		return llmstream.Message{Role: "assistant", Content: "done"}, nil
@@ -149,10 +149,6 @@ func TestAnswerInvalidCallsTwiceStops(t *testing.T) {
 // requestModel records the requests it is sent and answers "done".
 type requestModel struct{ reqs []llmstream.Request }
 
-func (m *requestModel) Complete(context.Context, []llmstream.Message, []llmstream.Tool) (llmstream.Message, error) {
-	panic("Complete called on a RequestModel")
-}
-
 func (m *requestModel) Stream(_ context.Context, r llmstream.Request) (llmstream.Message, error) {
 	m.reqs = append(m.reqs, r)
 	if r.OnDelta != nil {
@@ -162,7 +158,7 @@ func (m *requestModel) Stream(_ context.Context, r llmstream.Request) (llmstream
 }
 
 // TestRequestTemplate: the template's settings and the delta hook both
-// reach a RequestModel.
+// reach the Model.
 func TestRequestTemplate(t *testing.T) {
 	temp := 0.3
 	m := &requestModel{}
@@ -179,7 +175,7 @@ func TestRequestTemplate(t *testing.T) {
 	for _, bad := range []agentloop.Loop{
 		{Model: m, Request: llmstream.Request{Messages: user}},
 		{Model: m, Request: llmstream.Request{OnDelta: func(llmstream.Delta) error { return nil }}},
-		{Model: &script{}, Request: llmstream.Request{Temperature: &temp}},
+		{Model: m, Request: llmstream.Request{Tools: []llmstream.Tool{{Type: "function"}}}},
 	} {
 		if _, err := bad.Run(context.Background(), user); !errors.Is(err, agentloop.ErrInvalidLoop) {
 			t.Errorf("%T with template %+v: err = %v, want ErrInvalidLoop", bad.Model, bad.Request, err)

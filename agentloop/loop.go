@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"time"
 
@@ -115,11 +114,32 @@ type Loop struct {
 
 	// Request is the template of every model request: the generation
 	// settings (temperature, max tokens, tool choice, reasoning, ...) to
-	// send with each turn. It needs a Model that is a [RequestModel]; the
-	// loop fills in Messages, Tools and OnDelta itself, so a template that
-	// sets them, or a template with settings and a Model that cannot take
-	// them, is an [ErrInvalidLoop] error (the settings would be lost).
+	// send with each turn. The loop fills in Messages, Tools and OnDelta
+	// itself, so a template that sets them is an [ErrInvalidLoop] error.
 	Request llmstream.Request
+
+	// ParallelTools is how many calls of one turn may run at once. 0 or
+	// 1: one at a time, in order. With more, up to that many run at once
+	// (each under its own ToolTimeout), yet every call is answered in the
+	// order the model made them and the failure rules are applied in that
+	// order, so the conversation is the one calls run one at a time would
+	// give, unless a call fails the run: then the turn's other running
+	// calls are cancelled (answered "cancelled: ...") and those not
+	// started are answered "skipped: ...". The caps, timeouts, output
+	// limit and context budget are the same either way.
+	ParallelTools int
+
+	// Approve decides, for each call of a tool with NeedsApproval, whether
+	// it runs. It is called on the Run's goroutine, in call order, after
+	// the caps and the argument checks (never for an invalid call) and
+	// before any call of the turn runs; see [Verdict] for what each
+	// decision does. A turn runs only once all its calls are decided, so a
+	// call allowed before another call of its turn is paused waits with
+	// it, and runs once, on [Loop.Resume]. An error from Approve stops the
+	// run as a failed tool does, with a [*ToolError] wrapping
+	// [ErrApproval]; no call of that turn runs. nil: every call runs
+	// without asking, NeedsApproval or not.
+	Approve func(ctx context.Context, c Call) (Decision, error)
 
 	// Hooks are called as the run progresses; all optional.
 	Hooks Hooks
@@ -147,9 +167,6 @@ func (l *Loop) settle() (*settings, error) {
 	if r := &s.Request; r.Messages != nil || r.Tools != nil || r.OnDelta != nil {
 		return nil, fmt.Errorf("%w: the Request template sets Messages, Tools or OnDelta, which the loop fills in", ErrInvalidLoop)
 	}
-	if _, ok := s.Model.(RequestModel); !ok && !reflect.ValueOf(s.Request).IsZero() {
-		return nil, fmt.Errorf("%w: a Request template needs a Model that is a RequestModel (%T is not)", ErrInvalidLoop, s.Model)
-	}
 	// Copy the tools in, so a caller changing its slice mid-run changes
 	// nothing here.
 	s.Tools = slices.Clone(l.Tools)
@@ -176,13 +193,13 @@ func orDefault[T int | time.Duration](v, def T) T {
 }
 
 // Run runs the loop on a copy of messages until the model answers without
-// tool calls, a limit is hit, a tool fails, the model fails, or ctx ends.
+// tool calls, a limit is hit, a tool fails, the model fails, a call is
+// paused for approval, or ctx ends.
 //
-// Each turn: apply the context budget; call the model (through Stream with
-// the Request template when the Model is a [RequestModel], else through
-// CompleteStream when Hooks.OnDelta is set and the Model is a
-// [StreamingModel], else Complete); append its message (an empty role becomes
-// "assistant"); if it has no tool calls, return it with a nil error.
+// Each turn: apply the context budget; call the model's Stream with the
+// Request template, the conversation and the tools (see [Model]); append
+// its message (an empty role becomes "assistant"); if it has no tool
+// calls, return it with a nil error.
 // Otherwise check the caps ([ErrTurnToolLimit], [ErrTotalToolLimit]),
 // then check every call before any runs: a name the Loop has no tool for
 // ([ErrUnknownTool]) or arguments that are not one JSON object
@@ -191,23 +208,29 @@ func orDefault[T int | time.Duration](v, def T) T {
 // stream that ended properly with arguments that are not JSON: its calls
 // are appended as the assistant message). A turn with an invalid call runs
 // none of its calls; see [Loop.AnswerInvalidCalls] for what happens then.
-// Otherwise the calls run in order, and each result is appended as
-// {"role":"tool","tool_call_id":...,"content":...}.
+// Otherwise [Loop.Approve] decides the calls that need it, and the calls
+// allowed run (see [Loop.ParallelTools]); each result is appended as
+// {"role":"tool","tool_call_id":...,"content":...}, in call order, a
+// denied call's answer being "denied: " and the reason.
 //
 // A failed call (including a timeout or a panic) stops the run with a
 // [*ToolError]. If the tool's error is [Recoverable], the model sees the
 // error text as the result instead and the run goes on; a recoverable
 // failure with the same tool, arguments and error text as the failure
-// just before it (no call succeeded in between) stops the run with
-// [ErrRepeatedFailure]. Either way the calls after the failed one in that
-// turn are not run and are answered "skipped: ...", calls stopped by a
-// cap or by cancellation before they started are answered "not run: ...",
-// and a call running when the run was cancelled is answered
-// "cancelled: ...", so that every call in Result.Messages has its answer.
-// A timed-out or cancelled call may have done part of its work.
+// just before it in call order (no call succeeded in between) stops the
+// run with [ErrRepeatedFailure]. The turn's other calls still run after a
+// recoverable failure; after a failure that stops the run, the calls not
+// yet started are answered "skipped: ..." and any still running are
+// cancelled and answered "cancelled: ...". Calls stopped by a cap or by
+// cancellation before they started are answered "not run: ...", and a
+// call running when the run was cancelled is answered "cancelled: ...",
+// so that every call in Result.Messages has its answer. A timed-out or
+// cancelled call may have done part of its work.
 //
-// Run always returns the Result so far. The error is nil when the model
-// finished; otherwise [*LimitError], [*ToolError], an [ErrInvalidLoop]
+// Run always returns the Result so far, with its State (for any error but
+// an [ErrInvalidLoop] one) to go on later with [Loop.Resume]. The error is
+// nil when the model finished; [ErrPaused] when a call waits for a
+// decision; otherwise [*LimitError], [*ToolError], an [ErrInvalidLoop]
 // error, or the model's or the context's error wrapped with the turn
 // (errors.Is(err, context.Canceled) holds after a cancellation).
 func (l *Loop) Run(ctx context.Context, messages []llmstream.Message) (Result, error) {
@@ -219,25 +242,39 @@ func (l *Loop) Run(ctx context.Context, messages []llmstream.Message) (Result, e
 	if len(messages) == 0 {
 		return res, fmt.Errorf("%w: Run needs at least one message", ErrInvalidLoop)
 	}
-	r := &run{s: s, res: &res, dropped: map[int]bool{}}
-	err = r.loop(ctx)
+	r := &run{s: s, res: &res, dropped: map[int]bool{}, decided: map[string]Decision{}}
+	err = r.loop(ctx, nil)
+	r.save()
 	return res, err
 }
 
-// run is the state of one Run.
+// run is the state of one Run or Resume.
 type run struct {
 	s       *settings
 	res     *Result
-	dropped map[int]bool
+	dropped map[int]bool // indexes of tool messages whose output was dropped
 	// lastFailure identifies the previous recoverable failure (tool,
 	// arguments, error text); "" after any success.
 	lastFailure string
+	// decided holds the decisions on the calls of the turn being settled.
+	decided map[string]Decision
+	// startTurns and startCalls are the Result's counts when this Run or
+	// Resume began: the caps count from there.
+	startTurns, startCalls int
 }
 
-func (r *run) loop(ctx context.Context) error {
-	for turn := 1; ; turn++ {
-		if r.s.MaxTurns >= 0 && turn > r.s.MaxTurns {
-			return &LimitError{Err: ErrMaxTurns, Turn: turn, Value: turn - 1, Limit: r.s.MaxTurns}
+// loop runs turns until the run stops. pending, when not nil, are the
+// calls of a resumed turn: that turn is settled first.
+func (r *run) loop(ctx context.Context, pending []llmstream.ToolCall) error {
+	if pending != nil {
+		if err := r.settleTurn(ctx, r.res.Turns, pending); err != nil {
+			return err
+		}
+	}
+	for {
+		turn := r.res.Turns + 1
+		if made := turn - 1 - r.startTurns; r.s.MaxTurns >= 0 && made >= r.s.MaxTurns {
+			return &LimitError{Err: ErrMaxTurns, Turn: turn, Value: made, Limit: r.s.MaxTurns}
 		}
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("agentloop: before turn %d: %w", turn, context.Cause(ctx))
@@ -279,8 +316,8 @@ func (r *run) loop(ctx context.Context) error {
 			r.answerRest(calls, "not run: "+err.Error())
 			return err
 		}
-		if limit := r.s.MaxTotalToolCalls; limit >= 0 && r.res.ToolCalls+len(calls) > limit {
-			err := &LimitError{Err: ErrTotalToolLimit, Turn: turn, Value: r.res.ToolCalls + len(calls), Limit: limit}
+		if limit, made := r.s.MaxTotalToolCalls, r.res.ToolCalls-r.startCalls; limit >= 0 && made+len(calls) > limit {
+			err := &LimitError{Err: ErrTotalToolLimit, Turn: turn, Value: made + len(calls), Limit: limit}
 			r.answerRest(calls, "not run: "+err.Error())
 			return err
 		}
@@ -291,10 +328,28 @@ func (r *run) loop(ctx context.Context) error {
 			}
 			continue
 		}
-		if err := r.runCalls(ctx, turn, calls); err != nil {
+		if err := r.settleTurn(ctx, turn, calls); err != nil {
 			return err
 		}
 	}
+}
+
+// settleTurn gets the decisions the turn's calls need and, once every call
+// is decided, runs them. A paused call leaves the turn unanswered: the
+// Result's State holds it, with the decisions so far.
+func (r *run) settleTurn(ctx context.Context, turn int, calls []llmstream.ToolCall) error {
+	pending, err := r.approve(ctx, turn, calls)
+	if err != nil {
+		clear(r.decided)
+		return err
+	}
+	if len(pending) > 0 {
+		r.res.Pending = pending
+		return fmt.Errorf("%w: %d calls of turn %d wait for a decision", ErrPaused, len(pending), turn)
+	}
+	err = r.runCalls(ctx, turn, calls)
+	clear(r.decided)
+	return err
 }
 
 // callModel makes one model call with its hooks.
@@ -305,172 +360,19 @@ func (r *run) callModel(ctx context.Context, turn int) (llmstream.Message, error
 	}
 	start := time.Now()
 	r.res.Turns++
-	var msg llmstream.Message
-	var err error
-	if rm, ok := r.s.Model.(RequestModel); ok {
-		req := r.s.Request
-		req.Messages, req.Tools = r.res.Messages, r.s.schemas
-		if onDelta := h.OnDelta; onDelta != nil {
-			req.OnDelta = func(d llmstream.Delta) error {
-				onDelta(d)
-				return nil
-			}
-		}
-		msg, err = rm.Stream(ctx, req)
-	} else if sm, ok := r.s.Model.(StreamingModel); ok && h.OnDelta != nil {
-		onDelta := h.OnDelta
-		msg, err = sm.CompleteStream(ctx, r.res.Messages, r.s.schemas, func(d llmstream.Delta) error {
+	req := r.s.Request
+	req.Messages, req.Tools = r.res.Messages, r.s.schemas
+	if onDelta := h.OnDelta; onDelta != nil {
+		req.OnDelta = func(d llmstream.Delta) error {
 			onDelta(d)
 			return nil
-		})
-	} else {
-		msg, err = r.s.Model.Complete(ctx, r.res.Messages, r.s.schemas)
+		}
 	}
+	msg, err := r.s.Model.Stream(ctx, req)
 	if h.AfterModel != nil {
 		h.AfterModel(ModelDone{Turn: turn, Message: msg, Err: err, Duration: time.Since(start)})
 	}
 	return msg, err
-}
-
-// runCalls runs one turn's calls in order and appends their answers.
-func (r *run) runCalls(ctx context.Context, turn int, calls []llmstream.ToolCall) error {
-	for i := range calls {
-		call := calls[i]
-		if ctx.Err() != nil {
-			r.answerRest(calls[i:], "not run: the run was cancelled")
-			return fmt.Errorf("agentloop: turn %d: %w", turn, context.Cause(ctx))
-		}
-		content, recoverable, err := r.runOne(ctx, turn, i, call)
-		r.answer(call, content, err != nil)
-		if err == nil {
-			r.lastFailure = ""
-			continue
-		}
-		r.answerRest(calls[i+1:], "skipped: not run because call "+call.ID+" failed")
-		if !recoverable {
-			return err
-		}
-		key := call.Function.Name + "\x00" + call.Function.Arguments + "\x00" + content
-		if key == r.lastFailure {
-			return repeated(err)
-		}
-		r.lastFailure = key
-		return nil
-	}
-	return nil
-}
-
-// runOne runs one call with its hooks and returns the tool message
-// content, the failure if any, and whether the model may see it and go on.
-func (r *run) runOne(ctx context.Context, turn, index int, call llmstream.ToolCall) (content string, recoverable bool, err error) {
-	h := &r.s.Hooks
-	if h.BeforeTool != nil {
-		h.BeforeTool(ToolStart{Turn: turn, Index: index, Call: call})
-	}
-	start := time.Now()
-	done := ToolDone{Turn: turn, Index: index, Call: call}
-	out, err := r.dispatch(ctx, index, call)
-	switch {
-	case err == nil:
-		done.OutputBytes = len(out)
-		content, done.CutBytes = truncate(out, r.s.MaxToolOutputBytes)
-	case ctx.Err() != nil:
-		// The run was cancelled while the tool ran: that, not the
-		// tool's reaction to it, is why the run stops.
-		err = fmt.Errorf("agentloop: turn %d: tool %q: %w", turn, call.Function.Name, context.Cause(ctx))
-		// The tool did start, so "not run" would be untrue: it may have
-		// done part of its work.
-		content = "cancelled: the run was cancelled while this call ran"
-	default:
-		var rec *RecoverableError
-		recoverable = errors.As(err, &rec) && !errors.Is(err, ErrToolTimeout)
-		if recoverable {
-			content = "error: " + rec.Error()
-		} else {
-			content = "error: " + err.Error()
-		}
-		content, _ = truncate(content, r.s.MaxToolOutputBytes)
-	}
-	done.Content, done.Err, done.Duration = content, err, time.Since(start)
-	if h.AfterTool != nil {
-		h.AfterTool(done)
-	}
-	return content, recoverable, err
-}
-
-// dispatch checks a call and runs its tool under the tool timeout. Every
-// failure it returns is a *ToolError.
-func (r *run) dispatch(ctx context.Context, index int, call llmstream.ToolCall) (string, error) {
-	fail := func(err error) (string, error) {
-		return "", &ToolError{Name: call.Function.Name, CallID: call.ID, Index: index, Err: err}
-	}
-	tool := r.s.byName[call.Function.Name]
-	args, err := parseArguments(call.Function.Arguments)
-	if tool == nil || err != nil {
-		// checkCalls let no such call through.
-		return fail(fmt.Errorf("agentloop: internal error: call %s was not checked", call.ID))
-	}
-	tctx, cancel := ctx, context.CancelFunc(func() {})
-	if r.s.ToolTimeout > 0 {
-		tctx, cancel = context.WithTimeout(ctx, r.s.ToolTimeout)
-	}
-	defer cancel()
-	out, err := runBounded(tctx, tool, args)
-	if err == nil {
-		// A tool that returned a result within the grace period after
-		// its deadline still returned a result; keep it.
-		return out, nil
-	}
-	if ctx.Err() == nil && errors.Is(tctx.Err(), context.DeadlineExceeded) {
-		return fail(fmt.Errorf("%w after %v: %w", ErrToolTimeout, r.s.ToolTimeout, err))
-	}
-	return fail(err)
-}
-
-// errAbandoned is the failure of a tool that did not return within
-// ToolGrace after its context ended.
-var errAbandoned = fmt.Errorf("the tool ignored its context and was abandoned %v after it ended", ToolGrace)
-
-// runBounded runs the tool on its own goroutine and returns its result,
-// or, once ctx has ended and the tool has had ToolGrace more to notice,
-// gives up on it with an error wrapping the context's. A tool that ignores
-// its context must not hang the run: waiting for it is what a timeout is
-// meant to prevent. The abandoned goroutine ends when the tool returns;
-// its result goes into the buffered channel and is dropped.
-func runBounded(ctx context.Context, t *Tool, args []byte) (string, error) {
-	type result struct {
-		out string
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		out, err := safeRun(ctx, t, args)
-		ch <- result{out, err}
-	}()
-	select {
-	case res := <-ch:
-		return res.out, res.err
-	case <-ctx.Done():
-	}
-	grace := time.NewTimer(ToolGrace)
-	defer grace.Stop()
-	select {
-	case res := <-ch:
-		return res.out, res.err
-	case <-grace.C:
-		return "", fmt.Errorf("%w: %w", errAbandoned, context.Cause(ctx))
-	}
-}
-
-// safeRun calls the tool, turning a panic into an error: a bug in one tool
-// must not take down the program that hosts the loop.
-func safeRun(ctx context.Context, t *Tool, args []byte) (out string, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			out, err = "", fmt.Errorf("%w: %v", ErrToolPanic, v)
-		}
-	}()
-	return t.Run(ctx, args)
 }
 
 // answer appends the tool message for call; failed marks the answer of a

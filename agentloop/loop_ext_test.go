@@ -23,11 +23,11 @@ type script struct {
 	tools [][]llmstream.Tool
 }
 
-func (s *script) Complete(ctx context.Context, msgs []llmstream.Message, tools []llmstream.Tool) (llmstream.Message, error) {
+func (s *script) Stream(ctx context.Context, r llmstream.Request) (llmstream.Message, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.seen = append(s.seen, append([]llmstream.Message(nil), msgs...))
-	s.tools = append(s.tools, tools)
+	s.seen = append(s.seen, append([]llmstream.Message(nil), r.Messages...))
+	s.tools = append(s.tools, r.Tools)
 	n := len(s.seen) - 1
 	if n >= len(s.turns) {
 		return llmstream.Message{}, fmt.Errorf("script: no turn %d", n+1)
@@ -321,16 +321,16 @@ func TestRun(t *testing.T) {
 			wantTurns: 1, wantCalls: 1,
 		},
 		{
-			name: "recoverable: the model sees the error, the rest is skipped, the run goes on",
+			name: "recoverable: the model sees the error, the turn's other calls run, the run goes on",
 			turns: []llmstream.Message{
 				asst("", call("c1", "oops", `{"id":"c1"}`), call("c2", "echo", `{"id":"c2"}`)),
 				asst("", call("c3", "echo", `{"id":"c3"}`)),
 				asst("done"),
 			},
-			wantRan: []string{"c1", "c3"},
+			wantRan: []string{"c1", "c2", "c3"},
 			wantTail: []llmstream.Message{
 				asst("", call("c1", "oops", `{"id":"c1"}`), call("c2", "echo", `{"id":"c2"}`)),
-				failMsg("c1", "error: no such file"), toolMsg("c2", "skipped: not run because call c1 failed"),
+				failMsg("c1", "error: no such file"), toolMsg("c2", `{"id":"c2"}`),
 				asst("", call("c3", "echo", `{"id":"c3"}`)), toolMsg("c3", `{"id":"c3"}`),
 				asst("done"),
 			},
@@ -432,18 +432,35 @@ func sixTurnsOfEight() []llmstream.Message {
 // by exactly one tool message before the next assistant message.
 func checkAllAnswered(t *testing.T, msgs []llmstream.Message) {
 	t.Helper()
-	for i, m := range msgs {
-		if m.Role != "assistant" {
+	if err := answeredInOrder(msgs, false); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// answeredInOrder checks that every call of every assistant message is
+// answered exactly once, by the tool messages right after it, in call
+// order, and that no tool message answers anything else. With pendingLast,
+// the last message's calls may be unanswered (a paused turn).
+func answeredInOrder(msgs []llmstream.Message, pendingLast bool) error {
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		if m.Role == "tool" {
+			return fmt.Errorf("message %d answers call %s, which no call right before it made", i, m.ToolCallID)
+		}
+		if m.Role != "assistant" || len(m.ToolCalls) == 0 {
 			continue
 		}
-		j := i + 1
+		if pendingLast && i == len(msgs)-1 {
+			return nil
+		}
 		for _, c := range m.ToolCalls {
-			if j >= len(msgs) || msgs[j].Role != "tool" || msgs[j].ToolCallID != c.ID {
-				t.Fatalf("call %s of message %d is not answered in order", c.ID, i)
+			i++
+			if i >= len(msgs) || msgs[i].Role != "tool" || msgs[i].ToolCallID != c.ID {
+				return fmt.Errorf("call %s is not answered in order", c.ID)
 			}
-			j++
 		}
 	}
+	return nil
 }
 
 func TestRunErrorFacts(t *testing.T) {
@@ -480,7 +497,7 @@ func TestRunErrorFacts(t *testing.T) {
 	})
 	t.Run("model error wrapped with its turn", func(t *testing.T) {
 		errModel := errors.New("model down")
-		l := agentloop.Loop{Model: agentloop.ModelFunc(func(context.Context, []llmstream.Message, []llmstream.Tool) (llmstream.Message, error) {
+		l := agentloop.Loop{Model: agentloop.ModelFunc(func(context.Context, llmstream.Request) (llmstream.Message, error) {
 			return llmstream.Message{Role: "assistant", Content: "half"}, errModel
 		})}
 		res, err := l.Run(context.Background(), user)

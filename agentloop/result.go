@@ -2,8 +2,9 @@ package agentloop
 
 import "github.com/airlock-go/airlock/llmstream"
 
-// Result is what a run produced. Run returns it whether or not it also
-// returns an error, so a caller can show or resume a run that stopped.
+// Result is what a run produced. Run and Resume return it whether or not
+// they also return an error, so a caller can show or resume a run that
+// stopped. Its counts cover the whole conversation of a resumed State.
 // It may gain fields; compare fields, not whole Results.
 type Result struct {
 	// Messages is the whole conversation: the messages given to Run
@@ -25,6 +26,15 @@ type Result struct {
 	// DroppedToolOutputs counts tool outputs replaced by a marker to keep
 	// the conversation within the context budget.
 	DroppedToolOutputs int
+	// Pending lists, in call order, the calls waiting for a decision when
+	// the run stopped with [ErrPaused]; nil otherwise. Their turn, the
+	// last message of Messages, is not answered yet: give
+	// [Loop.Resume] the State and a decision for each.
+	Pending []Call
+	// State is everything [Loop.Resume] needs to go on from where the run
+	// stopped, whatever stopped it; nil only when the Loop or the input
+	// was invalid. It shares nothing with Messages.
+	State *State
 }
 
 // addUsage adds u, if any, to the run's sum.

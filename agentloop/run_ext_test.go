@@ -258,7 +258,7 @@ func TestRunCancel(t *testing.T) {
 		if !errors.Is(err, context.Canceled) || errors.As(err, new(*agentloop.ToolError)) {
 			t.Fatalf("Run error %v, want the cancellation and no *ToolError", err)
 		}
-		want := concat(user, []llmstream.Message{asst("", call("c1", "cancel", `{}`), call("c2", "echo", `{"id":"c2"}`)), failMsg("c1", "cancelled: the run was cancelled while this call ran"), toolMsg("c2", "skipped: not run because call c1 failed")})
+		want := concat(user, []llmstream.Message{asst("", call("c1", "cancel", `{}`), call("c2", "echo", `{"id":"c2"}`)), failMsg("c1", "cancelled: the run was cancelled while this call ran"), toolMsg("c2", "not run: the run was cancelled")})
 		if diff := cmp.Diff(want, res.Messages); diff != "" {
 			t.Errorf("conversation (-want +got):\n%s", diff)
 		}
@@ -296,7 +296,7 @@ func TestRunCancel(t *testing.T) {
 	})
 	t.Run("during the model call", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
-		m := agentloop.ModelFunc(func(ctx context.Context, _ []llmstream.Message, _ []llmstream.Tool) (llmstream.Message, error) {
+		m := agentloop.ModelFunc(func(ctx context.Context, _ llmstream.Request) (llmstream.Message, error) {
 			cancel()
 			<-ctx.Done()
 			return llmstream.Message{}, ctx.Err()
@@ -328,7 +328,7 @@ func TestRunAlwaysAnswersEveryCall(t *testing.T) {
 	for seed := range uint64(300) {
 		rng := rand.New(rand.NewPCG(seed, 1))
 		id := 0
-		m := agentloop.ModelFunc(func(context.Context, []llmstream.Message, []llmstream.Tool) (llmstream.Message, error) {
+		m := agentloop.ModelFunc(func(context.Context, llmstream.Request) (llmstream.Message, error) {
 			n := rng.IntN(5)
 			if rng.IntN(6) == 0 {
 				n = 0

@@ -21,10 +21,10 @@ import (
 // limit. A non-nil error fails the call and stops the run, unless it is
 // wrapped with [Recoverable].
 //
-// Run is called on a goroutine the loop starts for the call. One run
-// calls its tools one at a time; only an abandoned call may still be
-// running after Run returned, so a Tool shared across runs must be safe
-// for concurrent use.
+// Run is called on a goroutine the loop starts for the call. With
+// Loop.ParallelTools above 1, calls of one turn run at once, the same tool
+// too; and an abandoned call may still be running after the run returned;
+// so Run must be safe for concurrent use.
 type Tool struct {
 	// Name is the function name the model calls. Required, unique in a Loop.
 	Name string
@@ -35,6 +35,15 @@ type Tool struct {
 	Parameters json.RawMessage
 	// Run does the work. Required.
 	Run func(ctx context.Context, arguments json.RawMessage) (string, error)
+	// NeedsApproval asks the Loop's Approve function before each call of
+	// this tool runs (a tool that writes, deletes, sends or pays). A tool
+	// without it (one that only reads) runs without asking. It has no
+	// effect when the Loop has no Approve function.
+	NeedsApproval bool
+
+	// err is why NewTool could not build the tool, reported by Run and
+	// by the Loop.
+	err error
 }
 
 // Schema returns the tool as offered to the model in a request. The
@@ -48,6 +57,9 @@ func (t Tool) Schema() llmstream.Tool {
 
 // check reports why t cannot be offered, or nil.
 func (t Tool) check() error {
+	if t.err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidLoop, t.err)
+	}
 	if t.Name == "" {
 		return fmt.Errorf("%w: a tool has no name", ErrInvalidLoop)
 	}

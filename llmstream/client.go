@@ -154,22 +154,6 @@ func (c *Client) Stream(ctx context.Context, r Request) (Message, error) {
 	return c.stream(ctx, &r)
 }
 
-// Complete sends messages and tools with the client's defaults and returns
-// the assistant's message. It makes *Client an agentloop.Model.
-func (c *Client) Complete(ctx context.Context, messages []Message, tools []Tool) (Message, error) {
-	return c.stream(ctx, &Request{Messages: messages, Tools: tools})
-}
-
-// CompleteStream is [Client.Complete] with a callback for this call's
-// deltas, used instead of the client's [WithOnDelta] (see it for the rules).
-// It makes *Client an agentloop.StreamingModel.
-//
-// Deprecated: use [Client.Stream] with [Request.OnDelta], which also takes
-// the request's settings.
-func (c *Client) CompleteStream(ctx context.Context, messages []Message, tools []Tool, onDelta func(Delta) error) (Message, error) {
-	return c.stream(ctx, &Request{Messages: messages, Tools: tools, OnDelta: onDelta})
-}
-
 func (c *Client) stream(ctx context.Context, r *Request) (Message, error) {
 	if c.cfg == nil {
 		return Message{}, errZeroClient

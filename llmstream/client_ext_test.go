@@ -78,7 +78,7 @@ func TestClientRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	c2 := llmstream.NewClient(llmstream.WithBaseURL(srv.URL+"/v1/chat/completions"), llmstream.WithIncludeUsage(false), llmstream.WithHTTPClient(srv.Client()))
-	if _, err := c2.Complete(context.Background(), []llmstream.Message{{Role: "user", Content: "q"}}, nil); err != nil {
+	if _, err := c2.Stream(context.Background(), llmstream.Request{Messages: []llmstream.Message{{Role: "user", Content: "q"}}}); err != nil {
 		t.Fatal(err)
 	}
 	reqs := srv.Requests()

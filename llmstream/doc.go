@@ -17,7 +17,7 @@
 // # Three ways in
 //
 //   - [Client.Stream] sends a [Request] and returns the message; *Client
-//     satisfies agentloop.Model and agentloop.RequestModel.
+//     satisfies agentloop.Model.
 //   - [ReadMessage] decodes a whole SSE body you already have (a recording,
 //     a body from your own HTTP client).
 //   - [Bridge] takes events one at a time from any [EventSource].

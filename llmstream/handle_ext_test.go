@@ -84,9 +84,6 @@ func TestZeroValues(t *testing.T) {
 	if _, err := c.Stream(t.Context(), llmstream.Request{}); !errors.Is(err, llmstream.ErrMisuse) {
 		t.Errorf("zero Client: %v, want ErrMisuse", err)
 	}
-	if _, err := c.Complete(t.Context(), nil, nil); !errors.Is(err, llmstream.ErrMisuse) {
-		t.Errorf("zero Client Complete: %v, want ErrMisuse", err)
-	}
 }
 
 // TestNoModelSendsNone: a client with no model sends no "model" member
