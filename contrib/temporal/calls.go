@@ -8,22 +8,31 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// callResult is what became of one call of a turn.
+// outcome is what became of one call of a turn.
+type outcome uint8
+
+const (
+	notRun    outcome = iota // denied, skipped, or not reached
+	succeeded                // the tool returned a result
+	recovered                // the tool failed recoverably: the model reads the error
+	fatal                    // the call failed the run
+	stopped                  // cancelled because another call failed the run
+)
+
+// callResult is one call's answer and outcome.
 type callResult struct {
 	ans     answer
+	outcome outcome
 	started bool
-	// fatal is the failure that stops the run, nil otherwise.
-	fatal error
+	err     error
 }
 
 // runCalls runs the calls that were not denied (denied[i] is the answer
 // of a denied call), at most ParallelTools at once and started in call
-// order, then answers every call in call order.
-//
-// As in agentloop, a failed call stops the calls not yet started (they are
-// answered "skipped"); a failure that is not recoverable also cancels the
-// calls still running and fails the run. With ParallelTools 1 this is
-// agentloop's sequential behaviour exactly.
+// order, then answers every call in call order and applies agentloop's
+// failure rules in that order: a call that fails the run cancels the
+// calls still running and skips those not started; a recoverable failure
+// is the model's to read, unless it repeats the failure just before it.
 func (w *run) runCalls(calls []llmstream.ToolCall, denied []*answer) error {
 	results := make([]callResult, len(calls))
 	bctx, cancel := workflow.WithCancel(w.ctx)
@@ -38,7 +47,7 @@ func (w *run) runCalls(calls []llmstream.ToolCall, denied []*answer) error {
 	running, failedID := 0, ""
 	for i, c := range calls {
 		if denied[i] != nil {
-			results[i] = callResult{ans: *denied[i]}
+			results[i].ans = *denied[i]
 			continue
 		}
 		if err := workflow.Await(w.ctx, func() bool { return running < w.o.ParallelTools || failedID != "" }); err != nil {
@@ -57,39 +66,56 @@ func (w *run) runCalls(calls []llmstream.ToolCall, denied []*answer) error {
 			err := workflow.ExecuteActivity(actx, w.name+toolSuffix, in).Get(ctx, &r.ans)
 			switch ans, isTool := toolFailure(err); {
 			case err == nil && !r.ans.IsError:
-				return
-			case err == nil: // recoverable: the model reads the error
-			case isTool:
-				r.ans, r.fatal = ans, fmt.Errorf("temporal: turn %d: %w", w.st.Turns, err)
-				cancel()
+				r.outcome = succeeded
+			case err == nil:
+				r.outcome = recovered
 			case bctx.Err() != nil && w.ctx.Err() == nil:
-				// Cancelled because another call of the turn failed the run.
-				r.ans = answer{Content: "cancelled: call " + failedID + " failed while this call ran", IsError: true}
-				return
+				r.outcome = stopped
+			case isTool:
+				r.ans, r.outcome, r.err = ans, fatal, fmt.Errorf("temporal: turn %d: %w", w.st.Turns, err)
 			default: // the run was cancelled, or the attempts ran out
 				r.ans = answer{Content: "cancelled: the call did not finish: " + err.Error(), IsError: true}
-				r.fatal = fmt.Errorf("temporal: turn %d: tool %q (call %s): %w", w.st.Turns, c.Function.Name, c.ID, err)
-				cancel()
+				r.outcome, r.err = fatal, fmt.Errorf("temporal: turn %d: tool %q (call %s): %w", w.st.Turns, c.Function.Name, c.ID, err)
 			}
-			if failedID == "" {
+			if r.outcome == fatal && failedID == "" {
 				failedID = c.ID
+				cancel()
 			}
 		})
 	}
 	if err := workflow.Await(w.ctx, func() bool { return running == 0 }); err != nil {
 		return w.cancelled(calls, results, err)
 	}
-	var fatal error
 	for i, c := range calls {
+		if results[i].outcome == stopped {
+			results[i].ans = answer{Content: "cancelled: call " + failedID + " failed while this call ran", IsError: true}
+		}
 		w.st.answer(c.ID, results[i].ans.Content, results[i].ans.IsError)
-		if fatal == nil {
-			fatal = results[i].fatal
+	}
+	return w.verdict(calls, results)
+}
+
+// verdict applies agentloop's failure rules to the outcomes in call order
+// and returns the error that stops the run, nil when it goes on.
+func (w *run) verdict(calls []llmstream.ToolCall, results []callResult) error {
+	var stop error
+	for i, r := range results {
+		switch r.outcome {
+		case succeeded:
+			w.st.LastFailure = ""
+		case recovered:
+			key := calls[i].Function.Name + "\x00" + calls[i].Function.Arguments + "\x00" + r.ans.Content
+			if key == w.st.LastFailure && stop == nil {
+				stop = w.fail(fmt.Errorf("%w: tool %q (call %s): %s", agentloop.ErrRepeatedFailure, calls[i].Function.Name, calls[i].ID, r.ans.Content))
+			}
+			w.st.LastFailure = key
+		case fatal:
+			if stop == nil {
+				stop = w.failed(errTypeTool, r.err)
+			}
 		}
 	}
-	if fatal != nil {
-		return w.failed(errTypeTool, fatal)
-	}
-	return nil
+	return stop
 }
 
 // cancelled answers every call when the run itself was cancelled while its

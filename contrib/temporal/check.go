@@ -3,37 +3,56 @@ package temporal
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/airlock-go/airlock/agentloop"
 	"github.com/airlock-go/airlock/llmstream"
 )
 
-// check returns agentloop's answers to the calls of msg when one of them
-// may not run (an unknown tool, arguments that are not one JSON object, or
-// a stream that ended with calls whose arguments are not JSON: streamErr is
-// then its *llmstream.ToolCallsError), or nil when every call may run.
+// verdict is agentloop's judgement of one turn's calls before any runs.
+type verdict struct {
+	// Invalid holds one answer per call when a call of the turn may not run
+	// (an unknown tool, arguments that are not one JSON object): then no
+	// call runs and these answers go back to the model.
+	Invalid []answer
+	// LastFailure is the repeated-failure key after an invalid turn.
+	LastFailure string
+	// Repeated is the error text when the invalid calls repeat the failure
+	// just before them: the run stops.
+	Repeated string
+	// Approval says, per call, whether it waits for a person's decision.
+	Approval []bool
+}
+
+// check judges the calls of msg as agentloop would (streamErr is the
+// stream's *llmstream.ToolCallsError, if it ended with arguments that are
+// not JSON; lastFailure the run's repeated-failure key).
 //
-// It runs a one-turn agentloop.Loop over stand-ins of the worker's tools,
-// with AnswerInvalidCalls, so the rules and the words the model reads are
-// agentloop's own rather than a copy. agentloop exports no check of its own;
-// a stand-in that runs is how a valid turn shows.
-func (a *activities) check(ctx context.Context, msg llmstream.Message, streamErr error) []answer {
+// It resumes a one-turn agentloop.Loop over stand-ins of the worker's tools
+// (their names, schemas and NeedsApproval, a Run that does nothing), with
+// AnswerInvalidCalls and an Approve that records whom it is asked about,
+// so the checks, the words the model reads, the repeat rule and who needs
+// approval are agentloop's own rather than a copy. agentloop exports no
+// check of its own; a stand-in that runs is how a valid turn shows.
+func (a *activities) check(ctx context.Context, msg llmstream.Message, streamErr error, lastFailure string) (verdict, error) {
 	calls := msg.ToolCalls
 	if len(calls) == 0 {
-		return nil
+		return verdict{}, nil
 	}
 	valid := false
 	standIns := make([]agentloop.Tool, len(a.agent.Tools))
 	for i, t := range a.agent.Tools {
-		standIns[i] = agentloop.Tool{Name: t.Name, Parameters: t.Parameters, Run: func(context.Context, json.RawMessage) (string, error) {
-			valid = true
-			return "", nil
-		}}
+		standIns[i] = agentloop.Tool{Name: t.Name, Parameters: t.Parameters, NeedsApproval: t.NeedsApproval,
+			Run: func(context.Context, json.RawMessage) (string, error) {
+				valid = true
+				return "", nil
+			}}
 	}
+	var v verdict
 	turn := 0
 	l := agentloop.Loop{
-		Model: agentloop.ModelFunc(func(context.Context, []llmstream.Message, []llmstream.Tool) (llmstream.Message, error) {
+		Model: agentloop.ModelFunc(func(context.Context, llmstream.Request) (llmstream.Message, error) {
 			turn++
 			if turn == 1 {
 				return msg, streamErr
@@ -42,21 +61,37 @@ func (a *activities) check(ctx context.Context, msg llmstream.Message, streamErr
 		}),
 		Tools: standIns, MaxTurns: 2, MaxToolCallsPerTurn: -1, MaxTotalToolCalls: -1, MaxContextBytes: -1,
 		ToolTimeout: -1, AnswerInvalidCalls: true,
+		Approve: func(_ context.Context, c agentloop.Call) (agentloop.Decision, error) {
+			if v.Approval == nil {
+				v.Approval = make([]bool, len(calls))
+			}
+			v.Approval[c.Index] = true
+			return agentloop.Decision{Verdict: agentloop.Allow}, nil
+		},
 	}
-	res, err := l.Run(ctx, []llmstream.Message{{Role: "user", Content: "check"}})
+	start := agentloop.State{Messages: []llmstream.Message{{Role: "user", Content: "check"}}, LastFailure: lastFailure}
+	res, err := l.Resume(ctx, start, nil)
+	if errors.Is(err, agentloop.ErrInvalidLoop) {
+		return verdict{}, fmt.Errorf("temporal: the worker's tools cannot be offered: %w", err)
+	}
 	if valid {
-		return nil
+		return verdict{Approval: v.Approval}, nil
 	}
-	out := make([]answer, len(calls))
-	for i := range out {
-		if 2+i >= len(res.Messages) {
-			// Only an unusable tool list (agentloop.ErrInvalidLoop) stops
-			// the loop before it answers; then no call can run.
-			out[i] = answer{Content: fmt.Sprintf("error: the tools cannot be offered: %v", err), IsError: true}
-			continue
-		}
+	if len(res.Messages) < 2+len(calls) {
+		// Only the activity's context ending stops the loop before it
+		// answers the calls.
+		return verdict{}, fmt.Errorf("temporal: checking the calls: %w", err)
+	}
+	v = verdict{Invalid: make([]answer, len(calls))}
+	for i := range v.Invalid {
 		m := res.Messages[2+i]
-		out[i] = answer{Content: m.Content, IsError: m.IsError}
+		v.Invalid[i] = answer{Content: m.Content, IsError: m.IsError}
 	}
-	return out
+	if res.State != nil {
+		v.LastFailure = res.State.LastFailure
+	}
+	if errors.Is(err, agentloop.ErrRepeatedFailure) {
+		v.Repeated = err.Error()
+	}
+	return v, nil
 }

@@ -21,7 +21,7 @@ type RunError struct {
 func (e *RunError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the sentinel of Type, when it has one (agentloop's
-// limit errors, [ErrInvalidOptions]), and Err.
+// limit errors and ErrRepeatedFailure, [ErrInvalidOptions]), and Err.
 func (e *RunError) Unwrap() []error {
 	for _, s := range sentinels {
 		if s.typ == e.Type {
@@ -40,6 +40,7 @@ var sentinels = []struct {
 	{"airlock.limit.max_turns", agentloop.ErrMaxTurns},
 	{"airlock.limit.turn_tool_calls", agentloop.ErrTurnToolLimit},
 	{"airlock.limit.total_tool_calls", agentloop.ErrTotalToolLimit},
+	{"airlock.repeated_failure", agentloop.ErrRepeatedFailure},
 	{errTypeOptions, ErrInvalidOptions},
 }
 

@@ -6,28 +6,27 @@ import (
 
 	"github.com/airlock-go/airlock/agentloop"
 	"github.com/airlock-go/airlock/llmstream"
+	sdktemporal "go.temporal.io/sdk/temporal"
 )
 
 // modelInput is a model turn's activity argument.
 type modelInput struct {
 	Turn     int
 	Messages []llmstream.Message
+	// LastFailure is the run's repeated-failure key (see State).
+	LastFailure string
 }
 
 // modelOutput is what a model turn puts in history: the materialized
 // message and its description (which Message's JSON leaves out), and, for a
-// turn whose calls may not run, agentloop's answers to them.
+// turn with calls, agentloop's judgement of them.
 type modelOutput struct {
 	Message      llmstream.Message
 	Usage        *llmstream.Usage
 	FinishReason string
 	StopReason   llmstream.StopReason
-	// Invalid holds one answer per call when a call of the turn is
-	// invalid (an unknown tool, arguments that are not one JSON object):
-	// then no call runs and these answers go back to the model.
-	Invalid []answer
-	// Approval says, per call, whether it waits for a person's decision.
-	Approval []bool
+	// Verdict is agentloop's judgement of the calls.
+	Verdict verdict
 }
 
 // answer is the tool message for one call.
@@ -54,7 +53,7 @@ func (a *activities) model(ctx context.Context, in modelInput) (modelOutput, err
 		follow(d)
 		return nil
 	}
-	msg, err := stream(ctx, a.agent.Model, req)
+	msg, err := a.agent.Model.Stream(ctx, req)
 	var tce *llmstream.ToolCallsError
 	if err != nil && !errors.As(err, &tce) {
 		return modelOutput{}, classify(err)
@@ -66,19 +65,11 @@ func (a *activities) model(ctx context.Context, in modelInput) (modelOutput, err
 	if out.Message.Role == "" {
 		out.Message.Role = "assistant"
 	}
-	out.Invalid = a.check(ctx, out.Message, err)
-	if out.Invalid == nil {
-		out.Approval = a.approval(out.Message.ToolCalls)
+	out.Verdict, err = a.check(ctx, out.Message, err, in.LastFailure)
+	if err != nil {
+		return modelOutput{}, sdktemporal.NewNonRetryableApplicationError(err.Error(), ErrTypeModel, nil)
 	}
 	return out, nil
-}
-
-// stream calls the model with a whole request.
-func stream(ctx context.Context, m agentloop.Model, req llmstream.Request) (llmstream.Message, error) {
-	if rm, ok := m.(agentloop.RequestModel); ok {
-		return rm.Stream(ctx, req)
-	}
-	return m.Complete(ctx, req.Messages, req.Tools)
 }
 
 // schemas returns the tools as offered to the model.
@@ -88,20 +79,4 @@ func schemas(tools []agentloop.Tool) []llmstream.Tool {
 		out[i] = t.Schema()
 	}
 	return out
-}
-
-// approval says, per call, whether its tool needs a person's decision.
-func (a *activities) approval(calls []llmstream.ToolCall) []bool {
-	var need []bool
-	for i, c := range calls {
-		for _, t := range a.agent.Tools {
-			if t.Name == c.Function.Name && needsApproval(t) {
-				if need == nil {
-					need = make([]bool, len(calls))
-				}
-				need[i] = true
-			}
-		}
-	}
-	return need
 }

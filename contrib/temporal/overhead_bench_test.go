@@ -80,4 +80,3 @@ func BenchmarkOverhead(b *testing.B) {
 func reportPerTurn(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N)/benchTurns, "ms/turn")
 }
-

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/airlock-go/airlock/agentloop"
 	"github.com/airlock-go/airlock/llmstream"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
@@ -20,8 +21,15 @@ type Run struct {
 	c         client.Client
 }
 
-// ErrNotPending reports a decision for a call that does not wait for one.
-var ErrNotPending = errors.New("temporal: the call does not wait for a decision")
+// Errors of [Run.Decide]; nothing changes in the run.
+var (
+	// ErrNotPending: the call does not wait for a decision (no such call,
+	// or it was decided already).
+	ErrNotPending = errors.New("temporal: the call does not wait for a decision")
+	// ErrInvalidVerdict: a decision must be Allow or Deny (a pending call
+	// already waits; there is nothing to pause).
+	ErrInvalidVerdict = errors.New("temporal: a decision must allow or deny the call")
+)
 
 // Start starts a run of the agent opts.Agent on the task queue of so, with
 // messages as the conversation so far. so.ID names the run: pick one the
@@ -50,12 +58,12 @@ func Attach(c client.Client, workflowID string) Run {
 
 // Pending lists the calls waiting for a decision, in call order; empty
 // when none waits.
-func (r Run) Pending(ctx context.Context) ([]PendingCall, error) {
+func (r Run) Pending(ctx context.Context) ([]agentloop.Call, error) {
 	v, err := r.c.QueryWorkflow(ctx, r.ID, "", QueryPending)
 	if err != nil {
 		return nil, err
 	}
-	var p []PendingCall
+	var p []agentloop.Call
 	return p, v.Get(&p)
 }
 
@@ -70,22 +78,32 @@ func (r Run) State(ctx context.Context) (State, error) {
 	return st, v.Get(&st)
 }
 
-// Decide decides one pending call and returns once the run has taken the
-// decision. A call that does not wait for one (unknown, or already
-// decided) is [ErrNotPending], and nothing changes.
-func (r Run) Decide(ctx context.Context, d Decision) error {
+// Decide decides the pending call callID — agentloop.Allow runs it,
+// agentloop.Deny answers the model "denied: " and the reason — and returns
+// once the run has taken the decision. The turn's calls run once every
+// pending call of the turn is decided. A call that does not wait for a
+// decision is [ErrNotPending], a verdict other than Allow or Deny
+// [ErrInvalidVerdict]; either way nothing changes.
+func (r Run) Decide(ctx context.Context, callID string, d agentloop.Decision) error {
+	if d.Verdict != agentloop.Allow && d.Verdict != agentloop.Deny {
+		return ErrInvalidVerdict
+	}
 	h, err := r.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID:   r.ID,
 		UpdateName:   UpdateDecide,
-		Args:         []any{d},
+		Args:         []any{decision{CallID: callID, Decision: d}},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	if err == nil {
 		err = h.Get(ctx, nil)
 	}
 	var app *sdktemporal.ApplicationError
-	if errors.As(err, &app) && app.Type() == ErrTypeNotPending {
+	switch {
+	case !errors.As(err, &app):
+	case app.Type() == errTypeNotPending:
 		return ErrNotPending
+	case app.Type() == errTypeInvalidVerdict:
+		return ErrInvalidVerdict
 	}
 	return err
 }

@@ -19,6 +19,10 @@ type State struct {
 	Usage llmstream.Usage
 	// Continued counts the times the run continued as new.
 	Continued int
+	// LastFailure identifies the last recoverable failure (tool, arguments
+	// and answer, as agentloop keys it), for agentloop's rule that the same
+	// failure twice in a row stops the run; empty after a success.
+	LastFailure string
 }
 
 // addUsage adds one turn's usage to the total.

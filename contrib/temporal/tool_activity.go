@@ -34,7 +34,7 @@ func (a *activities) tool(ctx context.Context, in toolInput) (answer, error) {
 	defer b.end()
 	turn := 0
 	l := agentloop.Loop{
-		Model: agentloop.ModelFunc(func(context.Context, []llmstream.Message, []llmstream.Tool) (llmstream.Message, error) {
+		Model: agentloop.ModelFunc(func(context.Context, llmstream.Request) (llmstream.Message, error) {
 			turn++
 			if turn == 1 {
 				return llmstream.Message{Role: "assistant", ToolCalls: []llmstream.ToolCall{in.Call}}, nil

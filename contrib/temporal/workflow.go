@@ -12,11 +12,11 @@ import (
 
 // Names of the run's query and update handlers.
 const (
-	// QueryPending lists the calls waiting for a decision ([]PendingCall).
+	// QueryPending lists the calls waiting for a decision ([]agentloop.Call).
 	QueryPending = "airlock.pending"
 	// QueryState returns the run's [State] so far.
 	QueryState = "airlock.state"
-	// UpdateDecide decides one waiting call (a [Decision]).
+	// UpdateDecide decides one waiting call ([Run.Decide]).
 	UpdateDecide = "airlock.decide"
 )
 
@@ -60,9 +60,9 @@ type run struct {
 	o       Options
 	st      State
 	name    string
-	pending []PendingCall
+	pending []agentloop.Call
 	// decided holds the decision for pending[i], nil until it arrives.
-	decided []*Decision
+	decided []*agentloop.Decision
 }
 
 // longHistory reports whether the run should continue as new.
@@ -86,7 +86,7 @@ func (w *run) turn() (done bool, err error) {
 	})
 	var out modelOutput
 	w.st.Turns = turn
-	err = workflow.ExecuteActivity(actx, w.name+modelSuffix, modelInput{Turn: turn, Messages: w.st.Messages}).Get(actx, &out)
+	err = workflow.ExecuteActivity(actx, w.name+modelSuffix, modelInput{Turn: turn, Messages: w.st.Messages, LastFailure: w.st.LastFailure}).Get(actx, &out)
 	if err != nil {
 		return false, w.failed(ErrTypeModel, fmt.Errorf("temporal: turn %d: model: %w", turn, err))
 	}
@@ -105,13 +105,17 @@ func (w *run) turn() (done bool, err error) {
 		return false, w.refuse(calls, &agentloop.LimitError{Err: agentloop.ErrTotalToolLimit, Turn: turn, Value: w.st.ToolCalls + len(calls), Limit: limit})
 	}
 	w.st.ToolCalls += len(calls)
-	if out.Invalid != nil {
+	if v := out.Verdict; v.Invalid != nil {
 		for i, c := range calls {
-			w.st.answer(c.ID, out.Invalid[i].Content, out.Invalid[i].IsError)
+			w.st.answer(c.ID, v.Invalid[i].Content, v.Invalid[i].IsError)
+		}
+		w.st.LastFailure = v.LastFailure
+		if v.Repeated != "" {
+			return false, w.fail(fmt.Errorf("%w: %s", agentloop.ErrRepeatedFailure, v.Repeated))
 		}
 		return false, nil
 	}
-	answers, err := w.decide(turn, calls, out.Approval)
+	answers, err := w.decide(turn, calls, out.Verdict.Approval)
 	if err != nil {
 		return false, w.cancelled(calls, make([]callResult, len(calls)), err)
 	}

@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"context"
+	"fmt"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -135,9 +136,9 @@ func TestApproveAndDeny(t *testing.T) {
 	))
 	var j journal
 	del := echoTool("delete", &j)
-	del.Description = "[approve] deletes"
+	del.NeedsApproval = true
 	env := newEnv(t, Agent{Model: model, Tools: []agentloop.Tool{del, echoTool("echo", &j)}})
-	var pending []PendingCall
+	var pending []agentloop.Call
 	var rejected, accepted atomic.Int32
 	env.RegisterDelayedCallback(func() {
 		v, err := env.QueryWorkflow(QueryPending)
@@ -151,40 +152,49 @@ func TestApproveAndDeny(t *testing.T) {
 		if n := len(j.list()); n != 0 {
 			t.Errorf("%d tools ran before the decisions", n)
 		}
-		decide := func(d Decision, wantReject bool) {
-			env.UpdateWorkflow(UpdateDecide, d.CallID+"/"+d.Reason, &updateCallbacks{
-				reject: func(err error) {
-					if !wantReject {
-						t.Errorf("decision %+v rejected: %v", d, err)
-					}
-					rejected.Add(1)
-				},
+		// A decision is refused by the validator, or, when two on one call
+		// were validated before either was handled, by the handler.
+		decide := func(id string, d agentloop.Decision, wantRefusal bool) {
+			refused := func(err error) {
+				if !wantRefusal {
+					t.Errorf("decision %s %+v refused: %v", id, d, err)
+				}
+				rejected.Add(1)
+			}
+			env.UpdateWorkflow(UpdateDecide, fmt.Sprintf("%s/%v/%s", id, d.Verdict, d.Reason), &updateCallbacks{
+				reject: refused,
 				complete: func(_ any, err error) {
-					if wantReject || err != nil {
-						t.Errorf("decision %+v completed with %v, want a rejection: %v", d, err, wantReject)
+					if err != nil {
+						refused(err)
+						return
+					}
+					if wantRefusal {
+						t.Errorf("decision %s %+v taken, want it refused", id, d)
 					}
 					accepted.Add(1)
 				},
-			}, d)
+			}, decision{CallID: id, Decision: d})
 		}
-		decide(Decision{CallID: "c2", Allow: true}, true) // needs no decision
-		decide(Decision{CallID: "c1", Allow: true}, false)
-		decide(Decision{CallID: "c1", Allow: false, Reason: "again"}, true) // already decided
-		decide(Decision{CallID: "c3", Allow: false, Reason: "not that one"}, false)
+		allow := agentloop.Decision{Verdict: agentloop.Allow}
+		decide("c2", allow, true) // needs no decision
+		decide("c1", agentloop.Decision{Verdict: agentloop.Pause}, true)
+		decide("c1", allow, false)
+		decide("c1", agentloop.Decision{Verdict: agentloop.Deny, Reason: "again"}, true) // already decided
+		decide("c3", agentloop.Decision{Verdict: agentloop.Deny, Reason: "not that one"}, false)
 	}, time.Minute)
 	st, err := execute(t, env, input{State: State{Messages: user("go")}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantPending := []PendingCall{
-		{Turn: 1, Index: 0, CallID: "c1", Name: "delete", Arguments: `{"text":"a"}`},
-		{Turn: 1, Index: 2, CallID: "c3", Name: "delete", Arguments: `{"text":"c"}`},
+	wantPending := []agentloop.Call{
+		{Turn: 1, Index: 0, ID: "c1", Name: "delete", Arguments: `{"text":"a"}`},
+		{Turn: 1, Index: 2, ID: "c3", Name: "delete", Arguments: `{"text":"c"}`},
 	}
 	if diff := cmp.Diff(wantPending, pending); diff != "" {
 		t.Errorf("pending (-want +got):\n%s", diff)
 	}
-	if rejected.Load() != 2 || accepted.Load() != 2 {
-		t.Errorf("%d decisions rejected and %d accepted, want 2 and 2", rejected.Load(), accepted.Load())
+	if rejected.Load() != 3 || accepted.Load() != 2 {
+		t.Errorf("%d decisions rejected and %d accepted, want 3 and 2", rejected.Load(), accepted.Load())
 	}
 	want := `user: go
 assistant:  {c1 delete {"text":"a"}} {c2 echo {"text":"b"}} {c3 delete {"text":"c"}}
@@ -419,8 +429,9 @@ func TestParallelTools(t *testing.T) {
 	}
 }
 
-// A tool's own error fails the run without a retry; a recoverable one is
-// the model's to read; later calls of the turn are skipped either way.
+// A tool's own error fails the run without a retry, and the later calls of
+// its turn are skipped; a recoverable one is the model's to read, and the
+// turn's other calls run.
 func TestToolFailure(t *testing.T) {
 	calls := []llmstreamtest.Call{
 		{ID: "c1", Name: "fail", Arguments: `{}`},
@@ -452,12 +463,13 @@ func TestToolFailure(t *testing.T) {
 				}
 				st = f.state
 			}
-			if runs.Load() != 1 || len(j.list()) != 0 {
-				t.Errorf("the failing tool ran %d times, the next call %d times; want 1, 0", runs.Load(), len(j.list()))
+			wantNext := map[bool]int{false: 0, true: 1}[recoverable]
+			if runs.Load() != 1 || len(j.list()) != wantNext {
+				t.Errorf("the failing tool ran %d times, the next call %d times; want 1, %d", runs.Load(), len(j.list()), wantNext)
 			}
 			// agentloop's own answers: a recoverable error is the tool's
 			// text, any other is agentloop's *ToolError.
-			want := "tool[c1]!: error: disk full\ntool[c2]: skipped: not run because call c1 failed\n"
+			want := "tool[c1]!: error: disk full\ntool[c2]: echo says b\n"
 			if !recoverable {
 				want = "tool[c1]!: error: agentloop: tool \"fail\" (call c1): disk full\ntool[c2]: skipped: not run because call c1 failed\n"
 			}
@@ -506,5 +518,43 @@ func TestInvalidOptions(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 0 {
 		t.Errorf("%d requests, want 0", n)
+	}
+}
+
+// The same recoverable failure, or the same invalid calls, twice in a row
+// stop the run, as in agentloop; a success in between resets the rule.
+func TestRepeatedFailure(t *testing.T) {
+	fail := llmstreamtest.Turn{ToolCalls: []llmstreamtest.Call{{ID: "f", Name: "fail", Arguments: `{}`}}}
+	ok := llmstreamtest.Turn{ToolCalls: []llmstreamtest.Call{{ID: "e", Name: "echo", Arguments: `{"text":"x"}`}}}
+	invalid := llmstreamtest.Turn{ToolCalls: []llmstreamtest.Call{{ID: "n", Name: "nope", Arguments: `{}`}}}
+	tests := []struct {
+		name    string
+		turns   []llmstreamtest.Turn
+		stopped bool
+	}{
+		{"failure twice", []llmstreamtest.Turn{fail, fail}, true},
+		{"failure, success, failure", []llmstreamtest.Turn{fail, ok, fail}, false},
+		{"invalid twice", []llmstreamtest.Turn{invalid, invalid}, true},
+		{"invalid, success, invalid", []llmstreamtest.Turn{invalid, ok, invalid}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			model, _ := newModel(t, llmstreamtest.WithTurns(append(tt.turns, llmstreamtest.Turn{Text: "ok"})...))
+			var j journal
+			failTool := agentloop.Tool{Name: "fail", Run: func(context.Context, json.RawMessage) (string, error) {
+				return "", agentloop.Recoverable(errors.New("no such file"))
+			}}
+			env := newEnv(t, Agent{Model: model, Tools: []agentloop.Tool{failTool, echoTool("echo", &j)}})
+			_, err := execute(t, env, input{State: State{Messages: user("go")}})
+			if !tt.stopped {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if f := runError(t, err); !errors.Is(f, agentloop.ErrRepeatedFailure) {
+				t.Fatalf("error %v, want ErrRepeatedFailure", err)
+			}
+		})
 	}
 }

@@ -100,8 +100,9 @@ func script(r llmstreamtest.Request) llmstreamtest.Turn {
 // tools are the worker's tools; write_note waits for a person.
 func tools() []agentloop.Tool {
 	return []agentloop.Tool{{
-		Name:        "write_note",
-		Description: "[approve] Writes a note.",
+		Name:          "write_note",
+		Description:   "Writes a note.",
+		NeedsApproval: true,
 		Parameters:  json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
 		Run: func(_ context.Context, args json.RawMessage) (string, error) {
 			var in struct{ Text string }
@@ -149,7 +150,7 @@ func decideAll(ctx context.Context, run temporal.Run) error {
 	}
 	for _, p := range pending {
 		fmt.Printf("approving %s %s\n", p.Name, p.Arguments)
-		if err := run.Decide(ctx, temporal.Decision{CallID: p.CallID, Allow: true}); err != nil {
+		if err := run.Decide(ctx, p.ID, agentloop.Decision{Verdict: agentloop.Allow}); err != nil {
 			return err
 		}
 	}
