@@ -103,7 +103,7 @@ func tools() []agentloop.Tool {
 		Name:          "write_note",
 		Description:   "Writes a note.",
 		NeedsApproval: true,
-		Parameters:  json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
+		Parameters:    json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
 		Run: func(_ context.Context, args json.RawMessage) (string, error) {
 			var in struct{ Text string }
 			if err := json.Unmarshal(args, &in); err != nil {
