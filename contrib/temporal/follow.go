@@ -3,6 +3,7 @@ package temporal
 import (
 	"context"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/airlock-go/airlock/llmstream"
 	"go.temporal.io/sdk/activity"
@@ -58,7 +59,7 @@ func (a *activities) follower(ctx context.Context, b *beat, turn int) func(llmst
 	return func(d llmstream.Delta) {
 		p.Deltas++
 		if d.Kind == llmstream.DeltaText && len(p.Text) < MaxProgressBytes {
-			p.Text += d.Text[:min(len(d.Text), MaxProgressBytes-len(p.Text))]
+			p.Text += cutText(d.Text, MaxProgressBytes-len(p.Text))
 		}
 		b.set(p)
 		if onDelta != nil {
@@ -123,4 +124,16 @@ func (r *Relay) Follow(workflowID string, fn func(Delta)) (stop func()) {
 			}
 		})
 	}
+}
+
+// cutText returns the longest prefix of s of at most n bytes that does not
+// end inside a UTF-8 sequence.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

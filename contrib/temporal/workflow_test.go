@@ -14,6 +14,7 @@ import (
 	"github.com/airlock-go/airlock/llmstream"
 	"github.com/airlock-go/airlock/llmstream/llmstreamtest"
 	"github.com/google/go-cmp/cmp"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
 	sdktemporal "go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -556,5 +557,60 @@ func TestRepeatedFailure(t *testing.T) {
 				t.Fatalf("error %v, want ErrRepeatedFailure", err)
 			}
 		})
+	}
+}
+
+// A stream that ended properly with arguments that are not JSON runs
+// nothing of its turn; the model is told what was wrong.
+func TestArgumentsNotJSON(t *testing.T) {
+	model, _ := newModel(t, llmstreamtest.WithTurns(
+		llmstreamtest.Turn{ToolCalls: []llmstreamtest.Call{
+			{ID: "c1", Name: "echo", Arguments: `{"text":`},
+			{ID: "c2", Name: "echo", Arguments: `{"text":"b"}`},
+		}},
+		llmstreamtest.Turn{Text: "ok"},
+	))
+	var j journal
+	env := newEnv(t, Agent{Model: model, Tools: []agentloop.Tool{echoTool("echo", &j)}})
+	st, err := execute(t, env, input{State: State{Messages: user("go")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := st.Messages[2]; !a.IsError || !strings.HasPrefix(a.Content, "error: the arguments are not valid JSON") {
+		t.Errorf("answer to the bad call: %q", a.Content)
+	}
+	if a := st.Messages[3]; a.Content != "skipped: not run because call c1 is invalid" {
+		t.Errorf("answer to the good call: %q", a.Content)
+	}
+	if len(j.list()) != 0 {
+		t.Errorf("tools ran: %q", j.list())
+	}
+}
+
+// The model turn heartbeats the text so far.
+func TestProgressHeartbeat(t *testing.T) {
+	text := "one two three four five six seven eight nine ten"
+	model, _ := newModel(t, llmstreamtest.WithTurns(llmstreamtest.Turn{Text: text}), llmstreamtest.WithEventDelay(30*time.Millisecond))
+	env := newEnv(t, Agent{Model: model})
+	var beats []Progress
+	env.SetOnActivityHeartbeatListener(func(_ *activity.Info, details converter.EncodedValues) {
+		var p Progress
+		if details.HasValues() && details.Get(&p) == nil {
+			beats = append(beats, p)
+		}
+	})
+	if _, err := execute(t, env, input{Options: Options{HeartbeatTimeout: 300 * time.Millisecond}, State: State{Messages: user("go")}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(beats) < 2 {
+		t.Fatalf("%d heartbeats with progress, want several over a stream of ~300 ms", len(beats))
+	}
+	for i, p := range beats {
+		if p.Turn != 1 || p.Attempt != 1 || !strings.HasPrefix(text, p.Text) || i > 0 && len(p.Text) < len(beats[i-1].Text) {
+			t.Errorf("heartbeat %d: %+v", i, p)
+		}
+	}
+	if last := beats[len(beats)-1]; last.Text == "" {
+		t.Errorf("the last heartbeat has no text: %+v", last)
 	}
 }
