@@ -481,32 +481,46 @@ func TestToolFailure(t *testing.T) {
 	}
 }
 
-// A call to an unknown tool or with arguments that are not an object runs
-// nothing of its turn; the model reads agentloop's answers and goes on.
+// A call to an unknown tool, with arguments that are not an object, or
+// (the stream ended properly) not JSON at all runs nothing of its turn; the
+// model reads agentloop's answers and goes on.
 func TestInvalidCalls(t *testing.T) {
-	model, _ := newModel(t, llmstreamtest.WithTurns(
-		llmstreamtest.Turn{ToolCalls: []llmstreamtest.Call{
+	tests := []struct {
+		name  string
+		calls []llmstreamtest.Call
+		want  string
+	}{
+		{"unknown tool, array", []llmstreamtest.Call{
 			{ID: "c1", Name: "nope", Arguments: `{}`},
 			{ID: "c2", Name: "echo", Arguments: `[1]`},
 			{ID: "c3", Name: "echo", Arguments: `{"text":"c"}`},
-		}},
-		llmstreamtest.Turn{Text: "ok"},
-	))
-	var j journal
-	env := newEnv(t, Agent{Model: model, Tools: []agentloop.Tool{echoTool("echo", &j)}})
-	st, err := execute(t, env, input{State: State{Messages: user("go")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `tool[c1]!: error: there is no tool named "nope"; the tools are: echo
+		}, `tool[c1]!: error: there is no tool named "nope"; the tools are: echo
 tool[c2]!: error: the arguments are a JSON array, not an object; send the call again with its arguments as one JSON object
 tool[c3]: skipped: not run because call c1 is invalid
-`
-	if got := transcript(st.Messages[2:5]); got != want {
-		t.Errorf("answers:\n%s\nwant:\n%s", got, want)
+`},
+		{"not JSON", []llmstreamtest.Call{
+			{ID: "c1", Name: "echo", Arguments: `{"text":`},
+			{ID: "c2", Name: "echo", Arguments: `{"text":"b"}`},
+		}, `tool[c1]!: error: the arguments are not valid JSON: unexpected end of JSON input at byte 8; send the call again with its arguments as one JSON object
+tool[c2]: skipped: not run because call c1 is invalid
+`},
 	}
-	if len(j.list()) != 0 || st.Turns != 2 {
-		t.Errorf("%d tool runs, %d turns; want 0, 2", len(j.list()), st.Turns)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			model, _ := newModel(t, llmstreamtest.WithTurns(llmstreamtest.Turn{ToolCalls: tt.calls}, llmstreamtest.Turn{Text: "ok"}))
+			var j journal
+			env := newEnv(t, Agent{Model: model, Tools: []agentloop.Tool{echoTool("echo", &j)}})
+			st, err := execute(t, env, input{State: State{Messages: user("go")}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := transcript(st.Messages[2 : 2+len(tt.calls)]); got != tt.want {
+				t.Errorf("answers:\n%s\nwant:\n%s", got, tt.want)
+			}
+			if len(j.list()) != 0 || st.Turns != 2 {
+				t.Errorf("%d tool runs, %d turns; want 0, 2", len(j.list()), st.Turns)
+			}
+		})
 	}
 }
 
@@ -557,33 +571,6 @@ func TestRepeatedFailure(t *testing.T) {
 				t.Fatalf("error %v, want ErrRepeatedFailure", err)
 			}
 		})
-	}
-}
-
-// A stream that ended properly with arguments that are not JSON runs
-// nothing of its turn; the model is told what was wrong.
-func TestArgumentsNotJSON(t *testing.T) {
-	model, _ := newModel(t, llmstreamtest.WithTurns(
-		llmstreamtest.Turn{ToolCalls: []llmstreamtest.Call{
-			{ID: "c1", Name: "echo", Arguments: `{"text":`},
-			{ID: "c2", Name: "echo", Arguments: `{"text":"b"}`},
-		}},
-		llmstreamtest.Turn{Text: "ok"},
-	))
-	var j journal
-	env := newEnv(t, Agent{Model: model, Tools: []agentloop.Tool{echoTool("echo", &j)}})
-	st, err := execute(t, env, input{State: State{Messages: user("go")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a := st.Messages[2]; !a.IsError || !strings.HasPrefix(a.Content, "error: the arguments are not valid JSON") {
-		t.Errorf("answer to the bad call: %q", a.Content)
-	}
-	if a := st.Messages[3]; a.Content != "skipped: not run because call c1 is invalid" {
-		t.Errorf("answer to the good call: %q", a.Content)
-	}
-	if len(j.list()) != 0 {
-		t.Errorf("tools ran: %q", j.list())
 	}
 }
 

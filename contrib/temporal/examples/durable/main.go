@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -26,6 +27,7 @@ import (
 	"github.com/airlock-go/airlock/llmstream/llmstreamtest"
 	"github.com/airlock-go/airlock/transport"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 )
 
@@ -40,7 +42,9 @@ func main() {
 	approve := fs.Bool("approve", false, "approve every call that waits for a decision")
 	_ = fs.Parse(os.Args[2:])
 
-	c, err := client.Dial(client.Options{HostPort: *address})
+	// The SDK's own lines at warning and above only.
+	logger := log.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	c, err := client.Dial(client.Options{HostPort: *address, Logger: logger})
 	if err != nil {
 		fail(err)
 	}
