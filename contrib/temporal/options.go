@@ -31,6 +31,11 @@ const (
 // they are in its history and carried over continue-as-new; nothing in
 // them may be secret. The limit fields mean what agentloop.Loop's fields
 // of the same name mean: 0 is the default, negative switches the limit off.
+//
+// A run behaves as an agentloop.Loop with AnswerInvalidCalls set: a turn
+// with an invalid call is answered and the model tries again (a durable
+// run should not die of one malformed call). It has no context budget
+// (Loop.MaxContextBytes): the conversation goes whole to every turn.
 type Options struct {
 	// Agent is the workflow type to start: the [Agent.Name] a worker
 	// registered. Empty means [DefaultName].
