@@ -69,11 +69,13 @@ func (w *run) runCalls(calls []llmstream.ToolCall, denied []*answer) error {
 				r.outcome = succeeded
 			case err == nil:
 				r.outcome = recovered
-			case bctx.Err() != nil && w.ctx.Err() == nil:
+			case w.ctx.Err() != nil:
+				r.ans = answer{Content: "cancelled: the run was cancelled while this call ran", IsError: true}
+			case bctx.Err() != nil:
 				r.outcome = stopped
 			case isTool:
 				r.ans, r.outcome, r.err = ans, fatal, fmt.Errorf("temporal: turn %d: %w", w.st.Turns, err)
-			default: // the run was cancelled, or the attempts ran out
+			default: // the attempts ran out
 				r.ans = answer{Content: "cancelled: the call did not finish: " + err.Error(), IsError: true}
 				r.outcome, r.err = fatal, fmt.Errorf("temporal: turn %d: tool %q (call %s): %w", w.st.Turns, c.Function.Name, c.ID, err)
 			}
@@ -91,6 +93,9 @@ func (w *run) runCalls(calls []llmstream.ToolCall, denied []*answer) error {
 			results[i].ans = answer{Content: "cancelled: call " + failedID + " failed while this call ran", IsError: true}
 		}
 		w.st.answer(c.ID, results[i].ans.Content, results[i].ans.IsError)
+	}
+	if w.ctx.Err() != nil {
+		return w.ctx.Err()
 	}
 	return w.verdict(calls, results)
 }

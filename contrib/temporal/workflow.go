@@ -87,6 +87,10 @@ func (w *run) turn() (done bool, err error) {
 	var out modelOutput
 	w.st.Turns = turn
 	err = workflow.ExecuteActivity(actx, w.name+modelSuffix, modelInput{Turn: turn, Messages: w.st.Messages, LastFailure: w.st.LastFailure}).Get(actx, &out)
+	if w.ctx.Err() != nil {
+		// The run was cancelled: it ends cancelled, not failed.
+		return false, w.ctx.Err()
+	}
 	if err != nil {
 		return false, w.failed(ErrTypeModel, fmt.Errorf("temporal: turn %d: model: %w", turn, err))
 	}

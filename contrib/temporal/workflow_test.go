@@ -601,3 +601,60 @@ func TestProgressHeartbeat(t *testing.T) {
 		t.Errorf("the last heartbeat has no text: %+v", last)
 	}
 }
+
+// A run cancelled while a tool runs ends cancelled, not failed, with the
+// call answered.
+func TestCancelDuringTool(t *testing.T) {
+	model, _ := newModel(t, llmstreamtest.WithTurns(
+		llmstreamtest.Turn{ToolCalls: []llmstreamtest.Call{{ID: "c1", Name: "block", Arguments: `{}`}}},
+		llmstreamtest.Turn{Text: "never"},
+	))
+	started, returned := make(chan struct{}), make(chan error, 1)
+	block := agentloop.Tool{Name: "block", Run: func(ctx context.Context, _ json.RawMessage) (string, error) {
+		close(started)
+		defer func() { returned <- ctx.Err() }()
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(10 * time.Second):
+			return "", errors.New("the tool was never cancelled")
+		}
+	}}
+	env := newEnv(t, Agent{Model: model, Tools: []agentloop.Tool{block}})
+	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		if info.ActivityType.Name == DefaultName+toolSuffix {
+			go func() {
+				<-started
+				env.CancelWorkflow()
+			}()
+		}
+	})
+	_, err := execute(t, env, input{State: State{Messages: user("go")}})
+	checkCancelled(t, err)
+	// The testsuite does not wait for a cancelled activity; the tool's
+	// context must end all the same.
+	if err := <-returned; err == nil {
+		t.Error("the tool's context did not end with the run")
+	}
+}
+
+// A run cancelled while the model streams ends cancelled, not failed.
+func TestCancelDuringModel(t *testing.T) {
+	model, _ := newModel(t, llmstreamtest.WithTurns(llmstreamtest.Turn{Text: "never ends", Fault: llmstreamtest.Fault{Kind: llmstreamtest.FaultStall, After: 1}}))
+	env := newEnv(t, Agent{Model: model})
+	env.SetOnActivityStartedListener(func(*activity.Info, context.Context, converter.EncodedValues) {
+		go env.CancelWorkflow()
+	})
+	_, err := execute(t, env, input{State: State{Messages: user("go")}})
+	checkCancelled(t, err)
+}
+
+// checkCancelled fails unless err is a cancellation alone, not a failure
+// with a cancellation among its causes.
+func checkCancelled(t *testing.T, err error) {
+	t.Helper()
+	var app *sdktemporal.ApplicationError
+	if !sdktemporal.IsCanceledError(err) || errors.As(err, &app) {
+		t.Errorf("error %v (%T), want a cancellation", err, err)
+	}
+}
