@@ -28,7 +28,10 @@ type Delta struct {
 }
 
 // Progress is a model turn's heartbeat: the text so far, for a caller that
-// polls rather than subscribes ([Run.Progress]).
+// polls rather than subscribes ([Run.Progress]). It reaches the server late:
+// the SDK sends an activity's heartbeats at most every 0.8 ×
+// Options.HeartbeatTimeout (and worker.Options.MaxHeartbeatThrottleInterval),
+// so a follower that wants every word subscribes on the worker instead.
 type Progress struct {
 	Turn    int
 	Attempt int

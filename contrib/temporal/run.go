@@ -108,8 +108,9 @@ func (r Run) Decide(ctx context.Context, callID string, d agentloop.Decision) er
 	return err
 }
 
-// Progress returns the heartbeat of the model turn streaming now, and
-// false when no model turn is running.
+// Progress returns the last heartbeat the server has of the model turn
+// streaming now, and false when no model turn is running or none has
+// reached the server yet (see [Progress] for how late it is).
 func (r Run) Progress(ctx context.Context) (Progress, bool, error) {
 	d, err := r.c.DescribeWorkflowExecution(ctx, r.ID, "")
 	if err != nil {
