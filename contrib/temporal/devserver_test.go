@@ -30,6 +30,7 @@ func devServer(tb testing.TB) (client.Client, string) {
 	}
 	port, uiPort, httpPort, metricsPort := freePort(tb), freePort(tb), freePort(tb), freePort(tb)
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	begun := time.Now()
 	var out bytes.Buffer
 	cmd := exec.Command(cli, "server", "start-dev", "--ip", "127.0.0.1",
 		"--port", strconv.Itoa(port), "--ui-port", strconv.Itoa(uiPort), "--http-port", strconv.Itoa(httpPort),
@@ -56,6 +57,7 @@ func devServer(tb testing.TB) (client.Client, string) {
 		if err == nil {
 			_, err = c.CheckHealth(ctx, &client.CheckHealthRequest{})
 			if err == nil {
+				tb.Logf("dev server up on %s in %v", addr, time.Since(begun).Round(time.Millisecond))
 				tb.Cleanup(c.Close)
 				return c, addr
 			}

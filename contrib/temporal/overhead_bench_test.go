@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/airlock-go/airlock/agentloop"
 	"github.com/airlock-go/airlock/llmstream/llmstreamtest"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 )
 
 // benchTurns is the model turns of one benchmark run: benchTurns-1 turns
@@ -74,6 +77,43 @@ func BenchmarkOverhead(b *testing.B) {
 			reportPerTurn(b)
 		})
 	}
+}
+
+// BenchmarkActivityRoundTrip is Temporal's own cost, for comparison: a
+// workflow that runs n activities doing nothing, one after another, on the
+// dev server (worker in this process). An op is one such workflow;
+// ms/activity is the figure to read.
+func BenchmarkActivityRoundTrip(b *testing.B) {
+	c, _ := devServer(b)
+	const n = 20
+	w := worker.New(c, "roundtrip", worker.Options{})
+	w.RegisterActivityWithOptions(func(context.Context) error { return nil }, activity.RegisterOptions{Name: "nothing"})
+	w.RegisterWorkflowWithOptions(func(ctx workflow.Context) error {
+		ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute})
+		for range n {
+			if err := workflow.ExecuteActivity(ctx, "nothing").Get(ctx, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, workflow.RegisterOptions{Name: "roundtrip"})
+	if err := w.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer w.Stop()
+	ctx := context.Background()
+	runs := 0
+	for b.Loop() {
+		runs++
+		r, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "roundtrip-" + strconv.Itoa(runs) + "-" + strconv.Itoa(b.N), TaskQueue: "roundtrip"}, "roundtrip")
+		if err == nil {
+			err = r.Get(ctx, nil)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N)/n, "ms/activity")
 }
 
 // reportPerTurn reports the milliseconds of one model turn with its calls.
