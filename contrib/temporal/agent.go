@@ -1,6 +1,8 @@
 package temporal
 
 import (
+	"errors"
+
 	"github.com/airlock-go/airlock/agentloop"
 	"github.com/airlock-go/airlock/llmstream"
 	"go.temporal.io/sdk/activity"
@@ -33,13 +35,10 @@ type Agent struct {
 }
 
 // Register registers the agent's workflow and its two activities on r
-// (a worker.Worker). A Register call with an Agent that has no Model
-// registers nothing and panics, as the Temporal SDK's own Register does
-// for a bad workflow: it is a programming error found at start-up.
+// (a worker.Worker, or a testsuite environment). An Agent without a Model
+// is registered all the same, and each model turn it gets fails the run
+// with [ErrNoModel]; Register itself never fails.
 func Register(r registry, a Agent) {
-	if a.Model == nil {
-		panic("temporal: Register: Agent.Model is nil")
-	}
 	name := a.Name
 	if name == "" {
 		name = DefaultName
@@ -56,6 +55,10 @@ type registry interface {
 	RegisterWorkflowWithOptions(w interface{}, options workflow.RegisterOptions)
 	RegisterActivityWithOptions(a interface{}, options activity.RegisterOptions)
 }
+
+// ErrNoModel is the failure of a model turn on a worker whose Agent has no
+// Model; it is not retried.
+var ErrNoModel = errors.New("temporal: the worker's Agent has no Model")
 
 const (
 	modelSuffix = ".model"

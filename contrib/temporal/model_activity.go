@@ -43,6 +43,9 @@ type activities struct {
 // model streams one turn. Deltas go to the Agent's OnDelta and, as the
 // text so far, into heartbeats; the message alone is returned.
 func (a *activities) model(ctx context.Context, in modelInput) (modelOutput, error) {
+	if a.agent.Model == nil {
+		return modelOutput{}, sdktemporal.NewNonRetryableApplicationError(ErrNoModel.Error(), ErrTypeModel, nil)
+	}
 	b := startBeat(ctx)
 	defer b.end()
 	follow := a.follower(ctx, b, in.Turn)

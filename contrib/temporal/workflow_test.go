@@ -658,3 +658,11 @@ func checkCancelled(t *testing.T, err error) {
 		t.Errorf("error %v (%T), want a cancellation", err, err)
 	}
 }
+
+func TestNoModel(t *testing.T) {
+	env := newEnv(t, Agent{})
+	_, err := execute(t, env, input{State: State{Messages: user("go")}})
+	if f := runError(t, err); f.Type != ErrTypeModel || !strings.Contains(err.Error(), ErrNoModel.Error()) {
+		t.Errorf("error %v, want %v", err, ErrNoModel)
+	}
+}
