@@ -83,7 +83,9 @@ func (r Run) State(ctx context.Context) (State, error) {
 // once the run has taken the decision. The turn's calls run once every
 // pending call of the turn is decided. A call that does not wait for a
 // decision is [ErrNotPending], a verdict other than Allow or Deny
-// [ErrInvalidVerdict]; either way nothing changes.
+// [ErrInvalidVerdict]; either way nothing changes. A worker takes the
+// decision: with none polling the run's task queue, Decide waits for one
+// until ctx ends.
 func (r Run) Decide(ctx context.Context, callID string, d agentloop.Decision) error {
 	if d.Verdict != agentloop.Allow && d.Verdict != agentloop.Deny {
 		return ErrInvalidVerdict
