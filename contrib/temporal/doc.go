@@ -42,7 +42,7 @@
 // [llmstream.APIError.Retryable] holds (429, overload, 5xx) are retried, after
 // the provider's Retry-After when it sent one; a bad request, a credential
 // or permission error, a context that is too long, a bad event and every
-// other error are not ([temporal.NewNonRetryableApplicationError]). airlock's
+// other error are not (the SDK's NewNonRetryableApplicationError). airlock's
 // own transport must not retry as well, or one failure costs retries times
 // attempts: build the worker's client with
 //
