@@ -122,6 +122,9 @@ func (r *run) approve(ctx context.Context, turn int, calls []llmstream.ToolCall)
 				}
 				return nil, &ToolError{Name: c.Function.Name, CallID: c.ID, Index: i, Err: err}
 			}
+			if r.decided == nil {
+				r.decided = map[string]Decision{}
+			}
 			r.decided[c.ID] = d
 			ok = true
 		}

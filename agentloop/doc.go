@@ -3,14 +3,27 @@
 // the model answers without tool calls. It acts only on materialized
 // messages, whose tool calls are whole and validated.
 //
+//	read := agentloop.NewTool("read_file", "Reads a file.", readFile)   // func(ctx, struct{Path string `json:"path"`}) (string, error); schema derived
+//	write := agentloop.NewTool("write_file", "Writes a file.", writeFile)
+//	write.NeedsApproval = true                                          // Approve is asked before it runs; read_file is not
 //	loop := agentloop.Loop{
-//		Model: llmstream.NewClient(llmstream.WithModel("gpt-4o-mini")), // or any Model
-//		Tools: []agentloop.Tool{{Name: "read_file", Parameters: schema, Run: readFile}},
-//		Request: llmstream.Request{Temperature: &temp}, // sent with every turn
-//		Hooks:   agentloop.Hooks{OnDelta: show},     // streaming, for display only
+//		Model:         llmstream.NewClient(llmstream.WithModel("gpt-4o-mini")), // or any Model, a ModelFunc
+//		Tools:         []agentloop.Tool{read, write},
+//		ParallelTools: 4,                                        // a turn's calls run at once, answered in call order
+//		Approve:       askPerson,                                // Allow, Deny (with a reason) or Pause
+//		Request:       llmstream.Request{Temperature: &temp},    // sent with every turn
+//		Hooks:         agentloop.Hooks{OnDelta: show},           // streaming, for display only
 //	}
-//	res, err := loop.Run(ctx, []llmstream.Message{{Role: "user", Content: "Summarize go.mod"}})
+//	res, err := loop.Run(ctx, []llmstream.Message{{Role: "user", Content: "Fix the typo in README.md"}})
+//	if errors.Is(err, agentloop.ErrPaused) {
+//		saved, _ := json.Marshal(res.State) // res.Pending: the calls waiting for a person
+//		// ... later, in any process: json.Unmarshal(saved, &st), then
+//		res, err = loop.Resume(ctx, st, map[string]agentloop.Decision{res.Pending[0].ID: {Verdict: agentloop.Allow}})
+//	}
 //	// res.Messages is the whole conversation; every call in it has its answer
+//
+// The package's examples run each feature offline: parallel tools,
+// approve, Resume from a State saved as JSON, and NewTool.
 //
 // # A turn
 //

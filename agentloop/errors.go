@@ -110,8 +110,8 @@ func (e *ToolError) Unwrap() error { return e.Err }
 
 // RecoverableError marks a tool failure the model may be able to fix, such
 // as a missing file or a bad pattern. The loop answers the call with the
-// error text, answers the rest of that turn's calls "skipped", and lets
-// the model try again; see [Recoverable].
+// error text, runs the turn's other calls as usual, and lets the model try
+// again; see [Recoverable].
 type RecoverableError struct {
 	// Err is the failure; its text is what the model sees.
 	Err error

@@ -55,36 +55,22 @@ func (r *run) runCalls(ctx context.Context, turn int, calls []llmstream.ToolCall
 		todo = append(todo, i)
 	}
 	width := max(r.s.ParallelTools, 1)
-	tctx, stop := context.WithCancelCause(ctx)
-	defer stop(nil)
-	results := make(chan finished, len(todo))
 	firstFatal := -1
-	running, next := 0, 0
-	for {
-		for running < width && next < len(todo) && firstFatal < 0 && ctx.Err() == nil {
+	next := 0
+	if width == 1 || len(todo) == 1 {
+		// One at a time: on this goroutine, with nothing to cancel.
+		for ; next < len(todo) && firstFatal < 0 && ctx.Err() == nil; next++ {
 			i := todo[next]
-			next++
-			running++
-			if h := r.s.Hooks.BeforeTool; h != nil {
-				h(ToolStart{Turn: turn, Index: i, Call: calls[i], Batch: len(todo), Running: running})
+			r.beforeTool(turn, i, calls[i], len(todo), 1)
+			start := time.Now()
+			out, err := r.dispatch(ctx, i, calls[i])
+			outs[i] = r.classify(ctx, ctx, turn, calls[i], finished{index: i, out: out, err: err, duration: time.Since(start)})
+			if outs[i].state == fatal {
+				firstFatal = i
 			}
-			go func(i int) {
-				start := time.Now()
-				out, err := r.dispatch(tctx, i, calls[i])
-				results <- finished{index: i, out: out, err: err, duration: time.Since(start)}
-			}(i)
 		}
-		if running == 0 {
-			break
-		}
-		f := <-results
-		running--
-		o := r.classify(ctx, tctx, turn, calls[f.index], f)
-		if o.state == fatal && firstFatal < 0 {
-			firstFatal = f.index
-			stop(errCallFailed)
-		}
-		outs[f.index] = o
+	} else {
+		next, firstFatal = r.runParallel(ctx, turn, calls, todo, width, outs)
 	}
 	for _, i := range todo[next:] {
 		switch {
@@ -106,6 +92,48 @@ func (r *run) runCalls(ctx context.Context, turn int, calls []llmstream.ToolCall
 		err = fmt.Errorf("agentloop: turn %d: %w", turn, context.Cause(ctx))
 	}
 	return err
+}
+
+// runParallel runs the calls todo names, up to width at once, and fills
+// in their outcomes. It returns how many of todo it started and the index
+// of the call that failed the run first, -1 if none. Hooks are called on
+// this goroutine only.
+func (r *run) runParallel(ctx context.Context, turn int, calls []llmstream.ToolCall, todo []int, width int, outs []outcome) (next, firstFatal int) {
+	tctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	results := make(chan finished, len(todo))
+	firstFatal = -1
+	running := 0
+	for {
+		for running < width && next < len(todo) && firstFatal < 0 && ctx.Err() == nil {
+			i := todo[next]
+			next++
+			running++
+			r.beforeTool(turn, i, calls[i], len(todo), running)
+			go func(i int) {
+				start := time.Now()
+				out, err := r.dispatch(tctx, i, calls[i])
+				results <- finished{index: i, out: out, err: err, duration: time.Since(start)}
+			}(i)
+		}
+		if running == 0 {
+			return next, firstFatal
+		}
+		f := <-results
+		running--
+		o := r.classify(ctx, tctx, turn, calls[f.index], f)
+		if o.state == fatal && firstFatal < 0 {
+			firstFatal = f.index
+			stop(errCallFailed)
+		}
+		outs[f.index] = o
+	}
+}
+
+func (r *run) beforeTool(turn, index int, call llmstream.ToolCall, batch, running int) {
+	if h := r.s.Hooks.BeforeTool; h != nil {
+		h(ToolStart{Turn: turn, Index: index, Call: call, Batch: batch, Running: running})
+	}
 }
 
 // verdict applies the failure rules to the outcomes in call order and

@@ -19,7 +19,8 @@ type Hooks struct {
 	AfterModel func(ModelDone)
 	// BeforeTool is called before each tool call the loop dispatches
 	// (also for a call that then fails as unknown or with bad
-	// arguments); calls answered "skipped" or "not run" get no hooks.
+	// arguments); calls answered "skipped" or "not run" get no tool
+	// hooks, nor does a denied call (AfterApproval tells of it).
 	BeforeTool func(ToolStart)
 	// AfterTool is called after each call BeforeTool announced. With
 	// Loop.ParallelTools above 1, calls finish in any order: AfterTool

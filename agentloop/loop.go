@@ -242,7 +242,7 @@ func (l *Loop) Run(ctx context.Context, messages []llmstream.Message) (Result, e
 	if len(messages) == 0 {
 		return res, fmt.Errorf("%w: Run needs at least one message", ErrInvalidLoop)
 	}
-	r := &run{s: s, res: &res, dropped: map[int]bool{}, decided: map[string]Decision{}}
+	r := &run{s: s, res: &res, dropped: map[int]bool{}}
 	err = r.loop(ctx, nil)
 	r.save()
 	return res, err

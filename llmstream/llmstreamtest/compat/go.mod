@@ -6,6 +6,7 @@ require (
 	github.com/airlock-go/airlock v0.0.0-00010101000000-000000000000
 	github.com/anthropics/anthropic-sdk-go/v2 v2.15.0
 	github.com/google/go-cmp v0.7.0
+	github.com/google/jsonschema-go v0.4.3
 	github.com/openai/openai-go/v3 v3.98.0
 	github.com/sashabaranov/go-openai v1.43.0
 	go.uber.org/goleak v1.3.0
