@@ -30,7 +30,7 @@ type verdict struct {
 // not JSON; lastFailure the run's repeated-failure key).
 //
 // It resumes a one-turn agentloop.Loop over stand-ins of the worker's tools
-// (their names, schemas and NeedsApproval, a Run that does nothing), with
+// (copies whose Run does nothing), with
 // AnswerInvalidCalls and an Approve that records whom it is asked about,
 // so the checks, the words the model reads, the repeat rule and who needs
 // approval are agentloop's own rather than a copy. agentloop exports no
@@ -43,11 +43,15 @@ func (a *activities) check(ctx context.Context, msg llmstream.Message, streamErr
 	valid := false
 	standIns := make([]agentloop.Tool, len(a.agent.Tools))
 	for i, t := range a.agent.Tools {
-		standIns[i] = agentloop.Tool{Name: t.Name, Parameters: t.Parameters, NeedsApproval: t.NeedsApproval,
-			Run: func(context.Context, json.RawMessage) (string, error) {
+		// A copy keeps what agentloop checks of a tool (a NewTool's schema
+		// error is unexported); only Run is replaced.
+		standIns[i] = t
+		if t.Run != nil {
+			standIns[i].Run = func(context.Context, json.RawMessage) (string, error) {
 				valid = true
 				return "", nil
-			}}
+			}
+		}
 	}
 	var v verdict
 	turn := 0
@@ -94,4 +98,24 @@ func (a *activities) check(ctx context.Context, msg llmstream.Message, streamErr
 		v.Repeated = err.Error()
 	}
 	return v, nil
+}
+
+// toolsProblem returns agentloop's refusal of the worker's tools (a tool
+// without a name or Run, a duplicate name, parameters or a NewTool input
+// type that are not a JSON object's schema), nil when they are usable. It
+// runs a Loop whose model answers at once, which agentloop refuses before
+// calling the model when the tools are unusable: so a misconfigured worker
+// fails a turn before anything is sent.
+func (a *activities) toolsProblem(ctx context.Context) error {
+	l := agentloop.Loop{
+		Model: agentloop.ModelFunc(func(context.Context, llmstream.Request) (llmstream.Message, error) {
+			return llmstream.Message{Role: "assistant"}, nil
+		}),
+		Tools: a.agent.Tools,
+	}
+	_, err := l.Run(ctx, []llmstream.Message{{Role: "user", Content: "check"}})
+	if errors.Is(err, agentloop.ErrInvalidLoop) {
+		return fmt.Errorf("temporal: the worker's tools cannot be offered: %w", err)
+	}
+	return nil
 }

@@ -46,6 +46,9 @@ func (a *activities) model(ctx context.Context, in modelInput) (modelOutput, err
 	if a.agent.Model == nil {
 		return modelOutput{}, sdktemporal.NewNonRetryableApplicationError(ErrNoModel.Error(), ErrTypeModel, nil)
 	}
+	if err := a.toolsProblem(ctx); err != nil {
+		return modelOutput{}, sdktemporal.NewNonRetryableApplicationError(err.Error(), ErrTypeModel, nil)
+	}
 	b := startBeat(ctx)
 	defer b.end()
 	follow := a.follower(ctx, b, in.Turn)

@@ -669,3 +669,25 @@ func TestNoModel(t *testing.T) {
 		t.Errorf("error %v, want %v", err, ErrNoModel)
 	}
 }
+
+// A tool agentloop refuses (here a NewTool whose input type has no JSON
+// Schema) fails the run before anything is sent to the model.
+func TestUnusableTool(t *testing.T) {
+	model, srv := newModel(t, llmstreamtest.WithTurns(
+		llmstreamtest.Turn{ToolCalls: []llmstreamtest.Call{{ID: "c1", Name: "bad", Arguments: `{}`}}},
+		llmstreamtest.Turn{Text: "ok"},
+	))
+	ran := false
+	bad := agentloop.NewTool("bad", "has a channel", func(context.Context, struct{ C chan int }) (string, error) {
+		ran = true
+		return "", nil
+	})
+	env := newEnv(t, Agent{Model: model, Tools: []agentloop.Tool{bad}})
+	_, err := execute(t, env, input{State: State{Messages: user("go")}})
+	if f := runError(t, err); f.Type != ErrTypeModel || !strings.Contains(err.Error(), "invalid loop") {
+		t.Errorf("error %v, want the tools refused", err)
+	}
+	if ran || len(srv.Requests()) != 0 {
+		t.Errorf("the refused tool ran: %v; %d requests sent, want none", ran, len(srv.Requests()))
+	}
+}
