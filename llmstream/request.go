@@ -1,9 +1,11 @@
 package llmstream
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 )
 
 // Request is one model request in the neutral form every [Dialect] takes.
@@ -190,4 +192,14 @@ func (r *Request) maxTokens() *int {
 		return r.MaxTokens
 	}
 	return r.MaxCompletionTokens
+}
+
+// sentArguments is args as a request sends them: one JSON object, else
+// "{}".
+func sentArguments(args string) string {
+	trimmed := strings.TrimSpace(args)
+	if trimmed == "" || trimmed[0] != '{' || !json.Valid([]byte(trimmed)) {
+		return "{}"
+	}
+	return args
 }
