@@ -90,6 +90,11 @@ func NewClient(opts ...ClientOption) *Client {
 		return c
 	}
 	c.proto = c.cfg.dialect.protocol()
+	if v := c.cfg.vertex; v != nil {
+		if c.proto, c.err = v.protocol(c.cfg.dialect, c.proto); c.err != nil {
+			return c
+		}
+	}
 	c.base, c.err = normalizeBase(c.cfg.baseURL, c.proto)
 	return c
 }
