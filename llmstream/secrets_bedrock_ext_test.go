@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"sort"
-	"strings"
 	"testing"
 
 	"github.com/airlock-go/airlock/eventstream"
@@ -65,17 +63,7 @@ func writeFrame(w io.Writer, m eventstream.Message) {
 // every place of a credential.
 func TestNoCredentialLeaksBedrock(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var parts []string
-		for k, vs := range r.Header {
-			parts = append(parts, k+": "+strings.Join(vs, ","))
-		}
-		sort.Strings(parts)
-		parts = append(parts, "query: "+r.URL.RawQuery)
-		if u, p, ok := r.BasicAuth(); ok {
-			parts = append(parts, "basic: "+u+":"+p)
-		}
-		echo := strings.Join(parts, "; ")
-		mode, _ := url.PathUnescape(strings.Split(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")[0])
+		mode, echo := echoOf(r)
 		for _, e := range bedrockEchoes {
 			if e.name == mode {
 				e.serve(w, echo)

@@ -159,17 +159,7 @@ func (l *eventLog) add(e transport.Event) { l.mu.Lock(); l.events = append(l.eve
 // names, repeating every header value and the raw query and userinfo.
 func echoServer(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var parts []string
-		for k, vs := range r.Header {
-			parts = append(parts, k+": "+strings.Join(vs, ","))
-		}
-		sort.Strings(parts)
-		parts = append(parts, "query: "+r.URL.RawQuery)
-		if u, p, ok := r.BasicAuth(); ok {
-			parts = append(parts, "basic: "+u+":"+p)
-		}
-		echo := strings.Join(parts, "; ")
-		mode, _ := url.PathUnescape(strings.Split(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")[0])
+		mode, echo := echoOf(r)
 		for _, e := range echoes {
 			if e.name == mode {
 				e.serve(w, echo)
@@ -180,6 +170,22 @@ func echoServer(t *testing.T) *httptest.Server {
 	}))
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// echoOf is the echo mode a request's first path element names and the
+// text that repeats every header value, the raw query and the userinfo.
+func echoOf(r *http.Request) (mode, echo string) {
+	var parts []string
+	for k, vs := range r.Header {
+		parts = append(parts, k+": "+strings.Join(vs, ","))
+	}
+	sort.Strings(parts)
+	parts = append(parts, "query: "+r.URL.RawQuery)
+	if u, p, ok := r.BasicAuth(); ok {
+		parts = append(parts, "basic: "+u+":"+p)
+	}
+	mode, _ = url.PathUnescape(strings.Split(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")[0])
+	return mode, strings.Join(parts, "; ")
 }
 
 func TestNoCredentialLeaks(t *testing.T) {
