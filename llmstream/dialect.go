@@ -2,6 +2,7 @@ package llmstream
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -125,12 +126,39 @@ const (
 	// or saved without its Continuity) gets Google's documented placeholder,
 	// "skip_thought_signature_validator", on its first call.
 	DialectGemini
+	// DialectBedrock is Amazon Bedrock's Converse API, streamed: POST
+	// {base}/model/{modelId}/converse-stream (base [DefaultBedrockBaseURL],
+	// or [BedrockBaseURL] of a region) with a Bedrock API key as
+	// "Authorization: Bearer" (or no key, and a Doer that signs the request
+	// with SigV4: contrib/aws). The answer is AWS event-stream frames
+	// (package eventstream), not SSE; each frame's payload is one event:
+	//
+	//	contentBlockDelta text               → text
+	//	contentBlockStart toolUse +          → calls by contentBlockIndex (ID is
+	//	  contentBlockDelta toolUse.input      toolUseId), the input fragments joined
+	//	contentBlockDelta reasoningContent   → reasoning; the block with its signature,
+	//	  (text, signature, redactedContent)   or its redactedContent, kept in
+	//	                                       Continuity and written back in place
+	//	messageStop stopReason               → kept; guardrail_intervened and
+	//	                                       content_filtered are StopContentFilter
+	//	metadata usage                       → usage (before or after messageStop)
+	//	exception frames (throttlingException, → *APIError with the exception type and
+	//	  modelStreamErrorException, ...)       message kept exactly
+	//
+	// The stream ends properly at messageStop; reading goes on until its
+	// metadata arrived or the body ended. A second messageStart, a delta for
+	// a block that stopped, a tool-use delta for a block never started, or
+	// content after messageStop is [ErrOutOfOrder]. A bad frame (a CRC, a
+	// cut frame) is the eventstream package's error, in the chain. A
+	// request without a model fails with [ErrInvalidRequest]: the URL names
+	// it.
+	DialectBedrock
 
 	dialectEnd
 )
 
-// String returns the dialect's name: "chat", "anthropic", "responses" or
-// "gemini" ("chat" for the zero value, which means it).
+// String returns the dialect's name: "chat", "anthropic", "responses",
+// "gemini" or "bedrock" ("chat" for the zero value, which means it).
 func (d Dialect) String() string {
 	switch d.normal() {
 	case DialectChat:
@@ -141,12 +169,14 @@ func (d Dialect) String() string {
 		return "responses"
 	case DialectGemini:
 		return "gemini"
+	case DialectBedrock:
+		return "bedrock"
 	}
 	return fmt.Sprintf("Dialect(%d)", uint8(d))
 }
 
 // ParseDialect returns the dialect named s, as flags and configuration
-// files give it: "chat", "anthropic", "responses" or "gemini", in any case;
+// files give it: "chat", "anthropic", "responses", "gemini" or "bedrock", in any case;
 // "openai" is taken for "chat". Any other name is an error that lists the
 // names.
 func ParseDialect(s string) (Dialect, error) {
@@ -159,8 +189,10 @@ func ParseDialect(s string) (Dialect, error) {
 		return DialectResponses, nil
 	case "gemini":
 		return DialectGemini, nil
+	case "bedrock":
+		return DialectBedrock, nil
 	}
-	return 0, fmt.Errorf("llmstream: unknown dialect %q (want chat, anthropic, responses or gemini)", s)
+	return 0, fmt.Errorf("llmstream: unknown dialect %q (want chat, anthropic, responses, gemini or bedrock)", s)
 }
 
 // MarshalText returns the dialect's name, so a Dialect marshals as a JSON
@@ -212,6 +244,21 @@ type protocol interface {
 	parseError(raw []byte, status int) (e *APIError, ok bool)
 }
 
+// framedProtocol is a protocol whose stream is not SSE (Bedrock's AWS
+// event stream): it names the answer's media type and reads the body into
+// events itself.
+type framedProtocol interface {
+	mediaType() string
+	newSource(r io.Reader, b *Bridge) EventSource
+}
+
+// headerErrorParser is a protocol whose HTTP error answers may name their
+// type in a header only (Bedrock's x-amzn-ErrorType); it is used instead
+// of parseError for them.
+type headerErrorParser interface {
+	parseErrorHeader(raw []byte, status int, h http.Header) (*APIError, bool)
+}
+
 // decoder reads one stream's events into its Bridge. A decoder applies
 // nothing of an event that fails: it validates the whole event first.
 type decoder interface {
@@ -230,6 +277,8 @@ func (d Dialect) protocol() protocol {
 		return responsesProtocol{}
 	case DialectGemini:
 		return geminiProtocol{}
+	case DialectBedrock:
+		return bedrockProtocol{}
 	}
 	return chatProtocol{}
 }

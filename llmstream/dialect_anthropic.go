@@ -1,7 +1,6 @@
 package llmstream
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -32,13 +31,6 @@ const DefaultAnthropicBaseURL = "https://api.anthropic.com/v1"
 // AnthropicVersion is the anthropic-version header every Anthropic request
 // carries.
 const AnthropicVersion = "2023-06-01"
-
-// ErrOutOfOrder reports an event the dialect's sequence does not allow: a
-// second message_start, a delta or stop for a block that was never started
-// or has stopped, a block started twice. The error is an [*EventError]
-// (matching [ErrBadEvent] too) with the event's data; the event changes
-// nothing.
-var ErrOutOfOrder = errors.New("llmstream: event out of order")
 
 type anthropicProtocol struct{}
 
@@ -755,14 +747,6 @@ func (a *anthropicDecoder) applyIterations(u *Usage, s span) {
 	if in > 0 || out > 0 {
 		u.BilledPromptTokens, u.BilledCompletionTokens = in, out
 	}
-}
-
-// jsonInt reads a validated JSON number at s as a non-negative int.
-func jsonInt(d []byte, s span) (int, bool) {
-	if !s.ok() {
-		return 0, false
-	}
-	return parseIndex(d[s.start:s.end])
 }
 
 // anthropicStopReason maps an Anthropic stop_reason.

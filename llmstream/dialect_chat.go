@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strings"
 	"unsafe"
 
 	"github.com/airlock-go/airlock/sse"
@@ -743,16 +742,6 @@ func sentCalls(calls []ToolCall) []ToolCall {
 		}
 	}
 	return calls
-}
-
-// sentArguments is args as a request sends them: one JSON object, else
-// "{}".
-func sentArguments(args string) string {
-	trimmed := strings.TrimSpace(args)
-	if trimmed == "" || trimmed[0] != '{' || !json.Valid([]byte(trimmed)) {
-		return "{}"
-	}
-	return args
 }
 
 // decodeUsage reads a validated usage object; a usage of the wrong shape is

@@ -1,5 +1,6 @@
 // Package llmstream turns a model's streamed response — OpenAI Chat
-// Completions, Anthropic Messages, the OpenAI Responses API or Gemini — into
+// Completions, Anthropic Messages, the OpenAI Responses API, Gemini (also on
+// Vertex AI, [WithVertex]) or Amazon Bedrock's ConverseStream — into
 // one materialized assistant [Message]: the text, the reasoning, and
 // complete, validated tool calls. A tool call whose arguments are still
 // arriving is shown as progress ([Delta]), never handed out as a call that

@@ -39,11 +39,6 @@ type antTool struct {
 	InputSchema json.RawMessage `json:"input_schema"`
 }
 
-// anthropicBudgets is the thinking budget, in tokens, for a reasoning
-// effort when no budget is given; "none" turns thinking off, and any other
-// effort fails the request.
-var anthropicBudgets = map[string]int{"minimal": 1024, "low": 2048, "medium": 8192, "high": 24576}
-
 // encode writes the Messages request: system messages become "system",
 // consecutive tool answers one user message of tool_result blocks, an
 // assistant's calls tool_use blocks with their input objects, and its

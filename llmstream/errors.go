@@ -76,6 +76,13 @@ var (
 	ErrNotEventStream = errors.New("llmstream: the answer is not an event stream")
 )
 
+// ErrOutOfOrder reports an event the dialect's sequence does not allow: a
+// second message_start, a delta or stop for a block that was never started
+// or has stopped, a block started twice. The error is an [*EventError]
+// (matching [ErrBadEvent] too) with the event's data; the event changes
+// nothing.
+var ErrOutOfOrder = errors.New("llmstream: event out of order")
+
 // interrupted marks err, the failure of a stream that had begun, with
 // [ErrInterrupted] when it means the stream broke (see there); other
 // errors are returned as they are.

@@ -582,3 +582,11 @@ func walkEvent[T any](s *doc, t T, data []byte, fn memberFunc[T]) (int, error) {
 	}
 	return i, nil
 }
+
+// jsonInt reads a validated JSON number at s as a non-negative int.
+func jsonInt(d []byte, s span) (int, bool) {
+	if !s.ok() {
+		return 0, false
+	}
+	return parseIndex(d[s.start:s.end])
+}

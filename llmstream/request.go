@@ -1,9 +1,11 @@
 package llmstream
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 )
 
 // Request is one model request in the neutral form every [Dialect] takes.
@@ -129,6 +131,11 @@ func (c ToolChoice) check() error {
 // the member.
 const DefaultAnthropicMaxTokens = 8192
 
+// anthropicBudgets is the thinking budget, in tokens, for a reasoning
+// effort when no budget is given; "none" turns thinking off, and any other
+// effort fails the request.
+var anthropicBudgets = map[string]int{"minimal": 1024, "low": 2048, "medium": 8192, "high": 24576}
+
 // clone returns a copy of r that shares no slice or map with it (messages
 // are copied shallowly: the dialects never write to them).
 func (r Request) clone() Request {
@@ -190,4 +197,14 @@ func (r *Request) maxTokens() *int {
 		return r.MaxTokens
 	}
 	return r.MaxCompletionTokens
+}
+
+// sentArguments is args as a request sends them: one JSON object, else
+// "{}".
+func sentArguments(args string) string {
+	trimmed := strings.TrimSpace(args)
+	if trimmed == "" || trimmed[0] != '{' || !json.Valid([]byte(trimmed)) {
+		return "{}"
+	}
+	return args
 }
