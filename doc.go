@@ -18,7 +18,8 @@
 //
 //   - [github.com/airlock-go/airlock/llmstream]: stream a model's answer with
 //     tools — OpenAI Chat Completions and compatible servers, Anthropic
-//     Messages, the OpenAI Responses API or Gemini — and get one Message back
+//     Messages, the OpenAI Responses API, Gemini or Amazon Bedrock — and get
+//     one Message back
 //     (Client), or decode a recorded stream (ReadMessage).
 //   - [github.com/airlock-go/airlock/agentloop]: the reference agent loop: call the
 //     model, enforce tool-call caps, run tools, feed results back.

@@ -17,8 +17,16 @@ func nestedArgs(n int) string {
 // argsStream is a stream of one call with args in dialect d; whole
 // carries them as a JSON object where the dialect can (Anthropic's
 // input, Gemini's args), else as streamed text.
-func argsStream(d Dialect, args string, whole bool) string {
+func argsStream(t testing.TB, d Dialect, args string, whole bool) string {
 	switch d {
+	case DialectBedrock:
+		return string(bedrockFrames(t, []byte(strings.Join([]string{
+			`event messageStart {"role":"assistant"}`,
+			`event contentBlockStart {"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"t1","name":"f"}}}`,
+			`event contentBlockDelta {"contentBlockIndex":0,"delta":{"toolUse":{"input":"` + strings.ReplaceAll(args, `"`, `\"`) + `"}}}`,
+			`event contentBlockStop {"contentBlockIndex":0}`,
+			`event messageStop {"stopReason":"tool_use"}`,
+		}, "\n"))))
 	case DialectAnthropic:
 		input, partial := `{}`, args
 		if whole {
@@ -55,7 +63,7 @@ func TestArgumentsDepthEveryDialect(t *testing.T) {
 				continue
 			}
 			for _, n := range []int{toolcall.MaxNestingDepth - 1, toolcall.MaxNestingDepth, toolcall.MaxNestingDepth + 1} {
-				m, err := ReadMessage(strings.NewReader(argsStream(d, nestedArgs(n), whole)), WithDialect(d))
+				m, err := ReadMessage(strings.NewReader(argsStream(t, d, nestedArgs(n), whole)), WithDialect(d))
 				if n <= toolcall.MaxNestingDepth {
 					if err != nil || len(m.ToolCalls) != 1 || m.ToolCalls[0].Function.Arguments != nestedArgs(n) {
 						t.Errorf("%v whole=%v depth %d: %d calls, %v", d, whole, n, len(m.ToolCalls), err)

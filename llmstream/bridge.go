@@ -443,8 +443,13 @@ func ReadMessage(r io.Reader, opts ...BridgeOption) (Message, error) {
 }
 
 // newReader reads r through an sse.Reader, whose events are always valid
-// UTF-8 (invalid bytes become U+FFFD), so the decoder need not check again.
-func (b *Bridge) newReader(r io.Reader) *sse.Reader {
+// UTF-8 (invalid bytes become U+FFFD), so the decoder need not check again;
+// a dialect with frames of its own reads them itself.
+func (b *Bridge) newReader(r io.Reader) EventSource {
+	if f, ok := b.config().dialect.protocol().(framedProtocol); ok {
+		b.validUTF8 = false
+		return f.newSource(r, b)
+	}
 	b.validUTF8 = true
 	opts := make([]sse.Option, 0, len(b.config().sseOpts)+3)
 	opts = append(opts, sse.WithMaxEventSize(DefaultMaxEventSize))

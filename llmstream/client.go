@@ -90,6 +90,11 @@ func NewClient(opts ...ClientOption) *Client {
 		return c
 	}
 	c.proto = c.cfg.dialect.protocol()
+	if v := c.cfg.vertex; v != nil {
+		if c.proto, c.err = v.protocol(c.cfg.dialect, c.proto); c.err != nil {
+			return c
+		}
+	}
 	c.base, c.err = normalizeBase(c.cfg.baseURL, c.proto)
 	return c
 }
@@ -286,7 +291,7 @@ func (c *Client) open(ctx context.Context, r *Request) (*Bridge, io.ReadCloser, 
 	b := newBridge(c.cfg, onDelta)
 	wr, whole := c.proto.(wholeReader)
 	switch mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); {
-	case mt == "text/event-stream":
+	case mt == streamMediaType(c.proto):
 	case mt == "application/json" && whole:
 		wr.readWhole(b, resp.Body, maxWholeBytes)
 		b.events = 1
@@ -297,6 +302,14 @@ func (c *Client) open(ctx context.Context, r *Request) (*Bridge, io.ReadCloser, 
 		return nil, nil, c.mapError(ctx, err, false, secrets)
 	}
 	return b, resp.Body, nil
+}
+
+// streamMediaType is the media type of p's streamed answers.
+func streamMediaType(p protocol) string {
+	if f, ok := p.(framedProtocol); ok {
+		return f.mediaType()
+	}
+	return "text/event-stream"
 }
 
 // newRequest builds the HTTP request for r in the client's dialect. The
@@ -407,7 +420,11 @@ func (c *Client) mapError(ctx context.Context, err error, streaming bool, secret
 		} else {
 			se.Body = secrets.Bytes(se.Body)
 		}
-		if e, ok := c.proto.parseError(se.Body, se.StatusCode); ok {
+		e, ok := c.proto.parseError(se.Body, se.StatusCode)
+		if hp, is := c.proto.(headerErrorParser); is {
+			e, ok = hp.parseErrorHeader(se.Body, se.StatusCode, se.Header)
+		}
+		if ok {
 			e.Err = err
 			err = e
 		}

@@ -30,12 +30,15 @@ const (
 	// DialectGemini is Google's Gemini API, streamGenerateContent
 	// (dialect_gemini.go).
 	DialectGemini
+	// DialectBedrock is Amazon Bedrock's Converse API, streamed as AWS
+	// event-stream frames, not SSE (dialect_bedrock.go).
+	DialectBedrock
 
 	dialectEnd
 )
 
-// String returns the dialect's name: "chat", "anthropic", "responses" or
-// "gemini" ("chat" for the zero value, which means it).
+// String returns the dialect's name: "chat", "anthropic", "responses",
+// "gemini" or "bedrock" ("chat" for the zero value, which means it).
 func (d Dialect) String() string {
 	switch d.normal() {
 	case DialectChat:
@@ -46,12 +49,14 @@ func (d Dialect) String() string {
 		return "responses"
 	case DialectGemini:
 		return "gemini"
+	case DialectBedrock:
+		return "bedrock"
 	}
 	return fmt.Sprintf("Dialect(%d)", uint8(d))
 }
 
 // ParseDialect returns the dialect named s, as flags and configuration
-// files give it: "chat", "anthropic", "responses" or "gemini", in any case;
+// files give it: "chat", "anthropic", "responses", "gemini" or "bedrock", in any case;
 // "openai" is taken for "chat". Any other name is an error that lists the
 // names.
 func ParseDialect(s string) (Dialect, error) {
@@ -64,8 +69,10 @@ func ParseDialect(s string) (Dialect, error) {
 		return DialectResponses, nil
 	case "gemini":
 		return DialectGemini, nil
+	case "bedrock":
+		return DialectBedrock, nil
 	}
-	return 0, fmt.Errorf("llmstream: unknown dialect %q (want chat, anthropic, responses or gemini)", s)
+	return 0, fmt.Errorf("llmstream: unknown dialect %q (want chat, anthropic, responses, gemini or bedrock)", s)
 }
 
 // MarshalText returns the dialect's name, so a Dialect marshals as a JSON
@@ -127,6 +134,21 @@ type wholeReader interface {
 // maxWholeBytes bounds a whole JSON completion, in bytes.
 const maxWholeBytes = 64 << 20
 
+// framedProtocol is a protocol whose stream is not SSE (Bedrock's AWS
+// event stream): it names the answer's media type and reads the body into
+// events itself.
+type framedProtocol interface {
+	mediaType() string
+	newSource(r io.Reader, b *Bridge) EventSource
+}
+
+// headerErrorParser is a protocol whose HTTP error answers may name their
+// type in a header only (Bedrock's x-amzn-ErrorType); it is used instead
+// of parseError for them.
+type headerErrorParser interface {
+	parseErrorHeader(raw []byte, status int, h http.Header) (*APIError, bool)
+}
+
 // decoder reads one stream's events into its Bridge. A decoder applies
 // nothing of an event that fails: it validates the whole event first.
 type decoder interface {
@@ -145,6 +167,8 @@ func (d Dialect) protocol() protocol {
 		return responsesProtocol{}
 	case DialectGemini:
 		return geminiProtocol{}
+	case DialectBedrock:
+		return bedrockProtocol{}
 	}
 	return chatProtocol{}
 }

@@ -20,7 +20,7 @@ func TestParseDialect(t *testing.T) {
 		want Dialect
 	}{
 		{"chat", DialectChat}, {"OpenAI", DialectChat}, {" anthropic ", DialectAnthropic},
-		{"Responses", DialectResponses}, {"gemini", DialectGemini},
+		{"Responses", DialectResponses}, {"gemini", DialectGemini}, {"Bedrock", DialectBedrock},
 	} {
 		got, err := ParseDialect(tc.in)
 		if err != nil || got != tc.want {
@@ -31,7 +31,7 @@ func TestParseDialect(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"", "claude", "chat2"} {
-		if _, err := ParseDialect(bad); err == nil || !strings.Contains(err.Error(), "want chat, anthropic, responses or gemini") {
+		if _, err := ParseDialect(bad); err == nil || !strings.Contains(err.Error(), "want chat, anthropic, responses, gemini or bedrock") {
 			t.Errorf("ParseDialect(%q) = %v", bad, err)
 		}
 	}

@@ -1,6 +1,7 @@
 // Package llmstream turns a model's streamed response — OpenAI Chat
-// Completions, Anthropic Messages, the OpenAI Responses API or Gemini, chosen
-// with [WithDialect] — into one materialized assistant [Message]: the text,
+// Completions, Anthropic Messages, the OpenAI Responses API, Gemini (also on
+// Vertex AI, [WithVertex]) or Amazon Bedrock's ConverseStream, chosen with
+// [WithDialect] — into one materialized assistant [Message]: the text,
 // the reasoning, and complete, validated tool calls. A call whose arguments
 // are still arriving is shown as progress ([Delta]), never handed out as a
 // call that may run. [Client.Stream] sends a [Request]; [ReadMessage]

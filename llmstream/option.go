@@ -52,6 +52,7 @@ type config struct {
 	idleTimeout time.Duration
 	defaults    *Request // WithRequestDefaults; nil for none
 	logger      *slog.Logger
+	vertex      *vertexTarget // WithVertex; nil for none
 
 	secretValues []string    // WithSecrets
 	secrets      *redact.Set // all of the credentials above, made by the constructors
@@ -239,8 +240,9 @@ func (o baseURLOption) String() string {
 type apiKeyOption string
 
 // WithAPIKey sets the key, sent the dialect's way ("Authorization: Bearer
-// <key>" for chat and Responses, "x-api-key" for Anthropic,
-// "x-goog-api-key" for Gemini). The key never appears in the option's
+// <key>" for chat, Responses and Bedrock, "x-api-key" for Anthropic,
+// "x-goog-api-key" for Gemini; on Vertex AI, [WithVertex], the key is an
+// OAuth access token sent as "Authorization: Bearer"). The key never appears in the option's
 // String, nor in an error unless it is shorter than 8 bytes, too short to
 // be told from ordinary words ("ollama"), which error texts leave alone
 // (see [WithSecrets]). Servers that want another header (Azure's "api-key")

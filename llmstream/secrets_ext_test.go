@@ -207,19 +207,8 @@ func (l *eventLog) add(e transport.Event) { l.mu.Lock(); l.events = append(l.eve
 // when it names none).
 func echoServer(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var parts []string
-		for k, vs := range r.Header {
-			parts = append(parts, k+": "+strings.Join(vs, ","))
-		}
-		sort.Strings(parts)
-		parts = append(parts, "query: "+r.URL.RawQuery)
-		if u, p, ok := r.BasicAuth(); ok {
-			parts = append(parts, "basic: "+u+":"+p)
-		}
-		echo := strings.Join(parts, "; ")
-		path := strings.Split(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")
-		mode, _ := url.PathUnescape(path[0])
-		if len(path) > 1 {
+		mode, echo := echoOf(r)
+		if path := strings.Split(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/"); len(path) > 1 {
 			form, _ := url.PathUnescape(path[1])
 			for _, f := range echoForms {
 				if f.name == form {
@@ -237,6 +226,22 @@ func echoServer(t *testing.T) *httptest.Server {
 	}))
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// echoOf is the echo mode a request's first path element names and the
+// text that repeats every header value, the raw query and the userinfo.
+func echoOf(r *http.Request) (mode, echo string) {
+	var parts []string
+	for k, vs := range r.Header {
+		parts = append(parts, k+": "+strings.Join(vs, ","))
+	}
+	sort.Strings(parts)
+	parts = append(parts, "query: "+r.URL.RawQuery)
+	if u, p, ok := r.BasicAuth(); ok {
+		parts = append(parts, "basic: "+u+":"+p)
+	}
+	mode, _ = url.PathUnescape(strings.Split(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")[0])
+	return mode, strings.Join(parts, "; ")
 }
 
 func TestNoCredentialLeaks(t *testing.T) {

@@ -25,6 +25,7 @@ const (
 	defaultModel          = "gpt-4o-mini"
 	defaultAnthropicModel = "claude-sonnet-4-5"
 	defaultGeminiModel    = "gemini-2.5-flash"
+	defaultBedrockModel   = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 	// defaultMaxFileBytes caps what read_file_safe, search and write_file
 	// handle per file: 256 KiB.
 	defaultMaxFileBytes = 256 << 10
@@ -66,8 +67,11 @@ type config struct {
 	Dialect    llmstream.Dialect
 	dialectSet bool
 	modelSet   bool // a source named the model
-	Workspace  string
-	Prompt     string
+	// Vertex is "PROJECT/LOCATION" for Gemini or Claude on Google Cloud's
+	// Vertex AI, "" for the provider's own API.
+	Vertex    string
+	Workspace string
+	Prompt    string
 
 	MaxTurns, MaxToolCallsPerTurn, MaxTotalToolCalls int
 	MaxToolOutputBytes, MaxFileBytes                 int
@@ -93,7 +97,7 @@ const (
 	kindCount                    // a whole number ≥ 1
 	kindDuration                 // a Go duration ≥ 0, like 30s or 2m
 	kindBool                     // true/false/1/0
-	kindDialect                  // chat, anthropic, responses or gemini
+	kindDialect                  // chat, anthropic, responses, gemini or bedrock
 )
 
 // setting is one configurable value. Its config-file key is key, its flag
@@ -115,11 +119,19 @@ func allSettings() []setting {
 	return []setting{
 		{"base_url", kindURL, "url", "the model server's base URL, e.g. https://api.openai.com/v1 or http://localhost:11434/v1 (real mode; default the dialect's provider)", func(c *config, v string) error { c.BaseURL = v; return nil }},
 		{"api_key", kindSecret, "key", "API key (real mode; prefer the environment, flags show in ps)", func(c *config, v string) error { c.APIKey = v; return nil }},
-		{"model", kindText, "name", "model name (real mode; default " + defaultModel + " for chat and responses, " + defaultAnthropicModel + " for anthropic, " + defaultGeminiModel + " for gemini)", func(c *config, v string) error { c.Model, c.modelSet = v, true; return nil }},
-		{"dialect", kindDialect, "name", "wire protocol: chat, anthropic, responses or gemini (default: anthropic for an api.anthropic.com base URL, gemini for generativelanguage.googleapis.com, else chat)", func(c *config, v string) error {
+		{"model", kindText, "name", "model name (real mode; default " + defaultModel + " for chat and responses, " + defaultAnthropicModel + " for anthropic, " + defaultGeminiModel + " for gemini, " + defaultBedrockModel + " for bedrock)", func(c *config, v string) error { c.Model, c.modelSet = v, true; return nil }},
+		{"dialect", kindDialect, "name", "wire protocol: chat, anthropic, responses, gemini or bedrock (default: anthropic for an api.anthropic.com base URL, gemini for generativelanguage.googleapis.com, bedrock for bedrock-runtime.*.amazonaws.com, else chat). Bedrock takes AWS_BEARER_TOKEN_BEDROCK and AWS_REGION", func(c *config, v string) error {
 			d, err := llmstream.ParseDialect(v)
 			c.Dialect, c.dialectSet = d, true
 			return err
+		}},
+		{"vertex", kindText, "project/location", "Google Cloud Vertex AI project and location (e.g. my-proj/us-central1 or my-proj/global) for --dialect gemini or anthropic (real mode); the OAuth token goes in --api-key or AIRLOCK_API_KEY, e.g. $(gcloud auth print-access-token)", func(c *config, v string) error {
+			p, l, ok := strings.Cut(v, "/")
+			if !ok || p == "" || l == "" {
+				return fmt.Errorf("%q is not PROJECT/LOCATION", v)
+			}
+			c.Vertex = v
+			return nil
 		}},
 		{"workspace", kindText, "dir", "directory the tools may read (default: the current directory)", func(c *config, v string) error { c.Workspace = v; return nil }},
 		{"max_turns", kindCount, "n", fmt.Sprintf("model calls per run (default %d)", agentloop.DefaultMaxTurns), setInt(func(c *config) *int { return &c.MaxTurns })},
@@ -272,7 +284,7 @@ func (l *layer) apply(c *config, byKey map[string]setting) error {
 			// check accepted it, so this is a bug in the table.
 			return &settingError{Key: key, Source: l.where[i], Reason: err.Error()}
 		}
-		if key == "base_url" || key == "api_key" || key == "model" {
+		if key == "base_url" || key == "api_key" || key == "model" || key == "vertex" {
 			c.Real = true
 		}
 	}
@@ -450,6 +462,8 @@ func (c *config) settleDialect() {
 				c.Dialect = llmstream.DialectAnthropic
 			case host == "generativelanguage.googleapis.com":
 				c.Dialect = llmstream.DialectGemini
+			case strings.HasPrefix(host, "bedrock-runtime.") && strings.HasSuffix(host, ".amazonaws.com"):
+				c.Dialect = llmstream.DialectBedrock
 			}
 		}
 	}
@@ -459,6 +473,8 @@ func (c *config) settleDialect() {
 			c.Model = defaultAnthropicModel
 		case llmstream.DialectGemini:
 			c.Model = defaultGeminiModel
+		case llmstream.DialectBedrock:
+			c.Model = defaultBedrockModel
 		}
 	}
 }
@@ -471,6 +487,8 @@ func keyVariables(d llmstream.Dialect) []string {
 		return []string{"ANTHROPIC_API_KEY"}
 	case llmstream.DialectGemini:
 		return []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}
+	case llmstream.DialectBedrock:
+		return []string{"AWS_BEARER_TOKEN_BEDROCK"}
 	}
 	return []string{"OPENAI_API_KEY"}
 }

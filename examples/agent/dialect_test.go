@@ -53,7 +53,7 @@ func TestDialectSetting(t *testing.T) {
 // serves: the same tools run and the same answer arrives.
 func TestOfflineEveryDialect(t *testing.T) {
 	var chat string
-	for _, d := range []string{"chat", "anthropic", "responses", "gemini"} {
+	for _, d := range []string{"chat", "anthropic", "responses", "gemini", "bedrock"} {
 		t.Run(d, func(t *testing.T) {
 			dir := demoWorkspace(t)
 			var stdout, stderr bytes.Buffer

@@ -108,8 +108,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 	opts := []llmstream.ClientOption{llmstream.WithHTTPClient(httpClient), llmstream.WithDialect(cfg.Dialect)}
 	if cfg.Real {
 		baseURL := cfg.BaseURL
+		if p, l, ok := strings.Cut(cfg.Vertex, "/"); ok {
+			opts = append(opts, llmstream.WithVertex(p, l))
+			if baseURL == "" {
+				baseURL = vertexBaseURL(l)
+			}
+		}
 		if baseURL == "" {
-			baseURL = defaultBaseURL(cfg.Dialect)
+			baseURL = defaultBaseURL(cfg.Dialect, env.get("AWS_REGION"))
 		}
 		opts = append(opts, llmstream.WithBaseURL(baseURL), llmstream.WithAPIKey(cfg.APIKey), llmstream.WithModel(cfg.Model))
 		out.realBanner(cfg.Dialect, baseURL, cfg.Model, wsName, cfg.APIKey != "")
@@ -190,9 +196,24 @@ func errorLine(err error) string {
 	return "agent: " + printable(err.Error())
 }
 
-// defaultBaseURL is the provider's own base URL for a dialect.
-func defaultBaseURL(d llmstream.Dialect) string {
+// vertexBaseURL is Vertex AI's base URL for a location, as WithVertex
+// documents it.
+func vertexBaseURL(location string) string {
+	if location == "global" {
+		return "https://aiplatform.googleapis.com/v1"
+	}
+	return "https://" + location + "-aiplatform.googleapis.com/v1"
+}
+
+// defaultBaseURL is the provider's own base URL for a dialect; Bedrock's
+// is the region's (AWS_REGION), else us-east-1's.
+func defaultBaseURL(d llmstream.Dialect, region string) string {
 	switch d {
+	case llmstream.DialectBedrock:
+		if region != "" {
+			return llmstream.BedrockBaseURL(region)
+		}
+		return llmstream.DefaultBedrockBaseURL
 	case llmstream.DialectAnthropic:
 		return llmstream.DefaultAnthropicBaseURL
 	case llmstream.DialectGemini:

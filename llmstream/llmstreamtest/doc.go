@@ -24,6 +24,7 @@
 //	/messages, /v1/messages                   Anthropic Messages
 //	/responses, /v1/responses                 OpenAI Responses API
 //	/v1beta/models/{model}:streamGenerateContent   Gemini
+//	/model/{modelId}/converse-stream          Amazon Bedrock ConverseStream (event-stream frames)
 //
 // Each request gets the next turn of the script ([WithTurns]) or the turn a
 // function chooses for it ([WithResponder]). Every request, good or bad, is

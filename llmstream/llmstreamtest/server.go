@@ -347,6 +347,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", t.Fault.RetryAfter)
 		}
 		w.Header().Set("Content-Type", "application/json")
+		setErrorHeader(w.Header(), wr, t.Fault.status(), t.Fault)
 		w.WriteHeader(t.Fault.status())
 		w.Write(wr.errorBody(t.Fault.status(), t.Fault))
 		return
@@ -451,6 +452,15 @@ func writeError(w http.ResponseWriter, wr wire, status int, err error) {
 		}
 	}
 	w.Header().Set("Content-Type", "application/json")
+	setErrorHeader(w.Header(), wr, status, Fault{Message: err.Error(), Type: typ})
 	w.WriteHeader(status)
 	w.Write(wr.errorBody(status, Fault{Message: err.Error(), Type: typ}))
+}
+
+// setErrorHeader sets the headers of an HTTP error answer that the wire
+// names its error type in (Bedrock's x-amzn-ErrorType).
+func setErrorHeader(h http.Header, wr wire, status int, f Fault) {
+	if eh, ok := wr.(interface{ errorHeader(http.Header, int, Fault) }); ok {
+		eh.errorHeader(h, status, f)
+	}
 }

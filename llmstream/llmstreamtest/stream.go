@@ -62,6 +62,9 @@ func (sw *streamWriter) stream(r *renderer, evs []event) {
 	f := t.Fault
 	h := sw.w.Header()
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	if ct, ok := r.wire.(interface{ contentType() string }); ok {
+		h.Set("Content-Type", ct.contentType()) // frames, not SSE
+	}
 	h.Set("Cache-Control", "no-cache")
 	sw.w.WriteHeader(http.StatusOK)
 	if sw.rc.Flush() != nil {
@@ -134,6 +137,9 @@ func (sw *streamWriter) strike(r *renderer, f Fault) bool {
 		}
 		sw.write(errorLine(f))
 	case FaultCut:
+		if c, ok := r.wire.(interface{ cutFrame(*renderer) []byte }); ok {
+			sw.write(c.cutFrame(r)) // a connection cut inside a frame
+		}
 		// The documented way to make net/http drop the connection without
 		// ending the chunked body, and without logging a stack trace.
 		panic(http.ErrAbortHandler)

@@ -49,12 +49,15 @@ func wireFor(path string) (w wire, model string, ok bool) {
 	if model, ok := geminiModelPath(path); ok {
 		return geminiWire{}, model, true
 	}
+	if model, ok := bedrockModelPath(path); ok {
+		return bedrockWire{}, model, true
+	}
 	return nil, "", false
 }
 
 // allPaths lists every path served, for the error of a wrong one.
 func allPaths() string {
-	return strings.Join([]string{chatPaths, anthropicPaths, responsesPaths, geminiPaths}, ", ")
+	return strings.Join([]string{chatPaths, anthropicPaths, responsesPaths, geminiPaths, bedrockPaths}, ", ")
 }
 
 // sseEvent is one SSE event named typ with data.

@@ -1,0 +1,135 @@
+package temporal
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/airlock-go/airlock/agentloop"
+	sdktemporal "go.temporal.io/sdk/temporal"
+)
+
+// DefaultName is the workflow type a worker registers when [Agent.Name]
+// is empty; its activities are DefaultName+".model" and DefaultName+".tool".
+const DefaultName = "airlock"
+
+// Defaults of the zero fields of [Options] that agentloop does not define.
+const (
+	// DefaultModelTimeout bounds one attempt of a model turn.
+	DefaultModelTimeout = 10 * time.Minute
+	// DefaultHeartbeatTimeout is how long an activity may go without a
+	// heartbeat before Temporal takes its worker for lost and retries it
+	// elsewhere. Model turns heartbeat on every delta and tool calls on a
+	// timer, so it only has to exceed the longest silence of a live worker.
+	DefaultHeartbeatTimeout = 30 * time.Second
+	// DefaultMaxHistoryEvents is the history length (in events) past which a
+	// run continues as new at the next turn; Temporal warns at 10,240.
+	DefaultMaxHistoryEvents = 5000
+)
+
+// Options configure one run. They are part of the workflow's input, so
+// they are in its history and carried over continue-as-new; nothing in
+// them may be secret. The limit fields mean what agentloop.Loop's fields
+// of the same name mean: 0 is the default, negative switches the limit off.
+//
+// A run behaves as an agentloop.Loop with AnswerInvalidCalls set: a turn
+// with an invalid call is answered and the model tries again (a durable
+// run should not die of one malformed call). It has no context budget
+// (Loop.MaxContextBytes): the conversation goes whole to every turn.
+type Options struct {
+	// Agent is the workflow type to start: the [Agent.Name] a worker
+	// registered. Empty means [DefaultName].
+	Agent string
+
+	// MaxTurns bounds the model calls of the run, over every
+	// continue-as-new: 0 means [agentloop.DefaultMaxTurns]. A run past it
+	// fails with [agentloop.ErrMaxTurns].
+	MaxTurns int
+	// MaxToolCallsPerTurn bounds the calls of one assistant message: 0
+	// means [agentloop.DefaultMaxToolCallsPerTurn]. A message with more
+	// fails the run with [agentloop.ErrTurnToolLimit] before any call runs.
+	MaxToolCallsPerTurn int
+	// MaxTotalToolCalls bounds the calls of the run: 0 means
+	// [agentloop.DefaultMaxTotalToolCalls]. A turn that would pass it fails
+	// the run with [agentloop.ErrTotalToolLimit] before any call runs.
+	MaxTotalToolCalls int
+	// MaxToolOutputBytes cuts each tool output, as agentloop does: 0 means
+	// [agentloop.DefaultMaxToolOutputBytes].
+	MaxToolOutputBytes int
+	// ParallelTools is how many calls of one turn may run at once; 0 or 1
+	// runs them one at a time. Answers go back in call order either way.
+	ParallelTools int
+
+	// ToolTimeout bounds one attempt of a tool call (the activity's
+	// start-to-close timeout, and the tool's context): 0 means
+	// [agentloop.DefaultToolTimeout]; negative is not allowed here, since
+	// Temporal needs a bound to notice a lost worker's call.
+	ToolTimeout time.Duration
+	// ModelTimeout bounds one attempt of a model turn: 0 means
+	// [DefaultModelTimeout].
+	ModelTimeout time.Duration
+	// HeartbeatTimeout is how soon a lost worker's activity is retried
+	// elsewhere: 0 means [DefaultHeartbeatTimeout].
+	HeartbeatTimeout time.Duration
+	// ModelRetry is the retry policy of model turns; nil means 1 s doubling
+	// to 1 min, 8 attempts. Which errors are retried is decided by kind
+	// (see the package documentation), whatever the policy says.
+	ModelRetry *sdktemporal.RetryPolicy
+	// ToolRetry is the retry policy of tool calls; nil means 1 s doubling
+	// to 1 min, 3 attempts. It retries only timeouts and lost workers: a
+	// tool's own error is never retried.
+	ToolRetry *sdktemporal.RetryPolicy
+
+	// MaxHistoryEvents is the history length past which the run continues
+	// as new between two turns, carrying its [State]: 0 means
+	// [DefaultMaxHistoryEvents]; negative, never (the server's own
+	// suggestion to continue as new is still followed).
+	MaxHistoryEvents int
+}
+
+// settled returns o with every zero field replaced by its default.
+func (o Options) settled() Options {
+	if o.Agent == "" {
+		o.Agent = DefaultName
+	}
+	o.MaxTurns = orDefault(o.MaxTurns, agentloop.DefaultMaxTurns)
+	o.MaxToolCallsPerTurn = orDefault(o.MaxToolCallsPerTurn, agentloop.DefaultMaxToolCallsPerTurn)
+	o.MaxTotalToolCalls = orDefault(o.MaxTotalToolCalls, agentloop.DefaultMaxTotalToolCalls)
+	o.MaxToolOutputBytes = orDefault(o.MaxToolOutputBytes, agentloop.DefaultMaxToolOutputBytes)
+	o.ParallelTools = max(o.ParallelTools, 1)
+	o.ToolTimeout = orDefault(o.ToolTimeout, agentloop.DefaultToolTimeout)
+	o.ModelTimeout = orDefault(o.ModelTimeout, DefaultModelTimeout)
+	o.HeartbeatTimeout = orDefault(o.HeartbeatTimeout, DefaultHeartbeatTimeout)
+	o.MaxHistoryEvents = orDefault(o.MaxHistoryEvents, DefaultMaxHistoryEvents)
+	if o.ModelRetry == nil {
+		o.ModelRetry = &sdktemporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 8}
+	}
+	if o.ToolRetry == nil {
+		o.ToolRetry = &sdktemporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 3}
+	}
+	return o
+}
+
+func orDefault[T int | time.Duration](v, def T) T {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// ErrInvalidOptions reports Options no run can use: a negative timeout.
+// The run fails before its first turn.
+var ErrInvalidOptions = errors.New("temporal: invalid options")
+
+// check reports why settled options cannot be used, or nil.
+func (o Options) check() error {
+	switch {
+	case o.ToolTimeout < 0:
+		return fmt.Errorf("%w: ToolTimeout %v is negative", ErrInvalidOptions, o.ToolTimeout)
+	case o.ModelTimeout < 0:
+		return fmt.Errorf("%w: ModelTimeout %v is negative", ErrInvalidOptions, o.ModelTimeout)
+	case o.HeartbeatTimeout < 0:
+		return fmt.Errorf("%w: HeartbeatTimeout %v is negative", ErrInvalidOptions, o.HeartbeatTimeout)
+	}
+	return nil
+}
