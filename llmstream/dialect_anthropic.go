@@ -115,11 +115,11 @@ type anthropicDecoder struct {
 	name    string      // the SSE event name, for data without "type"
 
 	// The current event's members, as spans of doc.data: the top level,
-	// then inside "delta" (d...) and "content_block" (k...). Read in the
+	// then inside "delta" (inDelta) and "content_block" (inBlock). Read in the
 	// one walk that validates the event, so a delta costs no allocation.
-	typ, index, message, block, delta, usage                         span
-	dType, dText, dThinking, dSignature, dPartial, dStop, dContainer span
-	kType, kText, kID, kName, kInput, kCaller                        span
+	typ, index, message, block, delta, usage span
+	inDelta                                  struct{ typ, text, thinking, signature, partial, stop, container span }
+	inBlock                                  struct{ typ, text, id, name, input, caller span }
 }
 
 func (a *anthropicDecoder) complete() bool { return a.b.done }
@@ -130,7 +130,7 @@ func (a *anthropicDecoder) event(ev *sse.Event) error {
 		return nil
 	}
 	a.typ, a.index, a.message, a.block, a.delta, a.usage = noSpan, noSpan, noSpan, noSpan, noSpan, noSpan
-	a.dType, a.dText, a.dThinking, a.dSignature, a.dPartial, a.dStop, a.dContainer = noSpan, noSpan, noSpan, noSpan, noSpan, noSpan, noSpan
+	a.inDelta.typ, a.inDelta.text, a.inDelta.thinking, a.inDelta.signature, a.inDelta.partial, a.inDelta.stop, a.inDelta.container = noSpan, noSpan, noSpan, noSpan, noSpan, noSpan, noSpan
 	a.resetBlockMembers()
 	if err := readEvent(b, &a.doc, a, ev, (*anthropicDecoder).member); err != nil {
 		return err
@@ -189,25 +189,25 @@ func (a *anthropicDecoder) deltaMember(key []byte, i, depth int) (int, error) {
 	s, end, err := a.doc.valueSpan(i, depth)
 	switch string(key) {
 	case "type":
-		a.dType = s
+		a.inDelta.typ = s
 	case "text":
-		a.dText = s
+		a.inDelta.text = s
 	case "thinking":
-		a.dThinking = s
+		a.inDelta.thinking = s
 	case "signature":
-		a.dSignature = s
+		a.inDelta.signature = s
 	case "partial_json":
-		a.dPartial = s
+		a.inDelta.partial = s
 	case "stop_reason":
-		a.dStop = s
+		a.inDelta.stop = s
 	case "container":
-		a.dContainer = s
+		a.inDelta.container = s
 	}
 	return end, err
 }
 
 func (a *anthropicDecoder) resetBlockMembers() {
-	a.kType, a.kText, a.kID, a.kName, a.kInput, a.kCaller = noSpan, noSpan, noSpan, noSpan, noSpan, noSpan
+	a.inBlock.typ, a.inBlock.text, a.inBlock.id, a.inBlock.name, a.inBlock.input, a.inBlock.caller = noSpan, noSpan, noSpan, noSpan, noSpan, noSpan
 }
 
 func (a *anthropicDecoder) blockMember(key []byte, i, depth int) (int, error) {
@@ -217,17 +217,17 @@ func (a *anthropicDecoder) blockMember(key []byte, i, depth int) (int, error) {
 	s, end, err := a.doc.valueSpan(i, depth)
 	switch string(key) {
 	case "type":
-		a.kType = s
+		a.inBlock.typ = s
 	case "text", "thinking":
-		a.kText = s
+		a.inBlock.text = s
 	case "id":
-		a.kID = s
+		a.inBlock.id = s
 	case "name":
-		a.kName = s
+		a.inBlock.name = s
 	case "input":
-		a.kInput = s
+		a.inBlock.input = s
 	case "caller":
-		a.kCaller = s
+		a.inBlock.caller = s
 	}
 	return end, err
 }
@@ -251,16 +251,16 @@ func (a *anthropicDecoder) apply(ev *sse.Event) error {
 		if !a.started {
 			return a.b.outOfOrder(ev, 0, "message_delta before message_start")
 		}
-		if a.doc.isString(a.dStop) {
-			raw := string(a.doc.str(a.arena[:0], a.dStop))
+		if a.doc.isString(a.inDelta.stop) {
+			raw := string(a.doc.str(a.arena[:0], a.inDelta.stop))
 			b.setFinish(raw, anthropicStopReason(raw))
 			b.progressed = true
 		}
 		if a.usage.ok() {
 			a.applyUsage(a.usage) // cumulative: the last one is the whole
 		}
-		if a.dContainer.ok() {
-			b.container = slices.Clone(a.doc.data[a.dContainer.start:a.dContainer.end])
+		if a.inDelta.container.ok() {
+			b.container = slices.Clone(a.doc.data[a.inDelta.container.start:a.inDelta.container.end])
 		}
 		return nil
 	case a.is("message_stop"):
@@ -435,7 +435,7 @@ func (a *anthropicDecoder) startBlockAt(ev *sse.Event, n int) error {
 	if !a.block.ok() || a.doc.data[a.block.start] != '{' {
 		return a.b.outOfOrder(ev, 0, "content_block_start without a content block")
 	}
-	typ, text, id, name, input, caller := a.kType, a.kText, a.kID, a.kName, a.kInput, a.kCaller
+	typ, text, id, name, input, caller := a.inBlock.typ, a.inBlock.text, a.inBlock.id, a.inBlock.name, a.inBlock.input, a.inBlock.caller
 	var members []antMember
 	a.fields(a.block, func(key []byte, v span) {
 		if v.ok() {
@@ -500,29 +500,29 @@ func (a *anthropicDecoder) blockDelta(ev *sse.Event) error {
 	if err != nil {
 		return err
 	}
-	dtype := a.dType
+	dtype := a.inDelta.typ
 	switch blk.kind {
 	case blockText:
-		if a.doc.is(dtype, "text_delta") && a.doc.isString(a.dText) {
-			return b.text(inContent, &a.doc, a.dText)
+		if a.doc.is(dtype, "text_delta") && a.doc.isString(a.inDelta.text) {
+			return b.text(inContent, &a.doc, a.inDelta.text)
 		}
 		return nil // citations_delta: references, not text
 	case blockThinking:
 		switch {
-		case a.doc.is(dtype, "thinking_delta") && a.doc.isString(a.dThinking):
-			return b.text(inReasoning, &a.doc, a.dThinking)
-		case a.doc.is(dtype, "signature_delta") && a.doc.isString(a.dSignature):
-			a.appendString(blk, "signature", a.dSignature)
+		case a.doc.is(dtype, "thinking_delta") && a.doc.isString(a.inDelta.thinking):
+			return b.text(inReasoning, &a.doc, a.inDelta.thinking)
+		case a.doc.is(dtype, "signature_delta") && a.doc.isString(a.inDelta.signature):
+			a.appendString(blk, "signature", a.inDelta.signature)
 		}
 		return nil
 	case blockToolUse:
 		if !a.doc.is(dtype, "input_json_delta") {
 			return nil
 		}
-		if !a.doc.isString(a.dPartial) {
+		if !a.doc.isString(a.inDelta.partial) {
 			return nil
 		}
-		a.arena = a.doc.str(a.arena[:0], a.dPartial)
+		a.arena = a.doc.str(a.arena[:0], a.inDelta.partial)
 		if len(a.arena) == 0 {
 			return nil // the first delta is often empty
 		}
@@ -539,8 +539,8 @@ func (a *anthropicDecoder) blockDelta(ev *sse.Event) error {
 	// string members extend the start's members of the same name
 	// (compaction_delta's "content", say).
 	if a.doc.is(dtype, "input_json_delta") {
-		if a.doc.isString(a.dPartial) {
-			blk.input = a.doc.str(blk.input, a.dPartial)
+		if a.doc.isString(a.inDelta.partial) {
+			blk.input = a.doc.str(blk.input, a.inDelta.partial)
 		}
 		return nil
 	}

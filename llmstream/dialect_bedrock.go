@@ -334,11 +334,11 @@ type bedrockDecoder struct {
 
 	// The current event's members, as spans of doc.data, read in the one
 	// walk that validates it. level says which object the walk is in.
-	level                                   bedrockLevel
-	index, stop, usage                      span
-	toolID, toolName                        span
-	text, input, rText, rSignature, rRedact span
-	hasStart, hasTool, hasReason            bool
+	level                                                    bedrockLevel
+	index, stop, usage                                       span
+	toolID, toolName                                         span
+	text, input, reasonText, reasonSignature, reasonRedacted span
+	hasStart, hasTool, hasReason                             bool
 }
 
 type bedrockLevel uint8
@@ -358,7 +358,7 @@ func (d *bedrockDecoder) event(ev *sse.Event) error {
 	b := d.b
 	d.level = levelTop
 	d.index, d.stop, d.usage, d.toolID, d.toolName = noSpan, noSpan, noSpan, noSpan, noSpan
-	d.text, d.input, d.rText, d.rSignature, d.rRedact = noSpan, noSpan, noSpan, noSpan, noSpan
+	d.text, d.input, d.reasonText, d.reasonSignature, d.reasonRedacted = noSpan, noSpan, noSpan, noSpan, noSpan
 	d.hasStart, d.hasTool, d.hasReason = false, false, false
 	if err := readEvent(b, &d.doc, d, ev, (*bedrockDecoder).member); err != nil {
 		return err
@@ -443,11 +443,11 @@ func (d *bedrockDecoder) member(key []byte, i, depth int) (int, error) {
 	case levelDeltaReasoning:
 		switch string(key) {
 		case "text":
-			d.rText = s
+			d.reasonText = s
 		case "signature":
-			d.rSignature = s
+			d.reasonSignature = s
 		case "redactedContent":
-			d.rRedact = s
+			d.reasonRedacted = s
 		}
 	}
 	return end, err
@@ -577,7 +577,7 @@ func (d *bedrockDecoder) delta(ev *sse.Event) error {
 	switch {
 	case d.hasTool:
 		kind = bedrockKindToolUse
-	case d.hasReason && d.rRedact.ok():
+	case d.hasReason && d.reasonRedacted.ok():
 		kind = bedrockKindRedacted
 	case d.hasReason:
 		kind = bedrockKindReasoning
@@ -619,17 +619,17 @@ func (d *bedrockDecoder) delta(ev *sse.Event) error {
 			return b.fail(err)
 		}
 	default:
-		if d.doc.isString(d.rRedact) {
+		if d.doc.isString(d.reasonRedacted) {
 			blk.kind = bedrockKindRedacted
-			blk.redacted = d.doc.str(blk.redacted, d.rRedact)
+			blk.redacted = d.doc.str(blk.redacted, d.reasonRedacted)
 			b.progressed = true
 		}
-		if d.doc.isString(d.rSignature) {
-			blk.signature = d.doc.str(blk.signature, d.rSignature)
+		if d.doc.isString(d.reasonSignature) {
+			blk.signature = d.doc.str(blk.signature, d.reasonSignature)
 			b.progressed = true
 		}
-		if d.doc.isString(d.rText) {
-			return b.text(inReasoning, &d.doc, d.rText)
+		if d.doc.isString(d.reasonText) {
+			return b.text(inReasoning, &d.doc, d.reasonText)
 		}
 	}
 	return nil

@@ -187,17 +187,17 @@ type geminiDecoder struct {
 	doc doc
 
 	// The current event, read in the one walk that validates it.
-	parts                 []gemPart
-	args                  []gemArg
-	segs                  []pathSeg
-	names                 []byte
-	cur                   int  // the part being walked
-	chosen                bool // the followed candidate was read
-	cIndex, cFin, cFinMsg span // the candidate being walked
-	finish, finishMsg     span // the followed candidate's
-	usage                 gemUsage
-	blockReason, blockMsg span
-	apiErr                bool
+	parts                                []gemPart
+	args                                 []gemArg
+	segs                                 []pathSeg
+	names                                []byte
+	cur                                  int  // the part being walked
+	chosen                               bool // the followed candidate was read
+	candIndex, candFinish, candFinishMsg span // the candidate being walked
+	finish, finishMsg                    span // the followed candidate's
+	usage                                gemUsage
+	blockReason, blockMsg                span
+	apiErr                               bool
 
 	// The stream.
 	finished bool
@@ -289,14 +289,14 @@ func (g *geminiDecoder) candidate(_, i, depth int) (int, error) {
 		return end, err
 	}
 	nparts, nargs, nsegs, nnames := len(g.parts), len(g.args), len(g.segs), len(g.names)
-	g.cIndex, g.cFin, g.cFinMsg = noSpan, noSpan, noSpan
+	g.candIndex, g.candFinish, g.candFinishMsg = noSpan, noSpan, noSpan
 	end, err := walkObject(&g.doc, g, i, depth, (*geminiDecoder).candidateMember)
 	if err != nil {
 		return end, err
 	}
-	if !g.chosen && (!g.cIndex.ok() || string(g.doc.data[g.cIndex.start:g.cIndex.end]) == "0") {
+	if !g.chosen && (!g.candIndex.ok() || string(g.doc.data[g.candIndex.start:g.candIndex.end]) == "0") {
 		g.chosen = true
-		g.finish, g.finishMsg = g.cFin, g.cFinMsg
+		g.finish, g.finishMsg = g.candFinish, g.candFinishMsg
 		return end, nil
 	}
 	g.parts, g.args, g.segs, g.names = g.parts[:nparts], g.args[:nargs], g.segs[:nsegs], g.names[:nnames]
@@ -310,11 +310,11 @@ func (g *geminiDecoder) candidateMember(key []byte, i, depth int) (int, error) {
 	s, end, err := g.doc.valueSpan(i, depth)
 	switch string(key) {
 	case "index":
-		g.cIndex = s
+		g.candIndex = s
 	case "finishReason":
-		g.cFin = s
+		g.candFinish = s
 	case "finishMessage":
-		g.cFinMsg = s
+		g.candFinishMsg = s
 	}
 	return end, err
 }

@@ -206,15 +206,15 @@ type responsesDecoder struct {
 	name        string // the SSE event name, for data without "type"
 
 	// The current event's members, as spans of doc.data, read in the one
-	// walk that validates it: the top level, then inside "item" (i...),
-	// "part" (p...) and "response" (r...). Content and summary elements of
-	// an item are read later (c...), from data already validated.
-	typ, outIndex, contentIndex, summaryIndex, delta, text, args, refusal, name2 span
-	item, part, resp                                                             span
-	iType, iID, iCallID, iName, iArgs, iContent, iSummary                        span
-	pType, pText, pRefusal                                                       span
-	rStatus, rReason, rUsage, rError, rOutput                                    span
-	cType, cText, cRefusal                                                       span
+	// walk that validates it: the top level, then inside "item" (inItem),
+	// "part" (inPart) and "response" (inResp). Content and summary elements of
+	// an item are read later (inElem), from data already validated.
+	typ, outIndex, contentIndex, summaryIndex, delta, text, args, refusal, callName span
+	item, part, resp                                                                span
+	inItem                                                                          struct{ typ, id, callID, name, args, content, summary span }
+	inPart                                                                          struct{ typ, text, refusal span }
+	inResp                                                                          struct{ status, reason, usage, err, output span }
+	inElem                                                                          struct{ typ, text, refusal span }
 
 	cur   *respItem // the item close is filling, for the element walkers
 	broke bool      // appendText began a new paragraph of reasoning
@@ -227,11 +227,11 @@ func (r *responsesDecoder) event(ev *sse.Event) error {
 	if len(ev.Data) == 0 || string(ev.Data) == "[DONE]" {
 		return nil
 	}
-	r.typ, r.outIndex, r.contentIndex, r.summaryIndex, r.delta, r.text, r.args, r.refusal, r.name2 = noSpan, noSpan, noSpan, noSpan, noSpan, noSpan, noSpan, noSpan, noSpan
+	r.typ, r.outIndex, r.contentIndex, r.summaryIndex, r.delta, r.text, r.args, r.refusal, r.callName = noSpan, noSpan, noSpan, noSpan, noSpan, noSpan, noSpan, noSpan, noSpan
 	r.item, r.part, r.resp = noSpan, noSpan, noSpan
 	r.resetItem()
-	r.pType, r.pText, r.pRefusal = noSpan, noSpan, noSpan
-	r.rStatus, r.rReason, r.rUsage, r.rError, r.rOutput = noSpan, noSpan, noSpan, noSpan, noSpan
+	r.inPart.typ, r.inPart.text, r.inPart.refusal = noSpan, noSpan, noSpan
+	r.inResp.status, r.inResp.reason, r.inResp.usage, r.inResp.err, r.inResp.output = noSpan, noSpan, noSpan, noSpan, noSpan
 	if err := readEvent(b, &r.doc, r, ev, (*responsesDecoder).member); err != nil {
 		return err
 	}
@@ -240,7 +240,7 @@ func (r *responsesDecoder) event(ev *sse.Event) error {
 }
 
 func (r *responsesDecoder) resetItem() {
-	r.iType, r.iID, r.iCallID, r.iName, r.iArgs, r.iContent, r.iSummary = noSpan, noSpan, noSpan, noSpan, noSpan, noSpan, noSpan
+	r.inItem.typ, r.inItem.id, r.inItem.callID, r.inItem.name, r.inItem.args, r.inItem.content, r.inItem.summary = noSpan, noSpan, noSpan, noSpan, noSpan, noSpan, noSpan
 }
 
 // member records the top-level members the decoder reads; every value is
@@ -283,7 +283,7 @@ func (r *responsesDecoder) member(key []byte, i, depth int) (int, error) {
 	case "refusal":
 		r.refusal = s
 	case "name":
-		r.name2 = s
+		r.callName = s
 	}
 	return end, err
 }
@@ -292,19 +292,19 @@ func (r *responsesDecoder) itemMember(key []byte, i, depth int) (int, error) {
 	s, end, err := r.doc.valueSpan(i, depth)
 	switch string(key) {
 	case "type":
-		r.iType = s
+		r.inItem.typ = s
 	case "id":
-		r.iID = s
+		r.inItem.id = s
 	case "call_id":
-		r.iCallID = s
+		r.inItem.callID = s
 	case "name":
-		r.iName = s
+		r.inItem.name = s
 	case "arguments":
-		r.iArgs = s
+		r.inItem.args = s
 	case "content":
-		r.iContent = s
+		r.inItem.content = s
 	case "summary":
-		r.iSummary = s
+		r.inItem.summary = s
 	}
 	return end, err
 }
@@ -313,11 +313,11 @@ func (r *responsesDecoder) partMember(key []byte, i, depth int) (int, error) {
 	s, end, err := r.doc.valueSpan(i, depth)
 	switch string(key) {
 	case "type":
-		r.pType = s
+		r.inPart.typ = s
 	case "text":
-		r.pText = s
+		r.inPart.text = s
 	case "refusal":
-		r.pRefusal = s
+		r.inPart.refusal = s
 	}
 	return end, err
 }
@@ -329,13 +329,13 @@ func (r *responsesDecoder) responseMember(key []byte, i, depth int) (int, error)
 	s, end, err := r.doc.valueSpan(i, depth)
 	switch string(key) {
 	case "status":
-		r.rStatus = s
+		r.inResp.status = s
 	case "usage":
-		r.rUsage = s
+		r.inResp.usage = s
 	case "error":
-		r.rError = s
+		r.inResp.err = s
 	case "output":
-		r.rOutput = s
+		r.inResp.output = s
 	}
 	return end, err
 }
@@ -343,7 +343,7 @@ func (r *responsesDecoder) responseMember(key []byte, i, depth int) (int, error)
 func (r *responsesDecoder) incompleteMember(key []byte, i, depth int) (int, error) {
 	s, end, err := r.doc.valueSpan(i, depth)
 	if string(key) == "reason" {
-		r.rReason = s
+		r.inResp.reason = s
 	}
 	return end, err
 }
@@ -352,11 +352,11 @@ func (r *responsesDecoder) contentMember(key []byte, i, depth int) (int, error) 
 	s, end, err := r.doc.valueSpan(i, depth)
 	switch string(key) {
 	case "type":
-		r.cType = s
+		r.inElem.typ = s
 	case "text":
-		r.cText = s
+		r.inElem.text = s
 	case "refusal":
-		r.cRefusal = s
+		r.inElem.refusal = s
 	}
 	return end, err
 }
@@ -401,7 +401,7 @@ func (r *responsesDecoder) apply(ev *sse.Event) error {
 	case "response.reasoning_summary_text.done":
 		return r.doneText(ev, respReasoning, inReasoning, true, r.summaryIndex, r.text)
 	case "response.reasoning_summary_part.done":
-		return r.doneText(ev, respReasoning, inReasoning, true, r.summaryIndex, r.pText)
+		return r.doneText(ev, respReasoning, inReasoning, true, r.summaryIndex, r.inPart.text)
 	case "response.reasoning_text.done":
 		return r.doneText(ev, respReasoning, inReasoning, false, r.contentIndex, r.text)
 	case "response.content_part.done":
@@ -471,8 +471,8 @@ func (r *responsesDecoder) doneMatch(q *respQueue) *respItem {
 		return oldest
 	}
 	var callID string
-	if r.doc.isString(r.iCallID) {
-		callID = string(r.doc.str(nil, r.iCallID))
+	if r.doc.isString(r.inItem.callID) {
+		callID = string(r.doc.str(nil, r.inItem.callID))
 	}
 	id := r.itemID()
 	if callID == "" && id == "" {
@@ -818,7 +818,7 @@ func (r *responsesDecoder) completeText(it *respItem, k bufKind, part respPart, 
 // message, or a reasoning_text part of a reasoning item.
 func (r *responsesDecoder) donePart(ev *sse.Event) error {
 	k := respMessage
-	if r.doc.is(r.pType, "reasoning_text") {
+	if r.doc.is(r.inPart.typ, "reasoning_text") {
 		k = respReasoning
 	}
 	_, it, err := r.eventItem(ev, k, findOldest)
@@ -826,14 +826,14 @@ func (r *responsesDecoder) donePart(ev *sse.Event) error {
 		return err
 	}
 	switch {
-	case r.doc.is(r.pType, "refusal"):
-		return r.doneText(ev, respMessage, inRefusal, false, r.contentIndex, r.pRefusal)
-	case r.doc.is(r.pType, "reasoning_text"), it != nil && it.kind == respReasoning:
-		return r.doneText(ev, respReasoning, inReasoning, false, r.contentIndex, r.pText)
+	case r.doc.is(r.inPart.typ, "refusal"):
+		return r.doneText(ev, respMessage, inRefusal, false, r.contentIndex, r.inPart.refusal)
+	case r.doc.is(r.inPart.typ, "reasoning_text"), it != nil && it.kind == respReasoning:
+		return r.doneText(ev, respReasoning, inReasoning, false, r.contentIndex, r.inPart.text)
 	case it != nil && it.kind != respMessage:
 		return nil // a part of another item's content: kept with the item
 	}
-	return r.doneText(ev, respMessage, inContent, false, r.contentIndex, r.pText)
+	return r.doneText(ev, respMessage, inContent, false, r.contentIndex, r.inPart.text)
 }
 
 // argsDelta hands an argument delta to the assembler.
@@ -892,8 +892,8 @@ func (r *responsesDecoder) argsDone(ev *sse.Event) error {
 		return r.b.outOfOrder(ev, 0, fmt.Sprintf("function_call_arguments.done twice for output item %d", it.index))
 	}
 	it.argsEnd = true
-	if r.doc.isString(r.name2) {
-		if err := r.header(it, noSpan, r.name2); err != nil {
+	if r.doc.isString(r.callName) {
+		if err := r.header(it, noSpan, r.callName); err != nil {
 			return err
 		}
 	}
@@ -966,7 +966,7 @@ func (r *responsesDecoder) fullArguments(it *respItem, s span) error {
 
 // addItem is output_item.added.
 func (r *responsesDecoder) addItem(ev *sse.Event) error {
-	n, it, err := r.eventItem(ev, r.itemKind(r.iType), findNew)
+	n, it, err := r.eventItem(ev, r.itemKind(r.inItem.typ), findNew)
 	switch {
 	case err != nil:
 		return err
@@ -976,10 +976,10 @@ func (r *responsesDecoder) addItem(ev *sse.Event) error {
 	// An empty message or reasoning item carries nothing yet: it is no
 	// progress for the idle timeout. A call's header is (addFragment), and
 	// so is another item: a server tool at work.
-	r.b.progressed = r.itemKind(r.iType) == respRaw
+	r.b.progressed = r.itemKind(r.inItem.typ) == respRaw
 	if it != nil {
 		switch {
-		case !it.added && !it.done && it.kind == r.itemKind(r.iType):
+		case !it.added && !it.done && it.kind == r.itemKind(r.inItem.typ):
 			return r.adopt(it) // its deltas came first
 		case it.kind == respCall && !it.done:
 			return r.b.outOfOrder(ev, 0, fmt.Sprintf("output item %d added again while its call is open", n))
@@ -1017,7 +1017,7 @@ func (r *responsesDecoder) adopt(it *respItem) error {
 		r.b.blocks[it.slot].ID = id
 	}
 	if it.kind == respCall {
-		return r.header(it, r.iCallID, r.iName)
+		return r.header(it, r.inItem.callID, r.inItem.name)
 	}
 	return nil
 }
@@ -1026,7 +1026,7 @@ func (r *responsesDecoder) adopt(it *respItem) error {
 // block.
 func (r *responsesDecoder) begin(n int) (*respItem, error) {
 	b := r.b
-	it := r.open(n, r.itemKind(r.iType))
+	it := r.open(n, r.itemKind(r.inItem.typ))
 	it.added = true
 	it.slot = len(b.blocks)
 	id := r.itemID()
@@ -1035,18 +1035,18 @@ func (r *responsesDecoder) begin(n int) (*respItem, error) {
 		b.blocks = append(b.blocks, Block{Type: BlockText, ID: id})
 	case respCall:
 		b.blocks = append(b.blocks, Block{Type: BlockToolCall, Call: it.call, ID: id})
-		if r.doc.isString(r.iArgs) {
-			it.start = r.doc.str(nil, r.iArgs)
+		if r.doc.isString(r.inItem.args) {
+			it.start = r.doc.str(nil, r.inItem.args)
 		}
-		if err := r.header(it, r.iCallID, r.iName); err != nil {
+		if err := r.header(it, r.inItem.callID, r.inItem.name); err != nil {
 			return nil, err
 		}
 	default:
 		t := "reasoning"
 		if it.kind == respRaw {
 			t = "item"
-			if r.doc.isString(r.iType) {
-				t = string(r.doc.str(nil, r.iType))
+			if r.doc.isString(r.inItem.typ) {
+				t = string(r.doc.str(nil, r.inItem.typ))
 			}
 		}
 		b.blocks = append(b.blocks, Block{Type: t, ID: id, Raw: slices.Clone(r.doc.data[r.item.start:r.item.end])})
@@ -1056,30 +1056,30 @@ func (r *responsesDecoder) begin(n int) (*respItem, error) {
 
 // itemID is the id of the item just read, "" for none.
 func (r *responsesDecoder) itemID() string {
-	if !r.doc.isString(r.iID) {
+	if !r.doc.isString(r.inItem.id) {
 		return ""
 	}
-	return string(r.doc.str(nil, r.iID))
+	return string(r.doc.str(nil, r.inItem.id))
 }
 
 // doneItem is output_item.done.
 func (r *responsesDecoder) doneItem(ev *sse.Event) error {
-	n, it, err := r.eventItem(ev, r.itemKind(r.iType), findOldest)
+	n, it, err := r.eventItem(ev, r.itemKind(r.inItem.typ), findOldest)
 	switch {
 	case err != nil:
 		return err
 	case !r.item.ok():
 		return r.b.outOfOrder(ev, 0, "output_item.done without an item")
-	case it != nil && (it.done || r.iType.ok() && r.itemKind(r.iType) != it.kind) && it.took&(1<<r.itemKind(r.iType)) != 0:
+	case it != nil && (it.done || r.inItem.typ.ok() && r.itemKind(r.inItem.typ) != it.kind) && it.took&(1<<r.itemKind(r.inItem.typ)) != 0:
 		return nil // late, for the item that gave up its index: it stands as it was ended
 	case it != nil && it.done:
 		return r.b.outOfOrder(ev, 0, fmt.Sprintf("output item %d done twice", n))
-	case it != nil && r.iType.ok() && r.itemKind(r.iType) != it.kind:
+	case it != nil && r.inItem.typ.ok() && r.itemKind(r.inItem.typ) != it.kind:
 		return r.b.outOfOrder(ev, 0, fmt.Sprintf("output item %d added as %v, done as another type", n, it.kind))
 	}
 	// As for output_item.added: text or arguments it fills in count
 	// (Bridge.text, addFragment), an empty message or reasoning item not.
-	r.b.progressed = r.itemKind(r.iType) == respRaw
+	r.b.progressed = r.itemKind(r.inItem.typ) == respRaw
 	return r.close(n, it)
 }
 
@@ -1101,17 +1101,17 @@ func (r *responsesDecoder) close(n int, it *respItem) error {
 		if blk := &r.b.blocks[it.slot]; blk.ID == "" {
 			blk.ID = r.itemID() // opened by a delta
 		}
-		return r.elements(r.iContent, (*responsesDecoder).messageContent)
+		return r.elements(r.inItem.content, (*responsesDecoder).messageContent)
 	case respCall:
-		if err := r.header(it, r.iCallID, r.iName); err != nil {
+		if err := r.header(it, r.inItem.callID, r.inItem.name); err != nil {
 			return err
 		}
-		if r.doc.isString(r.iArgs) && r.iArgs.end-r.iArgs.start > 2 {
-			return r.fullArguments(it, r.iArgs)
+		if r.doc.isString(r.inItem.args) && r.inItem.args.end-r.inItem.args.start > 2 {
+			return r.fullArguments(it, r.inItem.args)
 		}
 		return r.startArguments(it)
 	case respReasoning:
-		summary, content := r.iSummary, r.iContent
+		summary, content := r.inItem.summary, r.inItem.content
 		if err := r.elements(summary, (*responsesDecoder).reasoningSummary); err != nil {
 			return err
 		}
@@ -1166,7 +1166,7 @@ func (r *responsesDecoder) elements(s span, fn elemFunc[*responsesDecoder]) erro
 
 // contentElem reads the members of a content or summary element.
 func (r *responsesDecoder) contentElem(i, depth int) (int, error) {
-	r.cType, r.cText, r.cRefusal = noSpan, noSpan, noSpan
+	r.inElem.typ, r.inElem.text, r.inElem.refusal = noSpan, noSpan, noSpan
 	if r.doc.data[i] != '{' {
 		return skipValue(r.doc.data, i, depth)
 	}
@@ -1180,10 +1180,10 @@ func (r *responsesDecoder) messageContent(pos, i, depth int) (int, error) {
 		return end, err
 	}
 	switch {
-	case r.doc.is(r.cType, "refusal"):
-		return end, r.fill(inRefusal, false, pos, r.cRefusal)
-	case r.doc.is(r.cType, "output_text"), !r.cType.ok():
-		return end, r.fill(inContent, false, pos, r.cText)
+	case r.doc.is(r.inElem.typ, "refusal"):
+		return end, r.fill(inRefusal, false, pos, r.inElem.refusal)
+	case r.doc.is(r.inElem.typ, "output_text"), !r.inElem.typ.ok():
+		return end, r.fill(inContent, false, pos, r.inElem.text)
 	}
 	return end, nil
 }
@@ -1195,7 +1195,7 @@ func (r *responsesDecoder) reasoningSummary(pos, i, depth int) (int, error) {
 		return end, err
 	}
 	r.reasonBreak = true // each element is a part of its own
-	return end, r.fill(inReasoning, true, pos, r.cText)
+	return end, r.fill(inReasoning, true, pos, r.inElem.text)
 }
 
 // reasoningContent fills content part pos of the reasoning item r.cur.
@@ -1205,7 +1205,7 @@ func (r *responsesDecoder) reasoningContent(pos, i, depth int) (int, error) {
 		return end, err
 	}
 	r.reasonBreak = true
-	return end, r.fill(inReasoning, false, pos, r.cText)
+	return end, r.fill(inReasoning, false, pos, r.inElem.text)
 }
 
 // fill appends the text at s to part p of r.cur unless that part has text
@@ -1222,11 +1222,11 @@ func (r *responsesDecoder) fill(k bufKind, summary bool, p int, s span) error {
 // those never streamed.
 func (r *responsesDecoder) terminal(ev *sse.Event) error {
 	b := r.b
-	status, reason, usage := r.rStatus, r.rReason, r.rUsage
+	status, reason, usage := r.inResp.status, r.inResp.reason, r.inResp.usage
 	if r.doc.is(status, "failed") {
 		return r.failed()
 	}
-	if err := r.elements(r.rOutput, (*responsesDecoder).outputItem); err != nil {
+	if err := r.elements(r.inResp.output, (*responsesDecoder).outputItem); err != nil {
 		return err
 	}
 	for i := range r.items {
@@ -1271,7 +1271,7 @@ func (r *responsesDecoder) outputItem(pos, i, depth int) (int, error) {
 	}
 	r.item = span{i, end}
 	it := r.lookup(pos)
-	if it != nil && (it.done || (r.iType.ok() && r.itemKind(r.iType) != it.kind)) {
+	if it != nil && (it.done || (r.inItem.typ.ok() && r.itemKind(r.inItem.typ) != it.kind)) {
 		return end, nil // closed already, or not the same item: left as the stream made it
 	}
 	return end, r.close(pos, it)
@@ -1281,8 +1281,8 @@ func (r *responsesDecoder) outputItem(pos, i, depth int) (int, error) {
 // failed: the provider's error, from response.error.
 func (r *responsesDecoder) failed() error {
 	b := r.b
-	r.applyUsage(r.rUsage)
-	if s := r.rError; s.ok() && r.doc.data[s.start] == '{' {
+	r.applyUsage(r.inResp.usage)
+	if s := r.inResp.err; s.ok() && r.doc.data[s.start] == '{' {
 		return b.fail(b.apiError(r.doc.data[s.start:s.end]))
 	}
 	return b.fail(&APIError{Message: "the response failed and the provider sent no error", Kind: ErrorServer})
