@@ -102,7 +102,7 @@ func (b *Bridge) decoder() decoder {
 // most responses carry no tool call.
 func (b *Bridge) assembler() *toolcall.Assembler {
 	if b.asm == nil {
-		b.asm = toolcall.NewAssembler(b.config().toolOpts...)
+		b.asm = b.newAssembler()
 	}
 	return b.asm
 }

@@ -2,8 +2,10 @@ package llmstream
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/airlock-go/airlock/sse"
+	"github.com/airlock-go/airlock/toolcall"
 )
 
 // This file holds what the decoders of JSON events share (each dialect's
@@ -25,3 +27,91 @@ func readEvent[T any](b *Bridge, d *doc, t T, ev *sse.Event, fn memberFunc[T]) e
 func (b *Bridge) outOfOrder(ev *sse.Event, at int, why string) error {
 	return b.fail(b.eventError(ev.Data, at, fmt.Errorf("%w: %s", ErrOutOfOrder, why)))
 }
+
+// The methods below are what a decoder may do to its Bridge besides
+// appending text (Bridge.text) and handing on call fragments
+// (Bridge.addFragment): the accumulator's whole surface.
+
+// textLens is the length of each text buffer, to roll back to.
+type textLens [3]int
+
+// textLens returns the text buffers' lengths.
+func (b *Bridge) textLens() textLens {
+	return textLens{len(b.content), len(b.reasoning), len(b.refusal)}
+}
+
+// truncateText rolls the text buffers back to l, undoing an event that
+// failed after its text was appended.
+func (b *Bridge) truncateText(l textLens) {
+	b.content, b.reasoning, b.refusal = b.content[:l[0]], b.reasoning[:l[1]], b.refusal[:l[2]]
+}
+
+// appendRaw appends text, already decoded, to buffer k and delivers it.
+// Unlike [Bridge.text] it does not count as progress by itself.
+func (b *Bridge) appendRaw(k bufKind, text string) error {
+	buf := b.buffer(k)
+	*buf = append(*buf, text...)
+	if b.onDelta == nil {
+		return nil
+	}
+	return b.deliver(Delta{Kind: k.deltaKind(), Text: text})
+}
+
+// replaceText replaces buffer k's text from byte from on with text, which
+// is not delivered (the deltas it replaces were).
+func (b *Bridge) replaceText(k bufKind, from int, text []byte) {
+	buf := b.buffer(k)
+	*buf = append((*buf)[:from], text...)
+}
+
+// newAssembler returns an assembler with the Bridge's tool-call options.
+func (b *Bridge) newAssembler() *toolcall.Assembler {
+	return toolcall.NewAssembler(b.config().toolOpts...)
+}
+
+// swapAssembler replaces the calls so far with those of asm: a decoder
+// that learned the calls' full arguments late starts them over.
+func (b *Bridge) swapAssembler(asm *toolcall.Assembler) { b.asm = asm }
+
+// progress marks the current event as one that carried content, which
+// resets the idle timeout; pings and empty blocks do not.
+func (b *Bridge) progress() { b.progressed = true }
+
+// setProgress says whether the current event counts as progress, for a
+// decoder that decides it last.
+func (b *Bridge) setProgress(p bool) { b.progressed = p }
+
+// setUsage replaces the message's usage; nil leaves it unreported.
+func (b *Bridge) setUsage(u *Usage) { b.usage = u }
+
+// usageRef returns the message's usage for a decoder to fill, made at its
+// first report.
+func (b *Bridge) usageRef() *Usage {
+	if b.usage == nil {
+		b.usage = new(Usage)
+	}
+	return b.usage
+}
+
+// addBlock appends a continuity block in the dialect's order and returns
+// its slot, by which the decoder completes it later ([Bridge.block]).
+func (b *Bridge) addBlock(blk Block) int {
+	b.blocks = append(b.blocks, blk)
+	return len(b.blocks) - 1
+}
+
+// block returns the continuity block at slot.
+func (b *Bridge) block(slot int) *Block { return &b.blocks[slot] }
+
+// blockCount is how many continuity blocks there are: the next slot.
+func (b *Bridge) blockCount() int { return len(b.blocks) }
+
+// truncateBlocks drops the continuity blocks from slot n on.
+func (b *Bridge) truncateBlocks(n int) { b.blocks = b.blocks[:n] }
+
+// keepContinuity keeps the blocks in the message even when they hold only
+// text and calls (a decoder knows state the neutral fields cannot show).
+func (b *Bridge) keepContinuity() { b.keepBlocks = true }
+
+// setContainer keeps a copy of Anthropic's code-execution container.
+func (b *Bridge) setContainer(raw []byte) { b.container = slices.Clone(raw) }

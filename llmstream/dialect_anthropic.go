@@ -254,13 +254,13 @@ func (a *anthropicDecoder) apply(ev *sse.Event) error {
 		if a.doc.isString(a.inDelta.stop) {
 			raw := string(a.doc.str(a.arena[:0], a.inDelta.stop))
 			b.setFinish(raw, anthropicStopReason(raw))
-			b.progressed = true
+			b.progress()
 		}
 		if a.usage.ok() {
 			a.applyUsage(a.usage) // cumulative: the last one is the whole
 		}
 		if a.inDelta.container.ok() {
-			b.container = slices.Clone(a.doc.data[a.inDelta.container.start:a.inDelta.container.end])
+			b.setContainer(a.doc.data[a.inDelta.container.start:a.inDelta.container.end])
 		}
 		return nil
 	case a.is("message_stop"):
@@ -387,7 +387,7 @@ func (a *anthropicDecoder) startMessage(ev *sse.Event) error {
 		a.applyUsage(usage)
 	}
 	if container.ok() {
-		a.b.container = slices.Clone(a.doc.data[container.start:container.end])
+		a.b.setContainer(a.doc.data[container.start:container.end])
 	}
 	if a.doc.isString(stop) { // a message that arrives whole is finished already
 		raw := string(a.doc.str(nil, stop))
@@ -442,11 +442,11 @@ func (a *anthropicDecoder) startBlockAt(ev *sse.Event, n int) error {
 			members = append(members, antMember{key: string(key), raw: slices.Clone(a.doc.data[v.start:v.end])})
 		}
 	})
-	blk := antBlock{index: n, open: true, slot: len(b.blocks)}
+	blk := antBlock{index: n, open: true, slot: b.blockCount()}
 	switch {
 	case a.doc.is(typ, "text"):
 		blk.kind, blk.textStart, members = blockText, len(b.content), nil
-		b.blocks = append(b.blocks, Block{Type: BlockText})
+		b.addBlock(Block{Type: BlockText})
 		if a.doc.isString(text) {
 			if err := b.text(inContent, &a.doc, text); err != nil {
 				return err
@@ -454,7 +454,7 @@ func (a *anthropicDecoder) startBlockAt(ev *sse.Event, n int) error {
 		}
 	case a.doc.is(typ, "thinking"):
 		blk.kind, blk.textStart = blockThinking, len(b.reasoning)
-		b.blocks = append(b.blocks, Block{Type: "thinking"})
+		b.addBlock(Block{Type: "thinking"})
 		if a.doc.isString(text) {
 			if err := b.text(inReasoning, &a.doc, text); err != nil {
 				return err
@@ -462,7 +462,7 @@ func (a *anthropicDecoder) startBlockAt(ev *sse.Event, n int) error {
 		}
 	case a.doc.is(typ, "tool_use"):
 		blk.kind, members = blockToolUse, nil
-		b.blocks = append(b.blocks, Block{Type: BlockToolCall, Call: n})
+		b.addBlock(Block{Type: BlockToolCall, Call: n})
 		if input.ok() && a.doc.data[input.start] == '{' {
 			blk.start = slices.Clone(a.doc.data[input.start:input.end])
 		}
@@ -487,7 +487,7 @@ func (a *anthropicDecoder) startBlockAt(ev *sse.Event, n int) error {
 		if a.doc.isString(typ) {
 			t = string(a.doc.str(nil, typ))
 		}
-		b.blocks = append(b.blocks, Block{Type: t})
+		b.addBlock(Block{Type: t})
 	}
 	blk.members = members
 	a.add(blk)
@@ -592,7 +592,7 @@ func (a *anthropicDecoder) stopBlock(ev *sse.Event, blk *antBlock) error {
 	b := a.b
 	blk.open = false
 	a.open--
-	slot := &b.blocks[blk.slot]
+	slot := b.block(blk.slot)
 	switch blk.kind {
 	case blockText:
 		slot.Bytes = len(b.content) - blk.textStart
@@ -625,7 +625,7 @@ func (a *anthropicDecoder) stopBlock(ev *sse.Event, blk *antBlock) error {
 	// An empty text block carries nothing: it does not count as progress
 	// (the idle timeout), as a ping does not.
 	if blk.kind != blockText || slot.Bytes > 0 {
-		b.progressed = true
+		b.progress()
 	}
 	blk.members, blk.byKey, blk.input, blk.start = nil, nil, nil, nil
 	return nil
@@ -676,10 +676,7 @@ func setMember(members *[]antMember, key string, raw []byte) {
 // totals.
 func (a *anthropicDecoder) applyUsage(s span) {
 	b := a.b
-	if b.usage == nil {
-		b.usage = new(Usage)
-	}
-	u := b.usage
+	u := b.usageRef()
 	set := func(dst *int, v span) {
 		if n, ok := jsonInt(a.doc.data, v); ok && n > 0 {
 			*dst = n

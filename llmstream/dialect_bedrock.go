@@ -522,16 +522,16 @@ func (d *bedrockDecoder) block(ev *sse.Event, begin bedrockKind) (*bedrockBlock,
 // begin opens block n of kind k.
 func (d *bedrockDecoder) begin(n int, k bedrockKind) *bedrockBlock {
 	b := d.b
-	blk := bedrockBlock{index: n, kind: k, open: true, slot: len(b.blocks)}
+	blk := bedrockBlock{index: n, kind: k, open: true, slot: b.blockCount()}
 	switch k {
 	case bedrockKindText:
 		blk.textStart = len(b.content)
-		b.blocks = append(b.blocks, Block{Type: BlockText})
+		b.addBlock(Block{Type: BlockText})
 	case bedrockKindToolUse:
-		b.blocks = append(b.blocks, Block{Type: BlockToolCall, Call: n})
+		b.addBlock(Block{Type: BlockToolCall, Call: n})
 	default:
 		blk.textStart = len(b.reasoning)
-		b.blocks = append(b.blocks, Block{Type: bedrockReasoningBlock})
+		b.addBlock(Block{Type: bedrockReasoningBlock})
 	}
 	d.blocks = append(d.blocks, blk)
 	return &d.blocks[len(d.blocks)-1]
@@ -622,11 +622,11 @@ func (d *bedrockDecoder) delta(ev *sse.Event) error {
 		if d.doc.isString(d.reasonRedacted) {
 			blk.kind = bedrockKindRedacted
 			blk.redacted = d.doc.str(blk.redacted, d.reasonRedacted)
-			b.progressed = true
+			b.progress()
 		}
 		if d.doc.isString(d.reasonSignature) {
 			blk.signature = d.doc.str(blk.signature, d.reasonSignature)
-			b.progressed = true
+			b.progress()
 		}
 		if d.doc.isString(d.reasonText) {
 			return b.text(inReasoning, &d.doc, d.reasonText)
@@ -639,7 +639,7 @@ func (d *bedrockDecoder) delta(ev *sse.Event) error {
 func (d *bedrockDecoder) close(blk *bedrockBlock) {
 	b := d.b
 	blk.open = false
-	slot := &b.blocks[blk.slot]
+	slot := b.block(blk.slot)
 	switch blk.kind {
 	case bedrockKindText:
 		slot.Bytes = len(b.content) - blk.textStart
@@ -659,7 +659,7 @@ func (d *bedrockDecoder) close(blk *bedrockBlock) {
 		}{string(blk.redacted)})
 	}
 	blk.signature, blk.redacted = nil, nil
-	b.progressed = true
+	b.progress()
 }
 
 func (d *bedrockDecoder) messageStop(ev *sse.Event) error {
@@ -678,7 +678,7 @@ func (d *bedrockDecoder) messageStop(ev *sse.Event) error {
 		b.setFinish(raw, bedrockStopReason(raw))
 	}
 	d.stopped = true
-	b.progressed = true
+	b.progress()
 	if d.metadata {
 		b.end()
 	}
@@ -716,5 +716,5 @@ func (d *bedrockDecoder) applyUsage() {
 	if u.TotalTokens == 0 {
 		u.TotalTokens = u.PromptTokens + u.CachedTokens + u.CacheWriteTokens + u.CompletionTokens
 	}
-	d.b.usage = u
+	d.b.setUsage(u)
 }

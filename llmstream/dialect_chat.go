@@ -56,9 +56,9 @@ func (c *chatDecoder) event(ev *sse.Event) error {
 		return nil
 	}
 	c.ev.validUTF8 = b.validUTF8
-	nc, nr, nf := len(b.content), len(b.reasoning), len(b.refusal)
+	lens := b.textLens()
 	if at, err := c.decodeChunk(ev.Data); err != nil {
-		b.content, b.reasoning, b.refusal = b.content[:nc], b.reasoning[:nr], b.refusal[:nf]
+		b.truncateText(lens)
 		return b.fail(b.eventError(ev.Data, at, err))
 	}
 	return c.apply()
@@ -100,18 +100,19 @@ type chatEvent struct {
 
 // snapshot is what a choice other than index 0 must roll back to.
 type snapshot struct {
-	content, reasoning, refusal, marks, calls, arena, extras int
-	finish                                                   span
+	text                        textLens
+	marks, calls, arena, extras int
+	finish                      span
 }
 
 func (c *chatDecoder) snapshot() snapshot {
 	e := &c.ev
-	return snapshot{len(c.b.content), len(c.b.reasoning), len(c.b.refusal), len(e.marks), len(e.calls), len(e.arena), len(e.extras), e.finish}
+	return snapshot{c.b.textLens(), len(e.marks), len(e.calls), len(e.arena), len(e.extras), e.finish}
 }
 
 func (c *chatDecoder) restore(s snapshot) {
 	e := &c.ev
-	c.b.content, c.b.reasoning, c.b.refusal = c.b.content[:s.content], c.b.reasoning[:s.reasoning], c.b.refusal[:s.refusal]
+	c.b.truncateText(s.text)
 	e.marks, e.calls, e.arena, e.extras = e.marks[:s.marks], e.calls[:s.calls], e.arena[:s.arena], e.extras[:s.extras]
 	e.finish = s.finish
 }
@@ -555,7 +556,7 @@ func (c *chatDecoder) apply() error {
 	e := &c.ev
 	d := e.data
 	for _, mk := range e.marks {
-		c.b.progressed = true
+		c.b.progress()
 		if mk.kind == inCall {
 			if err := c.addCall(&e.calls[mk.span.start]); err != nil {
 				return c.b.fail(err)
@@ -578,7 +579,7 @@ func (c *chatDecoder) apply() error {
 		}
 	}
 	if e.finish.ok() {
-		c.b.progressed = true
+		c.b.progress()
 		if f := d[e.finish.start+1 : e.finish.end-1]; string(f) != c.b.finish {
 			raw := decodedString(d, e.finish)
 			c.b.setFinish(raw, chatStopReason(raw))
@@ -586,12 +587,12 @@ func (c *chatDecoder) apply() error {
 	}
 	if e.usage.ok() {
 		if u := decodeUsage(d[e.usage.start:e.usage.end]); u != nil {
-			c.b.usage = u
+			c.b.setUsage(u)
 		}
 	}
 	if e.groqUsage.ok() {
 		if u := decodeUsage(d[e.groqUsage.start:e.groqUsage.end]); u != nil {
-			c.b.usage = u
+			c.b.setUsage(u)
 		}
 	}
 	if e.apiErr.ok() {

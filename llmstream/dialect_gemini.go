@@ -539,15 +539,12 @@ func (g *geminiDecoder) checkArg(a *gemArg) error {
 
 // applyUsage replaces the usage: each usageMetadata is the whole so far.
 func (g *geminiDecoder) applyUsage() {
-	b, u := g.b, &g.usage
-	if b.usage == nil {
-		b.usage = new(Usage)
-	}
+	u := &g.usage
 	total := u.total
 	if !u.hasTotal {
 		total = u.prompt + u.toolUse + u.candidates + u.thoughts
 	}
-	*b.usage = Usage{
+	*g.b.usageRef() = Usage{
 		PromptTokens: u.prompt, CompletionTokens: u.candidates + u.thoughts, TotalTokens: total,
 		CachedTokens: u.cached, ReasoningTokens: u.thoughts,
 	}
@@ -582,7 +579,7 @@ func (g *geminiDecoder) applyPart(ev *sse.Event, p *gemPart) error {
 			}
 		}
 		if d.isString(p.sig) {
-			b.blocks[g.runSlot].Signature = string(d.str(nil, p.sig))
+			b.block(g.runSlot).Signature = string(d.str(nil, p.sig))
 			g.closeRun()
 		}
 	case d.isString(p.text) && p.text.end-p.text.start == 2 && !d.isString(p.sig):
@@ -590,9 +587,9 @@ func (g *geminiDecoder) applyPart(ev *sse.Event, p *gemPart) error {
 	case d.isString(p.text) || (d.isString(p.sig) && p.other == ""):
 		if !p.text.ok() && g.run != runNone {
 			// A part with only a signature signs the block before it.
-			b.blocks[g.runSlot].Signature = string(d.str(nil, p.sig))
+			b.block(g.runSlot).Signature = string(d.str(nil, p.sig))
 			g.closeRun()
-			b.progressed = true
+			b.progress()
 			return nil
 		}
 		if g.run != runText {
@@ -603,12 +600,12 @@ func (g *geminiDecoder) applyPart(ev *sse.Event, p *gemPart) error {
 			if err := b.text(inContent, d, p.text); err != nil {
 				return err
 			}
-			b.blocks[g.runSlot].Bytes = len(b.content) - g.runStart
+			b.block(g.runSlot).Bytes = len(b.content) - g.runStart
 		}
 		if d.isString(p.sig) {
-			b.blocks[g.runSlot].Signature = string(d.str(nil, p.sig))
+			b.block(g.runSlot).Signature = string(d.str(nil, p.sig))
 			g.closeRun()
-			b.progressed = true
+			b.progress()
 		}
 	case p.other != "":
 		g.closeRun()
@@ -616,15 +613,15 @@ func (g *geminiDecoder) applyPart(ev *sse.Event, p *gemPart) error {
 		if d.isString(p.sig) {
 			blk.Signature = string(d.str(nil, p.sig))
 		}
-		b.blocks = append(b.blocks, blk)
-		b.progressed = true
+		b.addBlock(blk)
+		b.progress()
 	}
 	return nil
 }
 
 func (g *geminiDecoder) openRun(k runKind, blk Block, start int) {
-	g.run, g.runSlot, g.runStart = k, len(g.b.blocks), start
-	g.b.blocks = append(g.b.blocks, blk)
+	g.run, g.runSlot, g.runStart = k, g.b.blockCount(), start
+	g.b.addBlock(blk)
 }
 
 // closeRun ends the open text or thought block; a thought block is then
@@ -632,10 +629,10 @@ func (g *geminiDecoder) openRun(k runKind, blk Block, start int) {
 func (g *geminiDecoder) closeRun() {
 	b := g.b
 	if g.run == runThought {
-		blk := &b.blocks[g.runSlot]
+		blk := b.block(g.runSlot)
 		text := b.reasoning[g.runStart:]
-		if len(text) == 0 && blk.Signature == "" && g.runSlot == len(b.blocks)-1 {
-			b.blocks = b.blocks[:g.runSlot] // nothing to keep
+		if len(text) == 0 && blk.Signature == "" && g.runSlot == b.blockCount()-1 {
+			b.truncateBlocks(g.runSlot) // nothing to keep
 		} else {
 			raw := appendQuoted([]byte(`{"thought":true,"text":`), text)
 			if blk.Signature != "" {
@@ -660,7 +657,7 @@ func (g *geminiDecoder) applyCall(ev *sse.Event, p *gemPart) error {
 		if args || (named && !g.continuesOpen(p)) {
 			return g.b.outOfOrder(ev, p.at, fmt.Sprintf("a new function call while call %d is still streaming its arguments", g.open))
 		}
-		if blk := &b.blocks[g.openSlot]; blk.Signature == "" && d.isString(p.sig) {
+		if blk := b.block(g.openSlot); blk.Signature == "" && d.isString(p.sig) {
 			blk.Signature = string(d.str(nil, p.sig))
 		}
 		return g.streamArgs(ev, p, toolcall.Fragment{Index: g.open}, false)
@@ -682,15 +679,15 @@ func (g *geminiDecoder) applyCall(ev *sse.Event, p *gemPart) error {
 	if d.isString(p.id) && p.id.end-p.id.start > 2 {
 		f.ID = string(d.str(nil, p.id))
 		blk.ID = f.ID
-		b.keepBlocks = true // only the state says the id is Gemini's own, to send back
+		b.keepContinuity() // only the state says the id is Gemini's own, to send back
 	}
 	if d.isString(p.sig) {
 		blk.Signature = string(d.str(nil, p.sig))
 	}
-	b.blocks = append(b.blocks, blk)
+	b.addBlock(blk)
 	if p.will || p.partial {
 		if p.will {
-			g.open, g.openSlot = n, len(b.blocks)-1
+			g.open, g.openSlot = n, b.blockCount()-1
 			g.openName = append(g.openName[:0], f.Name...)
 		}
 		return g.streamArgs(ev, p, f, true)
@@ -717,7 +714,7 @@ func (g *geminiDecoder) continuesOpen(p *gemPart) bool {
 		return true
 	}
 	g.path = d.str(g.path[:0], p.id)
-	return string(g.path) == g.b.blocks[g.openSlot].ID
+	return string(g.path) == g.b.block(g.openSlot).ID
 }
 
 // streamArgs adds a part's partial arguments to the streamed call of f
@@ -771,7 +768,8 @@ var jsonNull = []byte("null")
 func (g *geminiDecoder) applyFinish(ev *sse.Event) error {
 	b, d := g.b, &g.doc
 	if g.finish.end-g.finish.start > 2 && !d.is(g.finish, b.finish) {
-		b.finish = string(d.str(nil, g.finish)) // kept on a failure too: MAX_TOKENS says why a call was cut
+		raw := string(d.str(nil, g.finish)) // kept on a failure too: MAX_TOKENS says why a call was cut
+		b.setFinish(raw, geminiStopReason(raw))
 	}
 	if g.open >= 0 {
 		return g.b.outOfOrder(ev, g.finish.start, fmt.Sprintf("the candidate finished (%s) while function call %d was still streaming its arguments", b.finish, g.open))
@@ -779,8 +777,8 @@ func (g *geminiDecoder) applyFinish(ev *sse.Event) error {
 	if g.finish.end-g.finish.start <= 2 {
 		return nil // "": no reason
 	}
-	g.finished, b.progressed = true, true
-	b.setFinish(b.finish, geminiStopReason(b.finish))
+	g.finished = true
+	b.progress()
 	if !geminiFailure(b.finish) {
 		return nil
 	}

@@ -482,7 +482,7 @@ func (r *responsesDecoder) doneMatch(q *respQueue) *respItem {
 		it := &r.items[pos]
 		switch {
 		case it.done || it.index < 0:
-		case it.slot >= 0 && id != "" && r.b.blocks[it.slot].ID == id:
+		case it.slot >= 0 && id != "" && r.b.block(it.slot).ID == id:
 			return it
 		case it.kind == respCall && callID != "":
 			if p, _ := r.b.assembler().Preview(it.call); p.ID == callID {
@@ -669,8 +669,8 @@ func (r *responsesDecoder) textItem(ev *sse.Event, k respKind, find respFind) (*
 	case it == nil:
 		it = r.open(n, k)
 		if k == respMessage {
-			it.slot = len(r.b.blocks)
-			r.b.blocks = append(r.b.blocks, Block{Type: BlockText})
+			it.slot = r.b.blockCount()
+			r.b.addBlock(Block{Type: BlockText})
 		}
 	case it.done:
 		return nil, r.b.outOfOrder(ev, 0, fmt.Sprintf("a text event for output item %d after its output_item.done", n))
@@ -731,12 +731,9 @@ func (r *responsesDecoder) appendText(it *respItem, k bufKind, summary bool, p i
 	// part index alone is not enough: one server numbers every delta as a
 	// part of its own.
 	if it.claim(summary, p) && k == inReasoning && len(b.reasoning) > 0 && (r.reasonAt != it.pos || r.reasonBreak) {
-		b.reasoning = append(b.reasoning, "\n\n"...)
 		r.broke = true
-		if b.onDelta != nil {
-			if err := b.deliver(Delta{Kind: DeltaReasoning, Text: "\n\n"}); err != nil {
-				return err
-			}
+		if err := b.appendRaw(inReasoning, "\n\n"); err != nil {
+			return err
 		}
 	}
 	if k == inReasoning {
@@ -747,7 +744,7 @@ func (r *responsesDecoder) appendText(it *respItem, k bufKind, summary bool, p i
 		return err
 	}
 	if it.slot >= 0 && k == inContent {
-		b.blocks[it.slot].Bytes += len(b.content) - before
+		b.block(it.slot).Bytes += len(b.content) - before
 	}
 	return nil
 }
@@ -797,20 +794,17 @@ func (r *responsesDecoder) completeText(it *respItem, k bufKind, part respPart, 
 	}
 	before := len(*buf)
 	if len(full) > len(got) && string(full[:len(got)]) == string(got) {
-		*buf = append(*buf, full[len(got):]...)
-		if b.onDelta != nil {
-			if err := b.deliver(Delta{Kind: k.deltaKind(), Text: string(full[len(got):])}); err != nil {
-				return err
-			}
+		if err := b.appendRaw(k, string(full[len(got):])); err != nil {
+			return err
 		}
 	} else {
-		*buf = append((*buf)[:run.start], full...)
+		b.replaceText(k, run.start, full)
 	}
 	if it.slot >= 0 && k == inContent {
-		b.blocks[it.slot].Bytes += len(*buf) - before
+		b.block(it.slot).Bytes += len(*buf) - before
 	}
 	it.run.end = len(*buf)
-	b.progressed = true
+	b.progress()
 	return nil
 }
 
@@ -870,8 +864,8 @@ func (r *responsesDecoder) callItem(ev *sse.Event, find respFind) (*respItem, er
 		return nil, err
 	case it == nil:
 		it = r.open(n, respCall)
-		it.slot = len(r.b.blocks)
-		r.b.blocks = append(r.b.blocks, Block{Type: BlockToolCall, Call: it.call})
+		it.slot = r.b.blockCount()
+		r.b.addBlock(Block{Type: BlockToolCall, Call: it.call})
 		return it, nil
 	case it.kind != respCall:
 		return nil, r.b.outOfOrder(ev, 0, fmt.Sprintf("function-call arguments for output item %d, a %v item", n, it.kind))
@@ -941,7 +935,7 @@ func (r *responsesDecoder) fullArguments(it *respItem, s span) error {
 	}
 	// The deltas said something else: start the calls over, this one with
 	// the full arguments. Rare, so it may cost a copy of every call.
-	fresh := toolcall.NewAssembler(b.cfg.toolOpts...)
+	fresh := b.newAssembler()
 	for i := range r.items {
 		c := &r.items[i]
 		if c.kind != respCall {
@@ -959,8 +953,8 @@ func (r *responsesDecoder) fullArguments(it *respItem, s span) error {
 			return b.fail(err)
 		}
 	}
-	b.asm = fresh
-	b.progressed = true
+	b.swapAssembler(fresh)
+	b.progress()
 	return nil
 }
 
@@ -976,7 +970,7 @@ func (r *responsesDecoder) addItem(ev *sse.Event) error {
 	// An empty message or reasoning item carries nothing yet: it is no
 	// progress for the idle timeout. A call's header is (addFragment), and
 	// so is another item: a server tool at work.
-	r.b.progressed = r.itemKind(r.inItem.typ) == respRaw
+	r.b.setProgress(r.itemKind(r.inItem.typ) == respRaw)
 	if it != nil {
 		switch {
 		case !it.added && !it.done && it.kind == r.itemKind(r.inItem.typ):
@@ -1011,10 +1005,10 @@ func (r *responsesDecoder) adopt(it *respItem) error {
 	id := r.itemID()
 	switch {
 	case it.slot < 0: // reasoning
-		it.slot = len(r.b.blocks)
-		r.b.blocks = append(r.b.blocks, Block{Type: "reasoning", ID: id, Raw: slices.Clone(r.doc.data[r.item.start:r.item.end])})
-	case r.b.blocks[it.slot].ID == "":
-		r.b.blocks[it.slot].ID = id
+		it.slot = r.b.blockCount()
+		r.b.addBlock(Block{Type: "reasoning", ID: id, Raw: slices.Clone(r.doc.data[r.item.start:r.item.end])})
+	case r.b.block(it.slot).ID == "":
+		r.b.block(it.slot).ID = id
 	}
 	if it.kind == respCall {
 		return r.header(it, r.inItem.callID, r.inItem.name)
@@ -1028,13 +1022,13 @@ func (r *responsesDecoder) begin(n int) (*respItem, error) {
 	b := r.b
 	it := r.open(n, r.itemKind(r.inItem.typ))
 	it.added = true
-	it.slot = len(b.blocks)
+	it.slot = b.blockCount()
 	id := r.itemID()
 	switch it.kind {
 	case respMessage:
-		b.blocks = append(b.blocks, Block{Type: BlockText, ID: id})
+		b.addBlock(Block{Type: BlockText, ID: id})
 	case respCall:
-		b.blocks = append(b.blocks, Block{Type: BlockToolCall, Call: it.call, ID: id})
+		b.addBlock(Block{Type: BlockToolCall, Call: it.call, ID: id})
 		if r.doc.isString(r.inItem.args) {
 			it.start = r.doc.str(nil, r.inItem.args)
 		}
@@ -1049,7 +1043,7 @@ func (r *responsesDecoder) begin(n int) (*respItem, error) {
 				t = string(r.doc.str(nil, r.inItem.typ))
 			}
 		}
-		b.blocks = append(b.blocks, Block{Type: t, ID: id, Raw: slices.Clone(r.doc.data[r.item.start:r.item.end])})
+		b.addBlock(Block{Type: t, ID: id, Raw: slices.Clone(r.doc.data[r.item.start:r.item.end])})
 	}
 	return it, nil
 }
@@ -1079,7 +1073,7 @@ func (r *responsesDecoder) doneItem(ev *sse.Event) error {
 	}
 	// As for output_item.added: text or arguments it fills in count
 	// (Bridge.text, addFragment), an empty message or reasoning item not.
-	r.b.progressed = r.itemKind(r.inItem.typ) == respRaw
+	r.b.setProgress(r.itemKind(r.inItem.typ) == respRaw)
 	return r.close(n, it)
 }
 
@@ -1098,7 +1092,7 @@ func (r *responsesDecoder) close(n int, it *respItem) error {
 	defer func() { r.cur = nil }()
 	switch it.kind {
 	case respMessage:
-		if blk := &r.b.blocks[it.slot]; blk.ID == "" {
+		if blk := r.b.block(it.slot); blk.ID == "" {
 			blk.ID = r.itemID() // opened by a delta
 		}
 		return r.elements(r.inItem.content, (*responsesDecoder).messageContent)
@@ -1122,10 +1116,10 @@ func (r *responsesDecoder) close(n int, it *respItem) error {
 	raw := slices.Clone(r.doc.data[r.item.start:r.item.end])
 	if it.slot < 0 {
 		// Opened by a delta: its block goes where the item is known.
-		it.slot = len(r.b.blocks)
-		r.b.blocks = append(r.b.blocks, Block{Type: "reasoning", ID: r.itemID()})
+		it.slot = r.b.blockCount()
+		r.b.addBlock(Block{Type: "reasoning", ID: r.itemID()})
 	}
-	r.b.blocks[it.slot].Raw = raw
+	r.b.block(it.slot).Raw = raw
 	return nil
 }
 
@@ -1253,7 +1247,7 @@ func (r *responsesDecoder) terminal(ev *sse.Event) error {
 		raw = "completed"
 	}
 	b.setFinish(raw, responsesStopReason(raw))
-	b.progressed = true
+	b.progress()
 	b.end()
 	return nil
 }
@@ -1293,13 +1287,10 @@ func (r *responsesDecoder) applyUsage(s span) {
 	if !s.ok() || r.doc.data[s.start] != '{' {
 		return
 	}
-	b := r.b
-	if b.usage == nil {
-		b.usage = new(Usage)
-	}
-	*b.usage = Usage{TotalTokens: -1}
+	u := r.b.usageRef()
+	*u = Usage{TotalTokens: -1}
 	walkObject(&r.doc, r, s.start, 0, (*responsesDecoder).usageMember)
-	if u := b.usage; u.TotalTokens < 0 {
+	if u.TotalTokens < 0 {
 		u.TotalTokens = u.PromptTokens + u.CompletionTokens
 	}
 }
@@ -1317,7 +1308,7 @@ func (r *responsesDecoder) usageMember(key []byte, i, depth int) (int, error) {
 	if !ok {
 		return end, err
 	}
-	u := r.b.usage
+	u := r.b.usageRef()
 	switch string(key) {
 	case "input_tokens":
 		u.PromptTokens = n

@@ -44,7 +44,7 @@ func (chatProtocol) readWhole(b *Bridge, r io.Reader, limit int) (Message, error
 		b.fail(b.apiError(resp.Error))
 		return b.Message()
 	}
-	b.usage = resp.Usage
+	b.setUsage(resp.Usage)
 	for _, ch := range resp.Choices {
 		if ch.Index == 0 {
 			b.wholeChoice(data, ch.Message)
@@ -79,15 +79,10 @@ func (b *Bridge) wholeChoice(data, raw json.RawMessage) {
 	}
 	content, partReasoning := contentParts(m.Content)
 	for _, t := range []struct {
-		kind DeltaKind
-		buf  *[]byte
+		kind bufKind
 		text string
-	}{{DeltaReasoning, &b.reasoning, reasoning + partReasoning}, {DeltaText, &b.content, content}, {DeltaRefusal, &b.refusal, jsonString(m.Refusal)}} {
-		if t.text == "" {
-			continue
-		}
-		*t.buf = append(*t.buf, t.text...)
-		if b.onDelta != nil && b.deliver(Delta{Kind: t.kind, Text: t.text}) != nil {
+	}{{inReasoning, reasoning + partReasoning}, {inContent, content}, {inRefusal, jsonString(m.Refusal)}} {
+		if t.text != "" && b.appendRaw(t.kind, t.text) != nil {
 			return
 		}
 	}
