@@ -3,6 +3,7 @@ package llmstream
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,7 +18,7 @@ func nestedArgs(n int) string {
 // argsStream is a stream of one call with args in dialect d; whole
 // carries them as a JSON object where the dialect can (Anthropic's
 // input, Gemini's args), else as streamed text.
-func argsStream(d Dialect, args string, whole bool) string {
+func argsStream(t testing.TB, d Dialect, args string, whole bool) string {
 	switch d {
 	case DialectAnthropic:
 		input, partial := `{}`, args
@@ -36,6 +37,13 @@ func argsStream(d Dialect, args string, whole bool) string {
 			`{"type":"response.output_item.added","output_index":0,"item":{"type":"function_call","id":"fc_1","call_id":"call_1","name":"f","arguments":""}}`,
 			`{"type":"response.function_call_arguments.delta","output_index":0,"delta":"`+strings.ReplaceAll(args, `"`, `\"`)+`"}`,
 			`{"type":"response.completed","response":{"status":"completed","output":[]}}`)
+	case DialectBedrock:
+		return string(bedrockFrames(t, []byte(`event messageStart {"role":"assistant"}
+event contentBlockStart {"contentBlockIndex":0,"start":{"toolUse":{"name":"f","toolUseId":"tooluse_1"}}}
+event contentBlockDelta {"contentBlockIndex":0,"delta":{"toolUse":{"input":`+strconv.Quote(args)+`}}}
+event contentBlockStop {"contentBlockIndex":0}
+event messageStop {"stopReason":"tool_use"}
+event metadata {"usage":{"inputTokens":1,"outputTokens":2,"totalTokens":3}}`)))
 	case DialectGemini:
 		return `data: {"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"f","args":` + args + `}}]},"finishReason":"STOP"}]}` + "\n\n"
 	}
@@ -55,7 +63,7 @@ func TestArgumentsDepthEveryDialect(t *testing.T) {
 				continue
 			}
 			for _, n := range []int{toolcall.MaxNestingDepth - 1, toolcall.MaxNestingDepth, toolcall.MaxNestingDepth + 1} {
-				m, err := ReadMessage(strings.NewReader(argsStream(d, nestedArgs(n), whole)), WithDialect(d))
+				m, err := ReadMessage(strings.NewReader(argsStream(t, d, nestedArgs(n), whole)), WithDialect(d))
 				if n <= toolcall.MaxNestingDepth {
 					if err != nil || len(m.ToolCalls) != 1 || m.ToolCalls[0].Function.Arguments != nestedArgs(n) {
 						t.Errorf("%v whole=%v depth %d: %d calls, %v", d, whole, n, len(m.ToolCalls), err)

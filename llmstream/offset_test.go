@@ -18,7 +18,11 @@ func TestEventErrorOffset(t *testing.T) {
 		{`{"a":{"b":1 "c":2}}`, 12},
 	} {
 		for d := DialectChat; d < dialectEnd; d++ {
-			_, err := ReadMessage(strings.NewReader("data: "+tc.data+"\n\n"), WithDialect(d))
+			body := "data: " + tc.data + "\n\n"
+			if d == DialectBedrock {
+				body = string(bedrockFrames(t, []byte("event contentBlockDelta "+tc.data)))
+			}
+			_, err := ReadMessage(strings.NewReader(body), WithDialect(d))
 			var ee *EventError
 			if !errors.As(err, &ee) || ee.Offset != tc.at {
 				t.Errorf("%v %s: %v (offset %v), want an EventError at %d", d, tc.data, err, ee, tc.at)

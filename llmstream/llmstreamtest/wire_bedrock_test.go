@@ -33,7 +33,7 @@ func TestBedrockWire(t *testing.T) {
 	srv := NewTestServer(t, WithTurns(bedrockTurn, Turn{Text: "Done."}))
 	c := bedrockClient(srv)
 	msgs := []llmstream.Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "read them"}}
-	m, err := c.Complete(t.Context(), msgs, []llmstream.Tool{{Function: llmstream.ToolFunction{Name: "read_file"}}})
+	m, err := c.Stream(t.Context(), llmstream.Request{Messages: msgs, Tools: []llmstream.Tool{{Function: llmstream.ToolFunction{Name: "read_file"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestBedrockWire(t *testing.T) {
 	next := append(msgs, m,
 		llmstream.Message{Role: "tool", ToolCallID: "tooluse_1_0", Content: "module x"},
 		llmstream.Message{Role: "tool", ToolCallID: "tooluse_given", Content: "no such file", IsError: true})
-	if _, err := c.Complete(t.Context(), next, []llmstream.Tool{{Function: llmstream.ToolFunction{Name: "read_file"}}}); err != nil {
+	if _, err := c.Stream(t.Context(), llmstream.Request{Messages: next, Tools: []llmstream.Tool{{Function: llmstream.ToolFunction{Name: "read_file"}}}}); err != nil {
 		t.Fatal(err)
 	}
 	reqs := srv.Requests()
@@ -125,7 +125,7 @@ func TestBedrockWireFaults(t *testing.T) {
 			turn := bedrockTurn
 			turn.Fault = tc.fault
 			srv := NewTestServer(t, WithTurns(turn))
-			m, err := bedrockClient(srv).Complete(t.Context(), []llmstream.Message{{Role: "user", Content: "hi"}}, nil)
+			m, err := bedrockClient(srv).Stream(t.Context(), llmstream.Request{Messages: []llmstream.Message{{Role: "user", Content: "hi"}}})
 			if err == nil {
 				t.Fatal("no error")
 			}
