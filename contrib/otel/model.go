@@ -57,12 +57,15 @@ func NewModel(m Streamer, opts ...Option) *Model {
 // The span starts as the call does and ends when it returns; its context
 // is the parent of whatever the wrapped Stream traces (an instrumented
 // HTTP transport, say). Time to first chunk is the time to the first
-// delta (text, reasoning, refusal or tool-call piece): the request's
-// OnDelta is wrapped to see it, and a request with no OnDelta gets one, so
-// with an *llmstream.Client the client-wide llmstream.WithOnDelta callback
-// is not called through a Model — set Request.OnDelta instead. A call
-// that fails has error.type and an Error status (see [WithContent] for the
-// description); the usage of a partial message is still recorded.
+// delta (text, reasoning, refusal or tool-call piece), seen through the
+// request's OnDelta, which is wrapped; a request with none gets no
+// time-to-first-chunk. The wrapper does not add a callback of its own: a
+// client builds deltas only for a callback (on a 1,000-event chat stream,
+// a thousand allocations more), and a request's callback would replace an
+// *llmstream.Client's WithOnDelta. (agentloop sets one on every request
+// when its Hooks.OnDelta is set.) A call that fails has error.type and an
+// Error status (see [WithContent] for the description); the usage of a
+// partial message is still recorded.
 func (w *Model) Stream(ctx context.Context, r llmstream.Request) (llmstream.Message, error) {
 	model := r.Model
 	if model == "" {
@@ -91,15 +94,13 @@ func (w *Model) Stream(ctx context.Context, r llmstream.Request) (llmstream.Mess
 	start := time.Now()
 	ctx, span := w.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...), trace.WithTimestamp(start))
 	var first time.Duration
-	onDelta := r.OnDelta
-	r.OnDelta = func(d llmstream.Delta) error {
-		if first == 0 {
-			first = max(time.Since(start), 1) // 1ns: a first delta was seen
-		}
-		if onDelta != nil {
+	if onDelta := r.OnDelta; onDelta != nil {
+		r.OnDelta = func(d llmstream.Delta) error {
+			if first == 0 {
+				first = max(time.Since(start), 1) // at least 1ns: a first delta was seen
+			}
 			return onDelta(d)
 		}
-		return nil
 	}
 	msg, err := w.next.Stream(ctx, r)
 	elapsed := time.Since(start)

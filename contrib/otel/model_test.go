@@ -153,3 +153,27 @@ func serverOf(t *testing.T, srv *llmstreamtest.Server) (string, int64) {
 	}
 	return host, p
 }
+
+// A request with no OnDelta gets none from the wrapper: the client's own
+// WithOnDelta callback still runs, and no time to first chunk is claimed.
+func TestModelWithoutOnDelta(t *testing.T) {
+	tel := newTelemetry(t)
+	srv := llmstreamtest.NewTestServer(t, llmstreamtest.WithTurns(llmstreamtest.Turn{Text: "hello there"}))
+	var text strings.Builder
+	c := llmstream.NewClient(append(srv.ClientOptions(), llmstream.WithOnDelta(func(d llmstream.Delta) error {
+		text.WriteString(d.Text)
+		return nil
+	}))...)
+	if _, err := otel.NewModel(c, tel.opts...).Stream(context.Background(), llmstream.Request{Messages: []llmstream.Message{{Role: "user", Content: "hi"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if text.String() != "hello there" {
+		t.Errorf("the client's callback got %q", text.String())
+	}
+	if v, ok := attrs(tel.spans.Ended()[0].Attributes())["gen_ai.response.time_to_first_chunk"]; ok {
+		t.Errorf("time to first chunk %v without a callback", v)
+	}
+	if _, ok := tel.metrics(t)["gen_ai.client.operation.time_to_first_chunk"]; ok {
+		t.Error("time-to-first-chunk metric without a callback")
+	}
+}
