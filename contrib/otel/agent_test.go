@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 )
 
 // loopModel lets a Model serve as an agentloop.Model while the loop still
@@ -152,7 +153,7 @@ func TestRunError(t *testing.T) {
 func TestWrapTools(t *testing.T) {
 	tel := newTelemetry(t)
 	boom := agentloop.Tool{Name: "boom", Run: func(context.Context, json.RawMessage) (string, error) { panic("boom") }}
-	tools := otel.WrapTools(otel.WrapTools([]agentloop.Tool{lookupTool(trace.NewNoopTracerProvider()), boom}, tel.opts...), append(tel.opts, otel.WithContent(true))...)
+	tools := otel.WrapTools(otel.WrapTools([]agentloop.Tool{lookupTool(noop.NewTracerProvider()), boom}, tel.opts...), append(tel.opts, otel.WithContent(true))...)
 	out, err := tools[0].Run(context.Background(), json.RawMessage(`{"q":"x"}`))
 	if out != "found x" || err != nil {
 		t.Fatalf("Run: %q, %v", out, err)

@@ -29,12 +29,12 @@ func dump(s sdktrace.ReadOnlySpan) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s|%s|%s|", s.Name(), s.Status().Code, s.Status().Description)
 	for _, kv := range s.Attributes() {
-		fmt.Fprintf(&b, "%s=%s|", kv.Key, kv.Value.Emit())
+		fmt.Fprintf(&b, "%s=%s|", kv.Key, kv.Value.String())
 	}
 	for _, e := range s.Events() {
 		fmt.Fprintf(&b, "event %s|", e.Name)
 		for _, kv := range e.Attributes {
-			fmt.Fprintf(&b, "%s=%s|", kv.Key, kv.Value.Emit())
+			fmt.Fprintf(&b, "%s=%s|", kv.Key, kv.Value.String())
 		}
 	}
 	return b.String()
