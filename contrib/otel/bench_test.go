@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/airlock-go/airlock/contrib/otel"
 	"github.com/airlock-go/airlock/llmstream"
@@ -95,5 +96,88 @@ func BenchmarkModel(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkModelOverhead runs the bare and the wrapped call in turns,
+// alternating which goes first, and reports the wrapper's added time in
+// percent of the bare call's: paired, so that the load of a shared
+// machine, which moves both by far more than the difference, cancels out.
+func BenchmarkModelOverhead(b *testing.B) {
+	data := recordStream(b)
+	client := llmstream.NewClient(llmstream.WithHTTPClient(data), llmstream.WithBaseURL("http://replay.invalid"), llmstream.WithModel("m-1"))
+	tp := sdktrace.NewTracerProvider()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	b.Cleanup(func() {
+		_ = tp.Shutdown(context.Background())
+		_ = mp.Shutdown(context.Background())
+	})
+	wrapped := otel.NewModel(client, otel.WithTracerProvider(tp), otel.WithMeterProvider(mp), otel.WithModelName("m-1"))
+	msgs := []llmstream.Message{{Role: "user", Content: "hi"}}
+	for _, bc := range []struct {
+		name    string
+		onDelta func(llmstream.Delta) error
+	}{
+		{"no-ondelta", nil},
+		{"ondelta", func(llmstream.Delta) error { return nil }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			call := func(m otel.Streamer) time.Duration {
+				start := time.Now()
+				if _, err := m.Stream(context.Background(), llmstream.Request{Messages: msgs, OnDelta: bc.onDelta}); err != nil {
+					b.Fatal(err)
+				}
+				return time.Since(start)
+			}
+			var bare, traced time.Duration
+			i := 0
+			for b.Loop() {
+				if i%2 == 0 {
+					bare += call(client)
+					traced += call(wrapped)
+				} else {
+					traced += call(wrapped)
+					bare += call(client)
+				}
+				i++
+			}
+			b.ReportMetric(100*(float64(traced)/float64(bare)-1), "%overhead")
+		})
+	}
+}
+
+// streamerFunc is a Streamer made of a function.
+type streamerFunc func(context.Context, llmstream.Request) (llmstream.Message, error)
+
+func (f streamerFunc) Stream(ctx context.Context, r llmstream.Request) (llmstream.Message, error) {
+	return f(ctx, r)
+}
+
+// BenchmarkWrapperAlone times what the wrapper adds to one call — span,
+// attributes, the delta hook, three metrics — around a model that answers
+// at once, with one delta. Divided by BenchmarkModel/bare it is the
+// overhead on a 1,000-event call, without the noise of timing the stream.
+func BenchmarkWrapperAlone(b *testing.B) {
+	tp := sdktrace.NewTracerProvider()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	b.Cleanup(func() {
+		_ = tp.Shutdown(context.Background())
+		_ = mp.Shutdown(context.Background())
+	})
+	answer := llmstream.Message{Role: "assistant", Content: "done", FinishReason: "stop", Usage: scriptedUsage}
+	instant := streamerFunc(func(_ context.Context, r llmstream.Request) (llmstream.Message, error) {
+		if r.OnDelta != nil {
+			_ = r.OnDelta(llmstream.Delta{Kind: llmstream.DeltaText, Text: "done"})
+		}
+		return answer, nil
+	})
+	wrapped := otel.NewModel(instant, otel.WithTracerProvider(tp), otel.WithMeterProvider(mp), otel.WithModelName("m-1"))
+	msgs := []llmstream.Message{{Role: "user", Content: "hi"}}
+	onDelta := func(llmstream.Delta) error { return nil }
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := wrapped.Stream(context.Background(), llmstream.Request{Messages: msgs, OnDelta: onDelta}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -31,6 +31,25 @@ type Model struct {
 	// base are the attributes of every span and metric point.
 	base []attribute.KeyValue
 	op   string
+	// sets are the metric attribute sets of a call to the default model,
+	// made once: building a set sorts its attributes.
+	sets metricSets
+}
+
+// metricSets are the attribute sets of one call identity's metric points.
+type metricSets struct {
+	call, input, output metric.MeasurementOption
+	attrs               []attribute.KeyValue
+}
+
+func newMetricSets(attrs []attribute.KeyValue) metricSets {
+	attrs = slices.Clip(attrs)
+	return metricSets{
+		call:   metric.WithAttributeSet(attribute.NewSet(attrs...)),
+		input:  metric.WithAttributeSet(attribute.NewSet(append(attrs, keyTokenType.String("input"))...)),
+		output: metric.WithAttributeSet(attribute.NewSet(append(attrs, keyTokenType.String("output"))...)),
+		attrs:  attrs,
+	}
 }
 
 // NewModel wraps m. Give [WithDialect], [WithModelName] and
@@ -49,7 +68,19 @@ func NewModel(m Streamer, opts ...Option) *Model {
 	if cfg.address != "" {
 		w.base = append(w.base, keyServerAddress.String(cfg.address), keyServerPort.Int(cfg.port))
 	}
+	w.sets = newMetricSets(w.identity(cfg.model))
 	return w
+}
+
+// identity is the attributes that name a call to model: the span's first
+// ones and every metric point's.
+func (w *Model) identity(model string) []attribute.KeyValue {
+	attrs := make([]attribute.KeyValue, 0, 24)
+	attrs = append(attrs, w.base...)
+	if model != "" {
+		attrs = append(attrs, keyRequestModel.String(model))
+	}
+	return attrs
 }
 
 // Stream calls the wrapped Stream in a span and returns what it returned.
@@ -72,15 +103,16 @@ func (w *Model) Stream(ctx context.Context, r llmstream.Request) (llmstream.Mess
 		model = w.cfg.model
 	}
 	name := w.op
-	attrs := make([]attribute.KeyValue, 0, 24)
-	attrs = append(attrs, w.base...)
 	if model != "" {
 		name += " " + model
-		attrs = append(attrs, keyRequestModel.String(model))
 	}
 	// Only the call's identity goes on the metric points: the settings
 	// below would split every series by sampling parameters.
-	metricAttrs := slices.Clip(attrs) // appends to it must not write over attrs
+	attrs := w.identity(model)
+	sets := w.sets
+	if model != w.cfg.model {
+		sets = newMetricSets(attrs)
+	}
 	attrs = append(attrs, keyStream.Bool(true))
 	attrs = appendSettings(attrs, &r)
 	if w.cfg.content {
@@ -129,7 +161,7 @@ func (w *Model) Stream(ctx context.Context, r llmstream.Request) (llmstream.Mess
 	span.SetAttributes(end...)
 	span.End(trace.WithTimestamp(start.Add(elapsed)))
 
-	w.record(ctx, metricAttrs, elapsed, first, in, out, msg.Usage != nil, err)
+	w.record(ctx, &sets, elapsed, first, in, out, msg.Usage != nil, err)
 	return msg, err
 }
 
@@ -190,16 +222,18 @@ func inputTokens(d llmstream.Dialect, u *llmstream.Usage) int {
 }
 
 // record writes the call's metric points.
-func (w *Model) record(ctx context.Context, attrs []attribute.KeyValue, elapsed, first time.Duration, in, out int, hasUsage bool, err error) {
+func (w *Model) record(ctx context.Context, sets *metricSets, elapsed, first time.Duration, in, out int, hasUsage bool, err error) {
 	if first > 0 {
-		w.inst.timeToFirstChunk.Record(ctx, first.Seconds(), metric.WithAttributes(attrs...))
+		w.inst.timeToFirstChunk.Record(ctx, first.Seconds(), sets.call)
 	}
 	if hasUsage {
-		w.inst.tokens.Record(ctx, int64(in), metric.WithAttributes(append(attrs, keyTokenType.String("input"))...))
-		w.inst.tokens.Record(ctx, int64(out), metric.WithAttributes(append(attrs, keyTokenType.String("output"))...))
+		w.inst.tokens.Record(ctx, int64(in), sets.input)
+		w.inst.tokens.Record(ctx, int64(out), sets.output)
 	}
 	if err != nil {
-		attrs = append(attrs, keyErrorType.String(errorType(err)))
+		attrs := append(sets.attrs, keyErrorType.String(errorType(err)))
+		w.inst.duration.Record(ctx, elapsed.Seconds(), metric.WithAttributes(attrs...))
+		return
 	}
-	w.inst.duration.Record(ctx, elapsed.Seconds(), metric.WithAttributes(attrs...))
+	w.inst.duration.Record(ctx, elapsed.Seconds(), sets.call)
 }
