@@ -6,7 +6,6 @@ import (
 	"github.com/airlock-go/airlock/agentloop"
 	"github.com/airlock-go/airlock/llmstream"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -88,13 +87,7 @@ func Run(ctx context.Context, loop *agentloop.Loop, messages []llmstream.Message
 		span.SetAttributes(keyOutputMessages.String(outputContent(&last)))
 	}
 	if err != nil {
-		et := errorType(err)
-		span.SetAttributes(keyErrorType.String(et))
-		desc := et
-		if cfg.content {
-			desc = err.Error()
-		}
-		span.SetStatus(codes.Error, desc)
+		failSpan(span, err, cfg.content)
 	}
 	return res, err
 }

@@ -60,6 +60,18 @@ func recordStream(b *testing.B) replay {
 	return data
 }
 
+// benchProviders are the SDK's tracer (sampled, no exporter) and meter (a
+// manual reader) that the benchmarks record to.
+func benchProviders(b *testing.B) (*sdktrace.TracerProvider, *sdkmetric.MeterProvider) {
+	tp := sdktrace.NewTracerProvider()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	b.Cleanup(func() {
+		_ = tp.Shutdown(context.Background())
+		_ = mp.Shutdown(context.Background())
+	})
+	return tp, mp
+}
+
 // BenchmarkModel compares one 1,000-event chat call through the bare
 // client with the same call through a Model recording to the SDK's
 // tracer (sampled, no exporter) and meter (a manual reader), with and
@@ -67,12 +79,7 @@ func recordStream(b *testing.B) replay {
 func BenchmarkModel(b *testing.B) {
 	data := recordStream(b)
 	client := llmstream.NewClient(llmstream.WithHTTPClient(data), llmstream.WithBaseURL("http://replay.invalid"), llmstream.WithModel("m-1"))
-	tp := sdktrace.NewTracerProvider()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
-	b.Cleanup(func() {
-		_ = tp.Shutdown(context.Background())
-		_ = mp.Shutdown(context.Background())
-	})
+	tp, mp := benchProviders(b)
 	wrapped := otel.NewModel(client, otel.WithTracerProvider(tp), otel.WithMeterProvider(mp), otel.WithModelName("m-1"))
 	msgs := []llmstream.Message{{Role: "user", Content: "hi"}}
 	noop := func(llmstream.Delta) error { return nil }
@@ -106,12 +113,7 @@ func BenchmarkModel(b *testing.B) {
 func BenchmarkModelOverhead(b *testing.B) {
 	data := recordStream(b)
 	client := llmstream.NewClient(llmstream.WithHTTPClient(data), llmstream.WithBaseURL("http://replay.invalid"), llmstream.WithModel("m-1"))
-	tp := sdktrace.NewTracerProvider()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
-	b.Cleanup(func() {
-		_ = tp.Shutdown(context.Background())
-		_ = mp.Shutdown(context.Background())
-	})
+	tp, mp := benchProviders(b)
 	wrapped := otel.NewModel(client, otel.WithTracerProvider(tp), otel.WithMeterProvider(mp), otel.WithModelName("m-1"))
 	msgs := []llmstream.Message{{Role: "user", Content: "hi"}}
 	for _, bc := range []struct {
@@ -158,12 +160,7 @@ func (f streamerFunc) Stream(ctx context.Context, r llmstream.Request) (llmstrea
 // at once, with one delta. Divided by BenchmarkModel/bare it is the
 // overhead on a 1,000-event call, without the noise of timing the stream.
 func BenchmarkWrapperAlone(b *testing.B) {
-	tp := sdktrace.NewTracerProvider()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
-	b.Cleanup(func() {
-		_ = tp.Shutdown(context.Background())
-		_ = mp.Shutdown(context.Background())
-	})
+	tp, mp := benchProviders(b)
 	answer := llmstream.Message{Role: "assistant", Content: "done", FinishReason: "stop", Usage: scriptedUsage}
 	instant := streamerFunc(func(_ context.Context, r llmstream.Request) (llmstream.Message, error) {
 		if r.OnDelta != nil {

@@ -10,7 +10,22 @@ import (
 	"github.com/airlock-go/airlock/sse"
 	"github.com/airlock-go/airlock/toolcall"
 	"github.com/airlock-go/airlock/transport"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 )
+
+// failSpan marks span failed by err: error.type and an Error status whose
+// description is the error's text only when contents are recorded (an
+// error may quote them), else the error.type again.
+func failSpan(span trace.Span, err error, content bool) {
+	et := errorType(err)
+	span.SetAttributes(keyErrorType.String(et))
+	desc := et
+	if content {
+		desc = err.Error()
+	}
+	span.SetStatus(codes.Error, desc)
+}
 
 // errorTypeOther is the conventions' error.type for an error of no known kind.
 const errorTypeOther = "_OTHER"

@@ -7,7 +7,6 @@ import (
 
 	"github.com/airlock-go/airlock/llmstream"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -150,13 +149,7 @@ func (w *Model) Stream(ctx context.Context, r llmstream.Request) (llmstream.Mess
 		end = append(end, keyOutputMessages.String(outputContent(&msg)))
 	}
 	if err != nil {
-		et := errorType(err)
-		end = append(end, keyErrorType.String(et))
-		desc := et
-		if w.cfg.content {
-			desc = err.Error()
-		}
-		span.SetStatus(codes.Error, desc)
+		failSpan(span, err, w.cfg.content)
 	}
 	span.SetAttributes(end...)
 	span.End(trace.WithTimestamp(start.Add(elapsed)))

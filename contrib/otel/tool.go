@@ -73,13 +73,7 @@ func (t toolTracer) wrap(tool agentloop.Tool) func(context.Context, json.RawMess
 				span.SetAttributes(keyErrorType.String("tool_panic"))
 				span.SetStatus(codes.Error, "tool_panic")
 			case err != nil:
-				et := errorType(err)
-				span.SetAttributes(keyErrorType.String(et))
-				desc := et
-				if t.content {
-					desc = err.Error()
-				}
-				span.SetStatus(codes.Error, desc)
+				failSpan(span, err, t.content)
 			case t.content:
 				span.SetAttributes(keyToolResult.String(out))
 			}
