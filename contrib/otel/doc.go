@@ -33,11 +33,21 @@
 // llmstream.WithRequestDefaults are not seen by the wrapper either.
 //
 // A tool call ([WrapTools]) is an INTERNAL span "execute_tool {name}" with
-// gen_ai.tool.name, .description, .type ("function"), .call.id (under
-// [Run]) and error.type. A run ([Run]) is an INTERNAL span "invoke_agent"
-// or "invoke_agent {name}" with gen_ai.agent.name, the provider and model,
-// the run's summed usage, the last finish reason and error.type; its model
-// and tool spans are its children.
+// gen_ai.tool.name, .description, .type ("function"), .call.id (when a
+// Loop runs it: [agentloop.CallFromContext]) and error.type. A run ([Run],
+// [Resume]) is an INTERNAL span "invoke_agent" or "invoke_agent {name}"
+// with gen_ai.agent.name, the provider and model, the run's summed usage,
+// the last finish reason and error.type; its model and tool spans are its
+// children. The conventions have no words for approvals, pauses or
+// parallel calls, so these are airlock's own events on the run's span:
+//
+//	airlock.tool.approved   Approve allowed a call: gen_ai.tool.call.id, gen_ai.tool.name
+//	airlock.tool.denied     Approve denied a call: the same, and airlock.approval.reason only with WithContent
+//	airlock.agent.paused    the run stopped with agentloop.ErrPaused: airlock.approval.pending_call_ids
+//	airlock.tools.parallel  a turn ran calls at once: airlock.turn, airlock.tools.batch_size (its calls
+//	                        that run), airlock.tools.max_running; dated when two first overlapped
+//
+// A paused run has not failed: no error.type, no Error status.
 //
 // # Metrics
 //
@@ -64,7 +74,7 @@
 // (llmstream.ErrInvalidRequest), "misuse"; agentloop's "tool_timeout",
 // "tool_panic", "unknown_tool", "invalid_tool_arguments", "max_turns",
 // "turn_tool_limit", "total_tool_limit", "context_budget",
-// "repeated_failure", "invalid_loop"; then an HTTP status of no provider's
+// "repeated_failure", "invalid_loop", "approval_failed"; then an HTTP status of no provider's
 // shape ("502"), "invalid_tool_calls" (llmstream.ToolCallsError),
 // "tool_error" (agentloop.ToolError), and "_OTHER" for the rest.
 //

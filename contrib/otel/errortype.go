@@ -96,4 +96,5 @@ var errorKinds = []struct {
 	{agentloop.ErrContextBudget, "context_budget"},
 	{agentloop.ErrRepeatedFailure, "repeated_failure"},
 	{agentloop.ErrInvalidLoop, "invalid_loop"},
+	{agentloop.ErrApproval, "approval_failed"},
 }

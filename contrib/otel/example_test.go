@@ -29,7 +29,7 @@ func ExampleRun() {
 	client := llmstream.NewClient(append(srv.ClientOptions(), llmstream.WithModel("gpt-4o"))...)
 	opts := []otel.Option{otel.WithTracerProvider(tp), otel.WithModelName("gpt-4o"), otel.WithServerURL(srv.URL)}
 	loop := &agentloop.Loop{
-		Model: loopModel{otel.NewModel(client, opts...)},
+		Model: otel.NewModel(client, opts...),
 		Tools: []agentloop.Tool{{
 			Name: "read_file",
 			Run: func(ctx context.Context, args json.RawMessage) (string, error) {

@@ -5,11 +5,15 @@ import (
 	"slices"
 	"time"
 
+	"github.com/airlock-go/airlock/agentloop"
 	"github.com/airlock-go/airlock/llmstream"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 )
+
+// A Model is an agentloop.Model: a Loop takes it as it is.
+var _ agentloop.Model = (*Model)(nil)
 
 // Streamer is what [Model] wraps: one streaming model call, as
 // *llmstream.Client and agentloop's Model have it.
@@ -143,7 +147,7 @@ func (w *Model) Stream(ctx context.Context, r llmstream.Request) (llmstream.Mess
 	if msg.FinishReason != "" {
 		end = append(end, keyFinishReasons.StringSlice([]string{msg.FinishReason}))
 	}
-	in, out, usageAttrs := w.usage(msg.Usage)
+	in, out, usageAttrs := usageAttrs(w.cfg.dialect, msg.Usage)
 	end = append(end, usageAttrs...)
 	if w.cfg.content && err == nil {
 		end = append(end, keyOutputMessages.String(outputContent(&msg)))
@@ -182,14 +186,14 @@ func appendSettings(attrs []attribute.KeyValue, r *llmstream.Request) []attribut
 	return attrs
 }
 
-// usage gives the input and output token counts the conventions define
-// (input including cached tokens) and the span's usage attributes; none
-// when the provider sent no usage.
-func (w *Model) usage(u *llmstream.Usage) (in, out int, attrs []attribute.KeyValue) {
+// usageAttrs gives the input and output token counts the conventions
+// define (input including cached tokens) and the span's usage attributes;
+// none when the provider sent no usage.
+func usageAttrs(d llmstream.Dialect, u *llmstream.Usage) (in, out int, attrs []attribute.KeyValue) {
 	if u == nil {
 		return 0, 0, nil
 	}
-	in, out = inputTokens(w.cfg.dialect, u), u.CompletionTokens
+	in, out = inputTokens(d, u), u.CompletionTokens
 	attrs = []attribute.KeyValue{keyInputTokens.Int(in), keyOutputTokens.Int(out)}
 	if u.CachedTokens > 0 {
 		attrs = append(attrs, keyCacheReadTokens.Int(u.CachedTokens))

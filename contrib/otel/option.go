@@ -12,7 +12,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// Option configures [NewModel], [WrapTools] and [Run]. Options are values
+// Option configures [NewModel], [WrapTools], [Run] and [Resume]. Options are values
 // with a String method, so they can be compared and printed. A nil Option
 // is ignored. An option that does not apply to a function is ignored by it.
 type Option interface {

@@ -40,6 +40,23 @@ const (
 	keyServerPort       = attribute.Key("server.port")
 )
 
+// The events of an invoke_agent span and their attributes: airlock's own,
+// since the conventions define none for approvals, pauses or parallel
+// tool calls. A call is named by the conventions' gen_ai.tool.call.id and
+// gen_ai.tool.name.
+const (
+	eventApproved      = "airlock.tool.approved"
+	eventDenied        = "airlock.tool.denied"
+	eventPaused        = "airlock.agent.paused"
+	eventParallelTools = "airlock.tools.parallel"
+
+	keyDenyReason     = attribute.Key("airlock.approval.reason")
+	keyPendingCallIDs = attribute.Key("airlock.approval.pending_call_ids")
+	keyTurn           = attribute.Key("airlock.turn")
+	keyBatchSize      = attribute.Key("airlock.tools.batch_size")
+	keyMostRunning    = attribute.Key("airlock.tools.max_running")
+)
+
 // The operation names.
 const (
 	opChat            = "chat"

@@ -1,10 +1,8 @@
 package otel
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"sync"
 
 	"github.com/airlock-go/airlock/agentloop"
 	"go.opentelemetry.io/otel/attribute"
@@ -14,17 +12,15 @@ import (
 
 // WrapTools returns copies of tools whose Run is traced: each call gets an
 // INTERNAL span "execute_tool {name}" with gen_ai.tool.name, .description,
-// .type ("function") and, under [Run], gen_ai.tool.call.id; with
+// .type ("function") and, when an agentloop.Loop runs it, the call's
+// gen_ai.tool.call.id (from [agentloop.CallFromContext]); with
 // [WithContent], the arguments and result too. The span's context is the
 // parent of whatever Run traces. A failed call has error.type and an Error
 // status; a panic is recorded as error.type "tool_panic" and goes on up,
 // to the loop that recovers it.
 //
-// Run takes no call id, so a tool learns it only under [Run], whose hooks
-// hand each call's id to the wrapped tool that runs it (calls of the same
-// tool with the same arguments are alike, and may swap ids when they run
-// in parallel). Tools wrapped twice (by WrapTools and again by Run) get
-// one span per call. The tools keep every other field.
+// Tools wrapped twice (by WrapTools and again by Run) get one span per
+// call. The tools keep every other field.
 func WrapTools(tools []agentloop.Tool, opts ...Option) []agentloop.Tool {
 	cfg := newConfig(opts)
 	t := toolTracer{tracer: cfg.tracerProvider.Tracer(instrumentationName), content: cfg.content}
@@ -56,10 +52,8 @@ func (t toolTracer) wrap(tool agentloop.Tool) func(context.Context, json.RawMess
 		if desc != "" {
 			attrs = append(attrs, keyToolDescription.String(desc))
 		}
-		if calls, _ := ctx.Value(pendingKey{}).(*pendingCalls); calls != nil {
-			if id := calls.take(name, args); id != "" {
-				attrs = append(attrs, keyToolCallID.String(id))
-			}
+		if c, ok := agentloop.CallFromContext(ctx); ok && c.ID != "" {
+			attrs = append(attrs, keyToolCallID.String(c.ID))
 		}
 		if t.content {
 			attrs = append(attrs, keyToolArguments.String(string(args)))
@@ -82,69 +76,5 @@ func (t toolTracer) wrap(tool agentloop.Tool) func(context.Context, json.RawMess
 		out, err = run(ctx, args)
 		panicked = false
 		return out, err
-	}
-}
-
-// pendingKey is the context key of a run's pendingCalls.
-type pendingKey struct{}
-
-// pendingCalls hands call ids from the loop's BeforeTool hook to the
-// wrapped tool that runs the call, matched by tool name and arguments in
-// the order the calls were announced.
-type pendingCalls struct {
-	mu  sync.Mutex
-	ids map[string][]string
-}
-
-// callKey is a call's tool name and its arguments as the loop hands them
-// to Run: trimmed of white space, "{}" when empty.
-func callKey(name string, args []byte) string {
-	args = bytes.TrimSpace(args)
-	if len(args) == 0 {
-		args = []byte("{}")
-	}
-	return name + "\x00" + string(args)
-}
-
-func (p *pendingCalls) put(name, args, id string) {
-	k := callKey(name, []byte(args))
-	p.mu.Lock()
-	p.ids[k] = append(p.ids[k], id)
-	p.mu.Unlock()
-}
-
-// take removes and returns the first id announced for the call, "" if none.
-func (p *pendingCalls) take(name string, args []byte) string {
-	k := callKey(name, args)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	ids := p.ids[k]
-	if len(ids) == 0 {
-		return ""
-	}
-	if len(ids) == 1 {
-		delete(p.ids, k)
-	} else {
-		p.ids[k] = ids[1:]
-	}
-	return ids[0]
-}
-
-// drop removes id if no tool took it (a call refused before it ran).
-func (p *pendingCalls) drop(name, args, id string) {
-	k := callKey(name, []byte(args))
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	ids := p.ids[k]
-	for i, v := range ids {
-		if v == id {
-			ids = append(ids[:i:i], ids[i+1:]...)
-			break
-		}
-	}
-	if len(ids) == 0 {
-		delete(p.ids, k)
-	} else {
-		p.ids[k] = ids
 	}
 }
