@@ -220,3 +220,23 @@ func TestRunParallelEvent(t *testing.T) {
 		})
 	}
 }
+
+// Tools wrapped alone and run by a plain Loop (no otel.Run) still get
+// each call's id on their spans.
+func TestWrapToolsInLoop(t *testing.T) {
+	tel := newTelemetry(t)
+	loop := agentloop.Loop{
+		Model: scripted([]llmstream.ToolCall{toolCall("k1", "whoami", `{}`), toolCall("k2", "whoami", `{}`)}),
+		Tools: otel.WrapTools([]agentloop.Tool{whoami}, tel.opts...),
+	}
+	if _, err := loop.Run(context.Background(), []llmstream.Message{{Role: "user", Content: "go"}}); err != nil {
+		t.Fatal(err)
+	}
+	var ids []any
+	for _, s := range tel.spans.Ended() {
+		ids = append(ids, attrs(s.Attributes())["gen_ai.tool.call.id"])
+	}
+	if !cmp.Equal(ids, []any{"k1", "k2"}) {
+		t.Errorf("call ids on the spans %v, want k1 k2", ids)
+	}
+}
