@@ -1,4 +1,4 @@
-package main
+package agentcli
 
 import (
 	"fmt"
@@ -7,13 +7,13 @@ import (
 
 // usageHint is the line that follows a refused command line, in place of
 // the whole usage.
-const usageHint = "run 'agent -h' for usage"
+func usageHint(command string) string { return "run '" + command + " -h' for usage" }
 
 // printUsage writes the -h text: what the program does, where settings
 // come from, and each flag with a name for its value.
-func printUsage(w io.Writer) {
-	fmt.Fprint(w, `usage: agent [flags]
-
+func printUsage(w io.Writer, command string, extra []extraFlag) {
+	fmt.Fprint(w, "usage: "+command+" [flags]\n")
+	fmt.Fprint(w, `
 A demo coding agent. With no flags it runs offline against a built-in scripted
 model served over loopback HTTP; give --base-url/--api-key/--model (or the
 AIRLOCK_BASE_URL, AIRLOCK_API_KEY, AIRLOCK_MODEL variables) to use a real one:
@@ -31,8 +31,12 @@ Flags:
 `)
 	flagUsage(w, "e", "task", "the task to run (default: explore the workspace)")
 	flagUsage(w, "config", "file", "read settings from file (see above)")
+	flagUsage(w, "resume", "file", "go on with the run saved in file when Ctrl-C paused it at a question")
 	for _, s := range allSettings() {
 		flagUsage(w, s.flagName(), s.arg, s.usage)
+	}
+	for _, f := range extra {
+		flagUsage(w, f.name, f.arg, f.usage)
 	}
 }
 

@@ -1,9 +1,10 @@
-package main
+package agentcli
 
 import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -19,9 +20,13 @@ import (
 //     (and search, when the task names something to find);
 //  2. a listing arrived: pick the files that tell most about a project
 //     and read them all at once (parallel calls);
-//  3. file contents arrived: write a summary built from what it read.
+//  3. file contents arrived: when write_file is offered (--allow-write),
+//     save notes built from what it read to notesFile, once;
+//  4. write a summary built from what it read (and how the write went).
 const (
 	maxFilesToRead = 4
+	// notesFile is where the offline model asks to save its notes.
+	notesFile = "AIRLOCK-NOTES.md"
 	// scriptedBytesPerToken estimates token usage for the final line.
 	scriptedBytesPerToken = 4
 )
@@ -36,6 +41,8 @@ func scriptedTurn(req llmstreamtest.Request) llmstreamtest.Turn {
 		turn = planTurn(task)
 	case results[len(results)-1].name == "list_files" || results[len(results)-1].name == "search":
 		turn = readTurn(task, results)
+	case offers(req.Tools, "write_file") && !slices.ContainsFunc(results, func(r result) bool { return r.name == "write_file" }):
+		turn = writeTurn(results)
 	default:
 		turn = summaryTurn(task, results)
 	}
@@ -269,32 +276,73 @@ func firstParagraph(lines []string) string {
 	return strings.Join(para, " ")
 }
 
+// offers reports whether a request offers the tool name.
+func offers(tools []llmstream.Tool, name string) bool {
+	return slices.ContainsFunc(tools, func(t llmstream.Tool) bool { return t.Function.Name == name })
+}
+
+// writeTurn asks to save what the files said to notesFile.
+func writeTurn(results []result) llmstreamtest.Turn {
+	var b strings.Builder
+	b.WriteString("# Notes by the airlock demo agent\n\n")
+	for _, r := range results {
+		if r.name == "read_file_safe" && !failed(r) {
+			writeFileLine(&b, r)
+		}
+	}
+	return llmstreamtest.Turn{
+		Text:      "I may write files in this run, so I'll keep these notes in " + notesFile + " for later.",
+		ToolCalls: []llmstreamtest.Call{{Name: "write_file", Arguments: jsonArgs(map[string]string{"path": notesFile, "content": b.String()})}},
+	}
+}
+
+// failed reports whether a call's answer is a failure rather than output:
+// an error, a denial, a call skipped or not run.
+func failed(r result) bool {
+	for _, prefix := range []string{"error: ", "skipped: ", "denied: ", "not run: ", "cancelled: "} {
+		if strings.HasPrefix(r.content, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// writeFileLine is the summary's line for a file read.
+func writeFileLine(b *strings.Builder, r result) {
+	var in struct{ Path string }
+	_ = json.Unmarshal([]byte(r.args), &in)
+	fmt.Fprintf(b, "- %s: %s, %s\n", in.Path, plural(strings.Count(r.content, "\n"), "line"), sentence(fileSummary(r.content)))
+}
+
 func summaryTurn(task string, results []result) llmstreamtest.Turn {
 	var b strings.Builder
 	b.WriteString("Here is what I found.\n\n")
-	listed, read, failed := 0, 0, 0
+	listed, read, failures := 0, 0, 0
+	wrote := ""
 	for _, r := range results {
-		failedCall := strings.HasPrefix(r.content, "error: ") || strings.HasPrefix(r.content, "skipped: ")
+		failedCall := failed(r)
 		switch {
+		case r.name == "write_file" && strings.HasPrefix(r.content, "denied: "):
+			wrote = " You did not let me write " + notesFile + " (" + clip(strings.TrimPrefix(r.content, "denied: "), 120) + "), so I left the files as they were."
+		case r.name == "write_file" && !failedCall:
+			wrote = " I saved these notes in " + notesFile + "."
 		case r.name == "list_files" && !failedCall:
 			listed += len(parseListing(r.content))
 		case r.name == "read_file_safe" && !failedCall:
 			read++
-			var in struct{ Path string }
-			_ = json.Unmarshal([]byte(r.args), &in)
-			fmt.Fprintf(&b, "- %s: %s, %s\n", in.Path, plural(strings.Count(r.content, "\n"), "line"), sentence(fileSummary(r.content)))
+			writeFileLine(&b, r)
 		case r.name == "search" && !failedCall:
 			writeHits(&b, r.content)
 		case failedCall:
-			failed++
+			failures++
 			fmt.Fprintf(&b, "- %s failed: %s\n", r.name, clip(strings.TrimPrefix(r.content, "error: "), 120))
 		}
 	}
 	fmt.Fprintf(&b, "\nThe workspace lists %s; I read %d of them", plural(listed, "file"), read)
-	if failed > 0 {
-		fmt.Fprintf(&b, " and %s failed", plural(failed, "tool call"))
+	if failures > 0 {
+		fmt.Fprintf(&b, " and %s failed", plural(failures, "tool call"))
 	}
-	b.WriteString(". I am the offline scripted model, so this is a sketch drawn from the files, not an understanding of them; run me against a real model for that.")
+	b.WriteString("." + wrote + " I am the offline scripted model, so this is a sketch drawn from the files, not an understanding of them; run me against a real model for that.")
 	return llmstreamtest.Turn{Text: b.String()}
 }
 

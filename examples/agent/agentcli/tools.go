@@ -1,4 +1,4 @@
-package main
+package agentcli
 
 import (
 	"bytes"
@@ -49,9 +49,11 @@ func openWorkspace(dir string, maxFileBytes int, allowWrite bool) (*workspace, e
 
 func (w *workspace) Close() error { return w.root.Close() }
 
-// tools returns the tools the agent offers the model.
+// tools returns the tools the agent offers the model: those that only
+// read, which run without asking, and write_file when writes are allowed,
+// which needs approval.
 func (w *workspace) tools() []agentloop.Tool {
-	return []agentloop.Tool{
+	tools := []agentloop.Tool{
 		{
 			Name:        "list_files",
 			Description: "List files and directories under a directory of the workspace, recursively (directories end in /; node_modules and hidden files and directories such as .git and .env are skipped).",
@@ -70,13 +72,17 @@ func (w *workspace) tools() []agentloop.Tool {
 			Parameters:  json.RawMessage(`{"type":"object","properties":{"pattern":{"type":"string","description":"literal text, case-sensitive"},"path":{"type":"string","description":"directory to search; default \".\""},"max_results":{"type":"integer","minimum":1,"maximum":200,"description":"default 50"}},"required":["pattern"],"additionalProperties":false}`),
 			Run:         w.search,
 		},
-		{
-			Name:        "write_file",
-			Description: "Write a text file in the workspace (replacing it); hidden paths are refused. Refused unless the user started the agent with --allow-write.",
-			Parameters:  json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"],"additionalProperties":false}`),
-			Run:         w.writeFile,
-		},
 	}
+	if w.allowWrite {
+		tools = append(tools, agentloop.Tool{
+			Name:          "write_file",
+			Description:   "Write a text file in the workspace (replacing it); hidden paths are refused. The user approves or refuses each call, with a reason you are told.",
+			Parameters:    json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"],"additionalProperties":false}`),
+			Run:           w.writeFile,
+			NeedsApproval: true,
+		})
+	}
+	return tools
 }
 
 // refuse is a failure the model can act on: the loop shows it the text.

@@ -1,4 +1,4 @@
-package main
+package agentcli
 
 import (
 	"bytes"
@@ -50,7 +50,7 @@ workspace = 'C:\work\project'
 max_turns = "5"
 allow_write = 'true'
 `)
-	got, err := parseConfig([]string{"--config", file}, envOf(nil), &bytes.Buffer{})
+	got, err := parseConfig([]string{"--config", file}, envOf(nil), &bytes.Buffer{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestConfigUnknownVariables(t *testing.T) {
 		"AIRLOCK_COLOUR":    "red",
 		"AIRLOCK_MAX_TURNS": "4",
 		"OTHER_MODLE":       "x",
-	}), &stderr)
+	}), &stderr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

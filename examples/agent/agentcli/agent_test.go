@@ -1,9 +1,11 @@
-package main
+package agentcli
 
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -31,6 +33,32 @@ func demoWorkspace(t *testing.T) string {
 	return dir
 }
 
+// inCallOrder sorts each run of lines that report the calls of a parallel
+// batch ("  • [2/4] ..."), which end in any order, by call number.
+func inCallOrder(out string) string {
+	lines := strings.Split(out, "\n")
+	for i := 0; i < len(lines); {
+		j := i
+		for j < len(lines) && strings.HasPrefix(lines[j], "  • [") {
+			j++
+		}
+		if j == i {
+			i++
+			continue
+		}
+		slices.SortStableFunc(lines[i:j], func(a, b string) int { return batchIndex(a) - batchIndex(b) })
+		i = j
+	}
+	return strings.Join(lines, "\n")
+}
+
+// batchIndex is k of a line "  • [k/n] ...".
+func batchIndex(line string) int {
+	var k, n int
+	fmt.Sscanf(line, "  • [%d/%d]", &k, &n)
+	return k
+}
+
 // timing matches the parts of the output that vary from run to run, and
 // the fragment counts, which depend on how llmstreamtest cuts arguments.
 var timing = regexp.MustCompile(`[0-9.]+(µs|ms|s)\b|\d+ tokens \(\d+ in, \d+ out\)|\d+ fragments?\b`)
@@ -42,7 +70,7 @@ func TestOfflineEndToEnd(t *testing.T) {
 	if code != exitOK || stderr.Len() != 0 {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
 	}
-	got := timing.ReplaceAllString(stdout.String(), "T")
+	got := inCallOrder(timing.ReplaceAllString(stdout.String(), "T"))
 	want := `airlock demo agent — OFFLINE, scripted model, chat wire
 No network and no API key: a built-in scripted model is served over loopback HTTP and streamed through
 the whole stack (transport, sse, bridge, tool-call assembler, agent loop). Workspace: ` + dir + `
@@ -60,10 +88,11 @@ I see 6 files. Reading README.md, go.mod, main.go, docs/notes.txt to understand 
   ◦ read_file_safe {"path":"main.go"} formed from T
   ◦ read_file_safe {"path":"docs/notes.txt"} formed from T
   ◦ read_file_safe {"path":"go.mod"} formed from T
-  • read_file_safe {"path":"README.md"} → 33 B, T
-  • read_file_safe {"path":"go.mod"} → 35 B, T
-  • read_file_safe {"path":"main.go"} → 98 B, T
-  • read_file_safe {"path":"docs/notes.txt"} → 17 B, T
+  ⇉ 4 calls run at once (up to 4); each line below as one ends, the answers go back in call order
+  • [1/4] read_file_safe {"path":"README.md"} → 33 B, T
+  • [2/4] read_file_safe {"path":"go.mod"} → 35 B, T
+  • [3/4] read_file_safe {"path":"main.go"} → 98 B, T
+  • [4/4] read_file_safe {"path":"docs/notes.txt"} → 17 B, T
 Here is what I found.
 
 - README.md: 3 lines, titled “Widget”: Widget counts widgets.
@@ -88,7 +117,8 @@ func TestOfflineTaskSearches(t *testing.T) {
 	for _, want := range []string{
 		"task: find TODO\n",
 		`I'll list the workspace and search it for "TODO" at the same time.`,
-		`  • search {"max_results":20,"pattern":"TODO"} → 76 B`,
+		`  ⇉ 2 calls run at once (up to 4)`,
+		`] search {"max_results":20,"pattern":"TODO"} → 76 B`,
 		"- search found 2 matching lines:\n    docs/notes.txt:1: TODO: write docs\n    main.go:4: func main() {} // TODO: count\n",
 		"done: 3 turns, 6 tool calls",
 	} {
@@ -150,7 +180,8 @@ func TestRealModeAgainstServer(t *testing.T) {
 	for _, tool := range reqs[0].Tools {
 		names = append(names, tool.Function.Name)
 	}
-	if diff := cmp.Diff([]string{"list_files", "read_file_safe", "search", "write_file"}, names); diff != "" {
+	// write_file only with --allow-write.
+	if diff := cmp.Diff([]string{"list_files", "read_file_safe", "search"}, names); diff != "" {
 		t.Errorf("tools offered (-want +got):\n%s", diff)
 	}
 	last := reqs[1].Messages[len(reqs[1].Messages)-1]

@@ -1,4 +1,4 @@
-package main
+package agentcli
 
 import (
 	"bytes"
@@ -32,7 +32,7 @@ func TestDialectSetting(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stderr bytes.Buffer
-			c, err := parseConfig(tt.args, envOf(tt.env), &stderr)
+			c, err := parseConfig(tt.args, envOf(tt.env), &stderr, nil)
 			if tt.wantError != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantError) {
 					t.Fatalf("err = %v, want %q", err, tt.wantError)
@@ -68,7 +68,7 @@ func TestOfflineEveryDialect(t *testing.T) {
 			// Past the banner the run is the same whatever the wire, but for
 			// the order calls form in: chat's offline server interleaves
 			// them, Anthropic streams one block after another.
-			_, body, _ := strings.Cut(timing.ReplaceAllString(out, "T"), "task: ")
+			_, body, _ := strings.Cut(inCallOrder(timing.ReplaceAllString(out, "T")), "task: ")
 			var kept []string
 			for _, line := range strings.Split(body, "\n") {
 				if !strings.HasPrefix(line, "  ◦ ") {

@@ -1,4 +1,4 @@
-package main
+package agentcli
 
 import (
 	"errors"
@@ -33,6 +33,8 @@ const (
 	defaultOfflineDelay = 12 * time.Millisecond
 	// defaultPrompt is the task when -e is not given.
 	defaultPrompt = "Explore this project and tell me what it is."
+	// defaultParallel is how many calls of a turn run at once.
+	defaultParallel = 4
 	// maxConfigBytes bounds the config file: a larger one is refused.
 	maxConfigBytes = 1 << 20
 )
@@ -74,6 +76,13 @@ type config struct {
 	ToolTimeout, Timeout, ConnectTimeout             time.Duration
 	OfflineDelay                                     time.Duration
 	AllowWrite                                       bool
+	// Parallel is how many tool calls of one turn run at once.
+	Parallel int
+	// Yes approves every call that needs approval without asking.
+	Yes bool
+	// State is where a paused run is saved ("": the --resume file, else
+	// defaultStateFile); Resume the file of a paused run to go on with.
+	State, Resume string
 
 	// Real is set when base_url, api_key or model was given by a flag, an
 	// AIRLOCK_ variable or the config file: the run then talks to that
@@ -131,11 +140,10 @@ func allSettings() []setting {
 		{"timeout", kindDuration, "duration", fmt.Sprintf("time limit of one model call, 0 for none (default %v)", transport.DefaultTimeout), setDuration(func(c *config) *time.Duration { return &c.Timeout })},
 		{"connect_timeout", kindDuration, "duration", fmt.Sprintf("time limit to connect, 0 for none (default %v)", transport.DefaultConnectTimeout), setDuration(func(c *config) *time.Duration { return &c.ConnectTimeout })},
 		{"offline_delay", kindDuration, "duration", fmt.Sprintf("pause between the offline model's events (default %v)", defaultOfflineDelay), setDuration(func(c *config) *time.Duration { return &c.OfflineDelay })},
-		{"allow_write", kindBool, "", "offer write_file for real (default false: it refuses)", func(c *config, v string) error {
-			b, err := strconv.ParseBool(v)
-			c.AllowWrite = b
-			return err
-		}},
+		{"parallel", kindCount, "n", fmt.Sprintf("tool calls of one turn that run at once (default %d)", defaultParallel), setInt(func(c *config) *int { return &c.Parallel })},
+		{"allow_write", kindBool, "", "offer write_file; each write is put to you first: y, n or why (default false: not offered)", setBool(func(c *config) *bool { return &c.AllowWrite })},
+		{"yes", kindBool, "", "approve every write without asking (default false: ask; off a terminal, deny)", setBool(func(c *config) *bool { return &c.Yes })},
+		{"state", kindText, "file", "where a run paused by Ctrl-C at a question is saved (default " + defaultStateFile + ", or the --resume file)", func(c *config, v string) error { c.State = v; return nil }},
 	}
 }
 
@@ -143,6 +151,14 @@ func setInt(field func(*config) *int) func(*config, string) error {
 	return func(c *config, v string) error {
 		n, err := strconv.Atoi(v)
 		*field(c) = n
+		return err
+	}
+}
+
+func setBool(field func(*config) *bool) func(*config, string) error {
+	return func(c *config, v string) error {
+		b, err := strconv.ParseBool(v)
+		*field(c) = b
 		return err
 	}
 }
@@ -170,6 +186,7 @@ func defaults() config {
 		Timeout:             transport.DefaultTimeout,
 		ConnectTimeout:      transport.DefaultConnectTimeout,
 		OfflineDelay:        defaultOfflineDelay,
+		Parallel:            defaultParallel,
 	}
 }
 
@@ -308,7 +325,7 @@ func (e *flagError) Unwrap() error { return errUsage }
 // wraps errUsage; flag.ErrHelp is returned for -h, for the caller to print
 // the usage. Variables named AIRLOCK_ that are no setting get a warning on
 // stderr, and are ignored.
-func parseConfig(args []string, env environment, stderr io.Writer) (config, error) {
+func parseConfig(args []string, env environment, stderr io.Writer, extra []extraFlag) (config, error) {
 	settings := allSettings()
 	byKey := make(map[string]setting, len(settings))
 	for _, s := range settings {
@@ -336,6 +353,10 @@ func parseConfig(args []string, env environment, stderr io.Writer) (config, erro
 	}
 	prompt := fs.String("e", "", "")
 	configPath := fs.String("config", "", "")
+	resume := fs.String("resume", "", "")
+	for _, f := range extra {
+		fs.Func(f.name, f.usage, f.set)
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return config{}, err
@@ -396,6 +417,7 @@ func parseConfig(args []string, env environment, stderr io.Writer) (config, erro
 	if *prompt != "" {
 		c.Prompt = *prompt
 	}
+	c.Resume = *resume
 	return c, nil
 }
 

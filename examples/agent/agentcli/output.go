@@ -1,8 +1,9 @@
-package main
+package agentcli
 
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -53,6 +54,17 @@ type printer struct {
 	inReasoning bool
 	// calls are the current turn's tool calls, in index order.
 	calls []*formingCall
+
+	// parallel is Loop.ParallelTools; turnCalls the calls of the last
+	// turn; running the calls running now.
+	parallel, turnCalls, running int
+	// prompting is set while a question waits for its answer, promptOpen
+	// while its line waits for the person's Enter.
+	prompting, promptOpen bool
+	// inBatch is set once the turn's calls were announced as running at
+	// once, batchTurn is that turn.
+	inBatch   bool
+	batchTurn int
 
 	// What the status line tells.
 	start    time.Time
@@ -134,6 +146,19 @@ func (p *printer) realBanner(d llmstream.Dialect, baseURL, model, workspace stri
 	fmt.Fprintln(p.w)
 }
 
+// resuming says which saved run goes on, and what it was asked.
+func (p *printer) resuming(path string, st agentloop.State) {
+	task := ""
+	for _, m := range st.Messages {
+		if m.Role == "user" {
+			task = m.Content
+		}
+	}
+	fmt.Fprintln(p.w, p.style(styleCyan, "resuming: ")+printable(path)+p.style(styleDim, fmt.Sprintf(" (%s so far, %s waiting)", plural(st.Turns, "turn"), plural(len(st.Pending), "call"))))
+	fmt.Fprintln(p.w, p.style(styleCyan, "task: ")+printable(task))
+	fmt.Fprintln(p.w)
+}
+
 func (p *printer) task(prompt string) {
 	fmt.Fprintln(p.w, p.style(styleCyan, "task: ")+printable(prompt))
 	fmt.Fprintln(p.w)
@@ -204,6 +229,7 @@ func (p *printer) modelDone(d agentloop.ModelDone) {
 	p.endText()
 	p.endTurnCalls(d)
 	p.inModel = false
+	p.turnCalls = len(d.Message.ToolCalls)
 	if d.Err == nil && d.Message.Usage != nil {
 		p.tokens += d.Message.Usage.TotalTokens
 		p.counted = true
@@ -211,12 +237,30 @@ func (p *printer) modelDone(d agentloop.ModelDone) {
 	p.drawLive(true)
 }
 
-// toolStart shows which tool runs.
+// toolStart shows which tool runs, and when a turn's calls run at once,
+// says so as the first of them starts.
 func (p *printer) toolStart(d agentloop.ToolStart) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.activity = "running " + oneLine(d.Call.Function.Name)
+	if p.parallel > 1 && d.Batch > 1 && (!p.inBatch || p.batchTurn != d.Turn) {
+		p.inBatch, p.batchTurn = true, d.Turn
+		p.println("  " + p.style(styleCyan, "⇉") + " " + p.style(styleDim, fmt.Sprintf("%d calls run at once (up to %d); each line below as one ends, the answers go back in call order", d.Batch, p.parallel)))
+	}
+	p.running = max(d.Running, 1)
+	p.showActivity(oneLine(d.Call.Function.Name))
 	p.drawLive(true)
+}
+
+// showActivity sets what the status line says runs.
+func (p *printer) showActivity(name string) {
+	switch p.running {
+	case 0:
+		p.activity = ""
+	case 1:
+		p.activity = "running " + name
+	default:
+		p.activity = fmt.Sprintf("running %d tools at once", p.running)
+	}
 }
 
 // toolDone prints one line for a call that ran: name, short arguments, and
@@ -224,9 +268,14 @@ func (p *printer) toolStart(d agentloop.ToolStart) {
 func (p *printer) toolDone(d agentloop.ToolDone) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.activity = ""
+	p.running = max(p.running-1, 0)
+	p.showActivity("a tool")
 	args := oneLine(shortArgs(d.Call.Function.Arguments))
 	head := "  • " + p.style(styleBold, oneLine(d.Call.Function.Name)) + " " + args
+	if p.inBatch && p.batchTurn == d.Turn {
+		// Calls of a parallel batch end in any order: number them.
+		head = fmt.Sprintf("  • %s %s %s", p.style(styleDim, fmt.Sprintf("[%d/%d]", d.Index+1, p.turnCalls)), p.style(styleBold, oneLine(d.Call.Function.Name)), args)
+	}
 	if d.Err != nil {
 		msg := printable(strings.TrimPrefix(d.Content, "error: "))
 		p.println(fmt.Sprintf("%s %s %s", head, p.style(styleRed, "✗"), p.style(styleRed, clip(msg, 160))))
@@ -251,6 +300,10 @@ func (p *printer) summary(res agentloop.Result, elapsed time.Duration, err error
 	tokens := fmt.Sprintf("%d tokens (%d in, %d out)", res.Usage.TotalTokens, res.Usage.PromptTokens, res.Usage.CompletionTokens)
 	line := fmt.Sprintf("%s, %s, %s, %s", plural(res.Turns, "turn"), plural(res.ToolCalls, "tool call"), tokens, roundDuration(elapsed))
 	fmt.Fprintln(p.w)
+	if errors.Is(err, agentloop.ErrPaused) {
+		fmt.Fprintln(p.w, p.style(styleCyan, "paused: ")+line)
+		return
+	}
 	if err != nil {
 		fmt.Fprintln(p.w, p.style(styleRed, "stopped: ")+line)
 		return

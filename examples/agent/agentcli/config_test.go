@@ -1,4 +1,4 @@
-package main
+package agentcli
 
 import (
 	"bytes"
@@ -68,7 +68,7 @@ func TestConfigPrecedence(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := parseConfig(tc.args, envOf(tc.env), &bytes.Buffer{})
+			got, err := parseConfig(tc.args, envOf(tc.env), &bytes.Buffer{}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -183,7 +183,7 @@ func TestConfigHelp(t *testing.T) {
 }
 
 func TestConfigFileMissing(t *testing.T) {
-	_, err := parseConfig([]string{"--config", filepath.Join(t.TempDir(), "none.conf")}, envOf(nil), &bytes.Buffer{})
+	_, err := parseConfig([]string{"--config", filepath.Join(t.TempDir(), "none.conf")}, envOf(nil), &bytes.Buffer{}, nil)
 	var se *settingError
 	if !errors.As(err, &se) || !errors.Is(err, errUsage) || se.Source != "--config" {
 		t.Errorf("error %v, want a *settingError from --config", err)
@@ -214,7 +214,7 @@ func TestConfigFileLimit(t *testing.T) {
 				t.Fatalf("test file is %d bytes, want %d", len(text), tc.size)
 			}
 			path := writeConfig(t, text)
-			got, err := parseConfig([]string{"--config", path}, envOf(nil), &bytes.Buffer{})
+			got, err := parseConfig([]string{"--config", path}, envOf(nil), &bytes.Buffer{}, nil)
 			if tc.wantErr == "" {
 				if err != nil || got.MaxTurns != tc.wantTurns {
 					t.Errorf("max_turns %d, error %v; want %d, nil", got.MaxTurns, err, tc.wantTurns)

@@ -1,4 +1,4 @@
-package main
+package agentcli
 
 import (
 	"fmt"
@@ -74,7 +74,7 @@ func (p *printer) drawLive(force bool) {
 // goroutine may read a preview's arguments.
 func (p *printer) redrawLive(force, render bool) {
 	r := p.live
-	if r == nil || !r.on || p.midLine || p.streaming {
+	if r == nil || !r.on || p.midLine || p.streaming || p.prompting {
 		return
 	}
 	now := p.now()
