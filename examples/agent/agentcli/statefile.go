@@ -176,13 +176,3 @@ func toolNames(tools []agentloop.Tool) []string {
 	}
 	return names
 }
-
-// isTerminal reports whether r is a terminal a person types into.
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}

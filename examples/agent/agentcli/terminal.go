@@ -30,3 +30,15 @@ func terminal(w io.Writer, getenv func(string) string) (live, color bool, column
 	}
 	return true, getenv("NO_COLOR") == "", columns
 }
+
+// isTerminal reports whether r is a terminal a person types into: a
+// character device that answers as a terminal does (/dev/null is a
+// character device too, with no one behind it).
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0 && isTTY(f)
+}
