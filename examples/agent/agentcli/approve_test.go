@@ -53,7 +53,7 @@ func TestApprovalAnswers(t *testing.T) {
 			want: []string{"? write_file {", "needs your approval. Run it? [y/n/why] \n", "✓ allowed write_file", "• write_file", "I saved these notes in AIRLOCK-NOTES.md."}},
 		{name: "yes, any case, spaces", input: "  YES \n", interactive: true, written: true, want: []string{"✓ allowed write_file"}},
 		{name: "n with a reason", input: "n\nnot in this repo\n", interactive: true,
-			want: []string{"[y/n/why] \n", "reason the model is told (Enter for none): \n", "✗ denied write_file", ": not in this repo", "You did not let me write AIRLOCK-NOTES.md (not in this repo)"},
+			want:    []string{"[y/n/why] \n", "reason the model is told (Enter for none): \n", "✗ denied write_file", ": not in this repo", "You did not let me write AIRLOCK-NOTES.md (not in this repo)"},
 			notWant: "• write_file"},
 		{name: "n without a reason", input: "n\n\n", interactive: true,
 			want: []string{"✗ denied write_file", ": the user said no", "You did not let me write AIRLOCK-NOTES.md (the user said no)"}},
