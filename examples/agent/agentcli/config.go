@@ -142,7 +142,7 @@ func allSettings() []setting {
 		{"offline_delay", kindDuration, "duration", fmt.Sprintf("pause between the offline model's events (default %v)", defaultOfflineDelay), setDuration(func(c *config) *time.Duration { return &c.OfflineDelay })},
 		{"parallel", kindCount, "n", fmt.Sprintf("tool calls of one turn that run at once (default %d)", defaultParallel), setInt(func(c *config) *int { return &c.Parallel })},
 		{"allow_write", kindBool, "", "offer write_file; each write is put to you first: y, n or why (default false: not offered)", setBool(func(c *config) *bool { return &c.AllowWrite })},
-		{"yes", kindBool, "", "approve every write without asking (default false: ask; off a terminal, deny)", setBool(func(c *config) *bool { return &c.Yes })},
+		{"yes", kindBool, "", "approve without asking every call that needs approval: write_file, tools added by WithTools that are not read-only (default false: ask; off a terminal, deny)", setBool(func(c *config) *bool { return &c.Yes })},
 		{"state", kindText, "file", "where a run paused by Ctrl-C at a question is saved (default " + defaultStateFile + ", or the --resume file)", func(c *config, v string) error { c.State = v; return nil }},
 	}
 }
