@@ -64,7 +64,8 @@ type Decision struct {
 	Reason  string  `json:"reason,omitempty"`
 }
 
-// Call is a tool call waiting for, or getting, a decision.
+// Call is a tool call waiting for, or getting, a decision, or being run:
+// [CallFromContext] gives a Tool's Run the call it answers.
 type Call struct {
 	// Turn is the 1-based turn (model call) the call belongs to, counted
 	// over the whole conversation of a [State].

@@ -63,7 +63,7 @@ func (r *run) runCalls(ctx context.Context, turn int, calls []llmstream.ToolCall
 			i := todo[next]
 			r.beforeTool(turn, i, calls[i], len(todo), 1)
 			start := time.Now()
-			out, err := r.dispatch(ctx, i, calls[i])
+			out, err := r.dispatch(ctx, turn, i, calls[i])
 			outs[i] = r.classify(ctx, ctx, turn, calls[i], finished{index: i, out: out, err: err, duration: time.Since(start)})
 			if outs[i].state == fatal {
 				firstFatal = i
@@ -112,7 +112,7 @@ func (r *run) runParallel(ctx context.Context, turn int, calls []llmstream.ToolC
 			r.beforeTool(turn, i, calls[i], len(todo), running)
 			go func(i int) {
 				start := time.Now()
-				out, err := r.dispatch(tctx, i, calls[i])
+				out, err := r.dispatch(tctx, turn, i, calls[i])
 				results <- finished{index: i, out: out, err: err, duration: time.Since(start)}
 			}(i)
 		}
@@ -200,9 +200,9 @@ func (r *run) classify(ctx, tctx context.Context, turn int, call llmstream.ToolC
 	return o
 }
 
-// dispatch runs one checked call under the tool timeout. Every failure it
-// returns is a *ToolError.
-func (r *run) dispatch(ctx context.Context, index int, call llmstream.ToolCall) (string, error) {
+// dispatch runs one checked call under the tool timeout, the call in its
+// context for [CallFromContext]. Every failure it returns is a *ToolError.
+func (r *run) dispatch(ctx context.Context, turn, index int, call llmstream.ToolCall) (string, error) {
 	fail := func(err error) (string, error) {
 		return "", &ToolError{Name: call.Function.Name, CallID: call.ID, Index: index, Err: err}
 	}
@@ -212,9 +212,9 @@ func (r *run) dispatch(ctx context.Context, index int, call llmstream.ToolCall) 
 		// checkCalls let no such call through.
 		return fail(fmt.Errorf("agentloop: internal error: call %s was not checked", call.ID))
 	}
-	tctx, cancel := ctx, context.CancelFunc(func() {})
+	tctx, cancel := context.WithValue(ctx, callKey{}, newCall(turn, index, call)), context.CancelFunc(func() {})
 	if r.s.ToolTimeout > 0 {
-		tctx, cancel = context.WithTimeout(ctx, r.s.ToolTimeout)
+		tctx, cancel = context.WithTimeout(tctx, r.s.ToolTimeout)
 	}
 	defer cancel()
 	out, err := runBounded(tctx, tool, args)

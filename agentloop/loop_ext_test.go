@@ -589,20 +589,40 @@ func TestRunSendsToolSchemas(t *testing.T) {
 	}
 }
 
+// TestRunUsageSummed: every count of every turn's usage is summed, cache
+// writes included, and a run resumed from its State (through JSON) goes on
+// from the saved sum.
 func TestRunUsageSummed(t *testing.T) {
-	s := &script{turns: []llmstream.Message{
-		{Role: "assistant", ToolCalls: calls("c", 1), Usage: &llmstream.Usage{PromptTokens: 10, CompletionTokens: 5, TotalTokens: 15, CachedTokens: 2, ReasoningTokens: 1}},
+	turns := []llmstream.Message{
+		{Role: "assistant", ToolCalls: calls("c", 1), Usage: &llmstream.Usage{PromptTokens: 10, CompletionTokens: 5, TotalTokens: 15, CachedTokens: 2, CacheWriteTokens: 6, ReasoningTokens: 1}},
 		{Role: "assistant", ToolCalls: calls("d", 1)}, // a turn without usage adds nothing
-		{Role: "assistant", Content: "done", Usage: &llmstream.Usage{PromptTokens: 20, CompletionTokens: 7, TotalTokens: 27, CachedTokens: 8, ReasoningTokens: 3}},
-	}}
-	l := agentloop.Loop{Model: s, Tools: testTools(&ran{})}
+		{Role: "assistant", Content: "done", Usage: &llmstream.Usage{PromptTokens: 20, CompletionTokens: 7, TotalTokens: 27, CachedTokens: 8, CacheWriteTokens: 9, ReasoningTokens: 3}},
+	}
+	want := llmstream.Usage{PromptTokens: 30, CompletionTokens: 12, TotalTokens: 42, CachedTokens: 10, CacheWriteTokens: 15, ReasoningTokens: 4}
+	l := agentloop.Loop{Model: &script{turns: turns}, Tools: testTools(&ran{})}
 	res, err := l.Run(context.Background(), user)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := llmstream.Usage{PromptTokens: 30, CompletionTokens: 12, TotalTokens: 42, CachedTokens: 10, ReasoningTokens: 4}
 	if res.Usage != want {
 		t.Errorf("Usage = %+v, want %+v", res.Usage, want)
+	}
+
+	l.Model, l.MaxTurns = &script{turns: turns}, 1
+	res, err = l.Run(context.Background(), user)
+	if !errors.Is(err, agentloop.ErrMaxTurns) {
+		t.Fatalf("err %v, want ErrMaxTurns", err)
+	}
+	if res.State.Usage != *turns[0].Usage {
+		t.Errorf("State.Usage = %+v, want %+v", res.State.Usage, *turns[0].Usage)
+	}
+	l.Model, l.MaxTurns = &script{turns: turns[1:]}, 0
+	res, err = l.Resume(context.Background(), throughJSON(t, *res.State), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Usage != want {
+		t.Errorf("resumed: Usage = %+v, want %+v", res.Usage, want)
 	}
 }
 

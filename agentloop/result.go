@@ -37,7 +37,7 @@ type Result struct {
 	State *State
 }
 
-// addUsage adds u, if any, to the run's sum.
+// addUsage adds u, if any, to the run's sum, every count of it.
 func (r *Result) addUsage(u *llmstream.Usage) {
 	if u == nil {
 		return
@@ -46,5 +46,6 @@ func (r *Result) addUsage(u *llmstream.Usage) {
 	r.Usage.CompletionTokens += u.CompletionTokens
 	r.Usage.TotalTokens += u.TotalTokens
 	r.Usage.CachedTokens += u.CachedTokens
+	r.Usage.CacheWriteTokens += u.CacheWriteTokens
 	r.Usage.ReasoningTokens += u.ReasoningTokens
 }

@@ -3,6 +3,7 @@ package llmstream
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -19,14 +20,6 @@ func nestedArgs(n int) string {
 // input, Gemini's args), else as streamed text.
 func argsStream(t testing.TB, d Dialect, args string, whole bool) string {
 	switch d {
-	case DialectBedrock:
-		return string(bedrockFrames(t, []byte(strings.Join([]string{
-			`event messageStart {"role":"assistant"}`,
-			`event contentBlockStart {"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"t1","name":"f"}}}`,
-			`event contentBlockDelta {"contentBlockIndex":0,"delta":{"toolUse":{"input":"` + strings.ReplaceAll(args, `"`, `\"`) + `"}}}`,
-			`event contentBlockStop {"contentBlockIndex":0}`,
-			`event messageStop {"stopReason":"tool_use"}`,
-		}, "\n"))))
 	case DialectAnthropic:
 		input, partial := `{}`, args
 		if whole {
@@ -44,6 +37,13 @@ func argsStream(t testing.TB, d Dialect, args string, whole bool) string {
 			`{"type":"response.output_item.added","output_index":0,"item":{"type":"function_call","id":"fc_1","call_id":"call_1","name":"f","arguments":""}}`,
 			`{"type":"response.function_call_arguments.delta","output_index":0,"delta":"`+strings.ReplaceAll(args, `"`, `\"`)+`"}`,
 			`{"type":"response.completed","response":{"status":"completed","output":[]}}`)
+	case DialectBedrock:
+		return string(bedrockFrames(t, []byte(`event messageStart {"role":"assistant"}
+event contentBlockStart {"contentBlockIndex":0,"start":{"toolUse":{"name":"f","toolUseId":"tooluse_1"}}}
+event contentBlockDelta {"contentBlockIndex":0,"delta":{"toolUse":{"input":`+strconv.Quote(args)+`}}}
+event contentBlockStop {"contentBlockIndex":0}
+event messageStop {"stopReason":"tool_use"}
+event metadata {"usage":{"inputTokens":1,"outputTokens":2,"totalTokens":3}}`)))
 	case DialectGemini:
 		return `data: {"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"f","args":` + args + `}}]},"finishReason":"STOP"}]}` + "\n\n"
 	}

@@ -20,7 +20,7 @@ func TestEventErrorOffset(t *testing.T) {
 		for d := DialectChat; d < dialectEnd; d++ {
 			body := "data: " + tc.data + "\n\n"
 			if d == DialectBedrock {
-				body = string(bedrockFrames(t, []byte("event messageStart "+tc.data)))
+				body = string(bedrockFrames(t, []byte("event contentBlockDelta "+tc.data)))
 			}
 			_, err := ReadMessage(strings.NewReader(body), WithDialect(d))
 			var ee *EventError

@@ -55,8 +55,8 @@ func ExampleTools() {
 
 	// A scripted model stands in for an *llmstream.Client: it calls the
 	// tool once, then answers.
-	model := agentloop.ModelFunc(func(_ context.Context, messages []llmstream.Message, _ []llmstream.Tool) (llmstream.Message, error) {
-		if last := messages[len(messages)-1]; last.Role == "tool" {
+	model := agentloop.ModelFunc(func(_ context.Context, r llmstream.Request) (llmstream.Message, error) {
+		if last := r.Messages[len(r.Messages)-1]; last.Role == "tool" {
 			return llmstream.Message{Role: "assistant", Content: "Sunny. " + last.Content}, nil
 		}
 		return llmstream.Message{Role: "assistant", ToolCalls: []llmstream.ToolCall{{ID: "c1", Type: "function",

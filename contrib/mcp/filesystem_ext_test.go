@@ -18,23 +18,31 @@ import (
 )
 
 // filesystemPackage is the npm package of the reference filesystem server,
-// at the version .ci/run installs.
+// at the version ci.sh installs (it reads the version from here).
 const filesystemPackage = "@modelcontextprotocol/server-filesystem@2026.8.31"
 
 // filesystemCommand returns the command that starts the reference
 // filesystem server on dir: $AIRLOCK_MCP_FILESYSTEM (the installed
-// mcp-server-filesystem), else npx, which fetches the package; the test
-// skips when neither is there.
+// mcp-server-filesystem; .ci/run sets it and ci.sh installs it there),
+// else npx, which fetches the package. Without either the test skips,
+// but under CI=true it fails, so a green CI run proves the server ran.
 func filesystemCommand(t *testing.T, dir string) *exec.Cmd {
 	t.Helper()
 	if bin := os.Getenv("AIRLOCK_MCP_FILESYSTEM"); bin != "" {
+		if _, err := os.Stat(bin); err != nil {
+			t.Fatalf("AIRLOCK_MCP_FILESYSTEM names no installed server (contrib/mcp/ci.sh installs it): %v", err)
+		}
 		return exec.Command(bin, dir)
 	}
 	if npx, err := exec.LookPath("npx"); err == nil {
 		return exec.Command(npx, "-y", filesystemPackage, dir)
 	}
-	t.Skip("no MCP filesystem server: set AIRLOCK_MCP_FILESYSTEM to an installed mcp-server-filesystem " +
-		"(npm install --prefix DIR " + filesystemPackage + "; DIR/node_modules/.bin/mcp-server-filesystem) or install npx")
+	missing := "no MCP filesystem server: set AIRLOCK_MCP_FILESYSTEM to an installed mcp-server-filesystem " +
+		"(npm install --prefix DIR " + filesystemPackage + "; DIR/node_modules/.bin/mcp-server-filesystem) or install npx"
+	if os.Getenv("CI") == "true" {
+		t.Fatal(missing + " (CI=true: the test must run)")
+	}
+	t.Skip(missing)
 	return nil
 }
 

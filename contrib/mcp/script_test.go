@@ -17,7 +17,7 @@ type call struct{ name, args string }
 // Model interface's shape.
 func scriptedModel(turns ...[]call) agentloop.Model {
 	turn := 0
-	return agentloop.ModelFunc(func(_ context.Context, messages []llmstream.Message, _ []llmstream.Tool) (llmstream.Message, error) {
+	return agentloop.ModelFunc(func(context.Context, llmstream.Request) (llmstream.Message, error) {
 		if turn == len(turns) {
 			return llmstream.Message{Role: "assistant", Content: "done"}, nil
 		}

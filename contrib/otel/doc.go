@@ -1,0 +1,93 @@
+// Package otel traces and measures airlock's model calls, tool calls and
+// agent runs with OpenTelemetry, after the GenAI semantic conventions
+// (status: Development; the names are those of the conventions today,
+// gen_ai.provider.name and not the deprecated gen_ai.system).
+//
+//	model := otel.NewModel(client, otel.WithDialect(d), otel.WithModelName("gpt-4o"), otel.WithServerURL(base))
+//	loop := &agentloop.Loop{Model: model, Tools: tools}
+//	res, err := otel.Run(ctx, loop, messages, otel.WithAgentName("helper"))
+//
+// # Spans
+//
+// A model call ([Model.Stream]) is a CLIENT span "chat {model}"
+// ("generate_content {model}" for [llmstream.DialectGemini], the
+// conventions' operation for Gemini's API) with:
+//
+//	gen_ai.operation.name                    chat | generate_content
+//	gen_ai.provider.name                     openai (chat, Responses), anthropic, gcp.gemini; or WithProviderName
+//	gen_ai.request.model                     the request's Model, else WithModelName
+//	gen_ai.request.max_tokens, .temperature, .top_p, .stop_sequences, .seed   when the request sets them
+//	gen_ai.request.stream                    true
+//	server.address, server.port              from WithServerURL
+//	gen_ai.response.finish_reasons           the provider's finish reason, as sent
+//	gen_ai.response.time_to_first_chunk      seconds to the first delta
+//	gen_ai.usage.input_tokens                input tokens, cached ones included (Anthropic's are added up)
+//	gen_ai.usage.output_tokens               output tokens, reasoning included
+//	gen_ai.usage.cache_read.input_tokens     when the provider reports some
+//	gen_ai.usage.cache_creation.input_tokens when the provider reports some
+//	gen_ai.usage.reasoning.output_tokens     when the provider reports some
+//	error.type                               when the call failed (below)
+//
+// gen_ai.response.id and gen_ai.response.model are not recorded:
+// [llmstream.Message] does not carry them. Settings a client fills in from
+// llmstream.WithRequestDefaults are not seen by the wrapper either.
+//
+// A tool call ([WrapTools]) is an INTERNAL span "execute_tool {name}" with
+// gen_ai.tool.name, .description, .type ("function"), .call.id (when a
+// Loop runs it: [agentloop.CallFromContext]) and error.type. A run ([Run],
+// [Resume]) is an INTERNAL span "invoke_agent" or "invoke_agent {name}"
+// with gen_ai.agent.name, the provider and model, the run's summed usage,
+// the last finish reason and error.type; its model and tool spans are its
+// children. The conventions have no words for approvals, pauses or
+// parallel calls, so these are airlock's own events on the run's span:
+//
+//	airlock.tool.approved   Approve allowed a call: gen_ai.tool.call.id, gen_ai.tool.name
+//	airlock.tool.denied     Approve denied a call: the same, and airlock.approval.reason only with WithContent
+//	airlock.agent.paused    the run stopped with agentloop.ErrPaused: airlock.approval.pending_call_ids
+//	airlock.tools.parallel  a turn ran calls at once: airlock.turn, airlock.tools.batch_size (its calls
+//	                        that run), airlock.tools.max_running; dated when two first overlapped
+//
+// A paused run has not failed: no error.type, no Error status.
+//
+// # Metrics
+//
+//	gen_ai.client.operation.duration             histogram, s, every model call (error.type on failures)
+//	gen_ai.client.token.usage                    histogram, {token}, gen_ai.token.type input and output, when usage arrived
+//	gen_ai.client.operation.time_to_first_chunk  histogram, s, when a delta arrived
+//
+// with the conventions' bucket boundaries, and the operation, provider,
+// request model and server as attributes (the sampling settings are left
+// off, so they do not split the series).
+//
+// # error.type
+//
+// The provider's word first: an [*llmstream.APIError] gives its
+// [llmstream.ErrorKind] ("rate_limited", "overloaded", "authentication",
+// "permission", "invalid_request", "context_length", "not_found",
+// "content_filtered", "server_error"), else its HTTP status ("418"), else
+// "provider_error". Then, in this order: "truncated", "idle_timeout",
+// "stalled", "timeout" (transport.ErrTimeout), "interrupted" (any other
+// broken stream), "canceled", "deadline_exceeded", "aborted" (the delta
+// callback stopped it), "bad_event", "not_event_stream",
+// "event_too_large", "stream_too_large", "too_many_tool_calls",
+// "tool_arguments_too_large", "request_not_built"
+// (llmstream.ErrInvalidRequest), "misuse"; agentloop's "tool_timeout",
+// "tool_panic", "unknown_tool", "invalid_tool_arguments", "max_turns",
+// "turn_tool_limit", "total_tool_limit", "context_budget",
+// "repeated_failure", "invalid_loop", "approval_failed"; then an HTTP status of no provider's
+// shape ("502"), "invalid_tool_calls" (llmstream.ToolCallsError),
+// "tool_error" (agentloop.ToolError), and "_OTHER" for the rest.
+//
+// # Contents and credentials
+//
+// Prompts, answers, tool arguments and results are recorded only with
+// [WithContent](true), in the conventions' JSON (gen_ai.input.messages,
+// gen_ai.system_instructions, gen_ai.output.messages,
+// gen_ai.tool.call.arguments, gen_ai.tool.call.result). Without it an
+// Error status's description is the error.type alone, since error texts
+// may quote content. No credential is recorded, with or without contents:
+// the wrapper never sees a client's key or headers, WithServerURL keeps
+// only host and port, and an *llmstream.Client's error texts have its
+// credentials redacted. What a caller puts in a message is recorded as it
+// is, so keep secrets out of conversations.
+package otel

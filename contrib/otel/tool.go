@@ -1,0 +1,80 @@
+package otel
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/airlock-go/airlock/agentloop"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// WrapTools returns copies of tools whose Run is traced: each call gets an
+// INTERNAL span "execute_tool {name}" with gen_ai.tool.name, .description,
+// .type ("function") and, when an agentloop.Loop runs it, the call's
+// gen_ai.tool.call.id (from [agentloop.CallFromContext]); with
+// [WithContent], the arguments and result too. The span's context is the
+// parent of whatever Run traces. A failed call has error.type and an Error
+// status; a panic is recorded as error.type "tool_panic" and goes on up,
+// to the loop that recovers it.
+//
+// Tools wrapped twice (by WrapTools and again by Run) get one span per
+// call. The tools keep every other field.
+func WrapTools(tools []agentloop.Tool, opts ...Option) []agentloop.Tool {
+	cfg := newConfig(opts)
+	t := toolTracer{tracer: cfg.tracerProvider.Tracer(instrumentationName), content: cfg.content}
+	out := make([]agentloop.Tool, len(tools))
+	for i, tool := range tools {
+		out[i] = tool
+		if tool.Run != nil {
+			out[i].Run = t.wrap(tool)
+		}
+	}
+	return out
+}
+
+type toolTracer struct {
+	tracer  trace.Tracer
+	content bool
+}
+
+// inToolSpan marks a context that is already inside a tool call's span.
+type inToolSpan struct{}
+
+func (t toolTracer) wrap(tool agentloop.Tool) func(context.Context, json.RawMessage) (string, error) {
+	run, name, desc := tool.Run, tool.Name, tool.Description
+	return func(ctx context.Context, args json.RawMessage) (out string, err error) {
+		if ctx.Value(inToolSpan{}) != nil {
+			return run(ctx, args)
+		}
+		attrs := []attribute.KeyValue{keyOperation.String(opExecuteTool), keyToolName.String(name), keyToolType.String("function")}
+		if desc != "" {
+			attrs = append(attrs, keyToolDescription.String(desc))
+		}
+		if c, ok := agentloop.CallFromContext(ctx); ok && c.ID != "" {
+			attrs = append(attrs, keyToolCallID.String(c.ID))
+		}
+		if t.content {
+			attrs = append(attrs, keyToolArguments.String(string(args)))
+		}
+		ctx, span := t.tracer.Start(ctx, opExecuteTool+" "+name, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+		ctx = context.WithValue(ctx, inToolSpan{}, true)
+		panicked := true
+		defer func() {
+			switch {
+			case panicked:
+				span.SetAttributes(keyErrorType.String("tool_panic"))
+				span.SetStatus(codes.Error, "tool_panic")
+			case err != nil:
+				failSpan(span, err, t.content)
+			case t.content:
+				span.SetAttributes(keyToolResult.String(out))
+			}
+			span.End()
+		}()
+		out, err = run(ctx, args)
+		panicked = false
+		return out, err
+	}
+}

@@ -1,0 +1,67 @@
+package agentcli
+
+import (
+	"context"
+	"io"
+
+	"github.com/airlock-go/airlock/agentloop"
+)
+
+// Option changes what [Run] offers. Options are applied in order.
+type Option interface {
+	apply(*options)
+}
+
+type options struct {
+	command     string
+	flags       []extraFlag
+	tools       []func(ctx context.Context, taken []string) ([]agentloop.Tool, error)
+	stdin       io.Reader
+	interactive bool // stdin is a person at a terminal
+}
+
+// extraFlag is a flag a WithFlag option adds.
+type extraFlag struct {
+	name, arg, usage string
+	set              func(string) error
+}
+
+type optionFunc func(*options)
+
+func (f optionFunc) apply(o *options) { f(o) }
+
+// WithCommand names the command that runs the program, as the usage and
+// the line that says how to resume a paused run show it, e.g.
+// "go run ./examples/agent". The default is "agent".
+func WithCommand(command string) Option {
+	return optionFunc(func(o *options) { o.command = command })
+}
+
+// WithFlag adds the flag --name, with arg naming its value in the usage.
+// set is called with the value each time the flag is given, in order, so a
+// flag given twice is seen twice; an error from set is a usage error (exit
+// status 2). It is a flag only: no config-file key, no variable. The flag
+// is kept in the command line printed to resume a paused run.
+func WithFlag(name, arg, usage string, set func(value string) error) Option {
+	return optionFunc(func(o *options) {
+		o.flags = append(o.flags, extraFlag{name: name, arg: arg, usage: usage, set: set})
+	})
+}
+
+// WithTools adds tools beside the demo's own. tools is called once per Run,
+// after the command line was read (so the flags of [WithFlag] are set) and
+// before the model is first asked, with Run's context and the names
+// already taken (the demo's tools, then those of earlier WithTools), which
+// the new ones must not reuse. An error stops the run with exit status 1.
+// Whatever tools starts (a server, a connection) outlives Run: the caller
+// ends it after Run returns. A tool with NeedsApproval is put to the person
+// as write_file is.
+func WithTools(tools func(ctx context.Context, taken []string) ([]agentloop.Tool, error)) Option {
+	return optionFunc(func(o *options) { o.tools = append(o.tools, tools) })
+}
+
+// withInput reads answers from r; interactive says whether a person types
+// them (tests pretend a terminal).
+func withInput(r io.Reader, interactive bool) Option {
+	return optionFunc(func(o *options) { o.stdin, o.interactive = r, interactive })
+}

@@ -1,9 +1,0 @@
-//go:build !(linux || darwin)
-
-package main
-
-import "os"
-
-// terminalColumns cannot ask the terminal here; the caller assumes
-// defaultColumns.
-func terminalColumns(*os.File) int { return 0 }
