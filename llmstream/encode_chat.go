@@ -7,6 +7,32 @@ import (
 
 // This file writes the OpenAI Chat Completions request (DialectChat).
 
+// wireMessage is a message as the chat dialect sends it: the OpenAI
+// message alone (continuity and is_error are this package's, and servers
+// reject members they do not know).
+type wireMessage struct {
+	Role       string          `json:"role"`
+	Content    json.RawMessage `json:"content,omitempty"`
+	Refusal    string          `json:"refusal,omitempty"`
+	Name       string          `json:"name,omitempty"`
+	ToolCalls  []ToolCall      `json:"tool_calls,omitempty"`
+	ToolCallID string          `json:"tool_call_id,omitempty"`
+}
+
+// chatWire is m as the chat dialect sends it, its calls' arguments made
+// sendable (sentCalls).
+func chatWire(m *Message) (wireMessage, error) {
+	w := wireMessage{Role: m.Role, Refusal: m.Refusal, Name: m.Name, ToolCalls: sentCalls(m.ToolCalls), ToolCallID: m.ToolCallID}
+	if !m.callsOnly() {
+		c, err := json.Marshal(m.Content)
+		if err != nil {
+			return w, err
+		}
+		w.Content = c
+	}
+	return w, nil
+}
+
 type chatRequest struct {
 	Model               string         `json:"model,omitempty"`
 	Messages            []wireMessage  `json:"messages"`
@@ -28,9 +54,7 @@ type streamOptions struct {
 	IncludeUsage bool `json:"include_usage"`
 }
 
-// encode writes the chat.completions request. Messages go in the OpenAI
-// shape alone: continuity and is_error are this package's, and servers
-// reject members they do not know.
+// encode writes the chat.completions request.
 func (chatProtocol) encode(r *Request, cfg *config) ([]byte, error) {
 	w := chatRequest{
 		Model: r.Model, Messages: make([]wireMessage, len(r.Messages)), Stream: true, Tools: r.Tools,
@@ -40,10 +64,9 @@ func (chatProtocol) encode(r *Request, cfg *config) ([]byte, error) {
 	}
 	for i := range r.Messages {
 		var err error
-		if w.Messages[i], err = r.Messages[i].chatWire(); err != nil {
+		if w.Messages[i], err = chatWire(&r.Messages[i]); err != nil {
 			return nil, err
 		}
-		w.Messages[i].ToolCalls = sentCalls(w.Messages[i].ToolCalls)
 	}
 	switch c := r.ToolChoice; c.Mode {
 	case ToolChoiceAuto, ToolChoiceNone, ToolChoiceRequired:
