@@ -123,17 +123,17 @@ func (p bedrockProtocol) parseError(raw []byte, status int) (*APIError, bool) {
 func (bedrockProtocol) parseErrorHeader(raw []byte, status int, h http.Header) (*APIError, bool) {
 	var body struct {
 		Message  *string `json:"message"`
-		Message2 *string `json:"Message"`
+		UpperMessage *string `json:"Message"`
 		Type     string  `json:"__type"`
 	}
-	if json.Unmarshal(raw, &body) != nil || body.Message == nil && body.Message2 == nil && body.Type == "" {
+	if json.Unmarshal(raw, &body) != nil || body.Message == nil && body.UpperMessage == nil && body.Type == "" {
 		return nil, false
 	}
 	e := &APIError{StatusCode: status, Type: body.Type}
 	if body.Message != nil {
 		e.Message = *body.Message
-	} else if body.Message2 != nil {
-		e.Message = *body.Message2
+	} else if body.UpperMessage != nil {
+		e.Message = *body.UpperMessage
 	}
 	if e.Type == "" && h != nil {
 		e.Type = h.Get("X-Amzn-Errortype")
