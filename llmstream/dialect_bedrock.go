@@ -122,9 +122,9 @@ func (p bedrockProtocol) parseError(raw []byte, status int) (*APIError, bool) {
 // names its type in x-amzn-ErrorType ("ValidationException:http://...").
 func (bedrockProtocol) parseErrorHeader(raw []byte, status int, h http.Header) (*APIError, bool) {
 	var body struct {
-		Message  *string `json:"message"`
+		Message      *string `json:"message"`
 		UpperMessage *string `json:"Message"`
-		Type     string  `json:"__type"`
+		Type         string  `json:"__type"`
 	}
 	if json.Unmarshal(raw, &body) != nil || body.Message == nil && body.UpperMessage == nil && body.Type == "" {
 		return nil, false
