@@ -90,7 +90,7 @@ func newHTTPTransport(cfg *config) *http.Transport {
 // status is a [*StatusError] with its body (up to [MaxErrorBodyBytes]).
 // Failed attempts are retried only before Do returns, as [WithRetry]
 // says; redirects, the request body's replay and closing, and credential
-// redaction are as the package doc says. Cancelling req's context ends Do
+// redaction are as the README's transport section says. Cancelling req's context ends Do
 // or a Read at once ([context.Canceled]). Other errors: [*OptionError],
 // [*TimeoutError], [*StalledError], [*StreamTooLargeError], [ErrMisuse]
 // (a zero Client, a nil request or one without a URL), and net/http's
