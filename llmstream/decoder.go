@@ -28,20 +28,17 @@ func (b *Bridge) outOfOrder(ev *sse.Event, at int, why string) error {
 	return b.fail(b.eventError(ev.Data, at, fmt.Errorf("%w: %s", ErrOutOfOrder, why)))
 }
 
-// The methods below are what a decoder may do to its Bridge besides
-// appending text (Bridge.text) and handing on call fragments
-// (Bridge.addFragment): the accumulator's whole surface.
+// The methods below, with Bridge.text, addFragment, setFinish and end, are
+// all a decoder may do to its Bridge.
 
 // textLens is the length of each text buffer, to roll back to.
 type textLens [3]int
 
-// textLens returns the text buffers' lengths.
 func (b *Bridge) textLens() textLens {
 	return textLens{len(b.content), len(b.reasoning), len(b.refusal)}
 }
 
-// truncateText rolls the text buffers back to l, undoing an event that
-// failed after its text was appended.
+// truncateText undoes the text of an event that failed: back to l.
 func (b *Bridge) truncateText(l textLens) {
 	b.content, b.reasoning, b.refusal = b.content[:l[0]], b.reasoning[:l[1]], b.refusal[:l[2]]
 }
@@ -69,23 +66,18 @@ func (b *Bridge) newAssembler() *toolcall.Assembler {
 	return toolcall.NewAssembler(b.config().toolOpts...)
 }
 
-// swapAssembler replaces the calls so far with those of asm: a decoder
-// that learned the calls' full arguments late starts them over.
+// swapAssembler starts the calls over with asm's (full arguments came late).
 func (b *Bridge) swapAssembler(asm *toolcall.Assembler) { b.asm = asm }
 
-// progress marks the current event as one that carried content, which
-// resets the idle timeout; pings and empty blocks do not.
-func (b *Bridge) progress() { b.progressed = true }
-
-// setProgress says whether the current event counts as progress, for a
-// decoder that decides it last.
+// progress marks the event as carrying content (it resets the idle
+// timeout; pings and empty blocks do not); setProgress decides it last.
+func (b *Bridge) progress()          { b.progressed = true }
 func (b *Bridge) setProgress(p bool) { b.progressed = p }
 
 // setUsage replaces the message's usage; nil leaves it unreported.
 func (b *Bridge) setUsage(u *Usage) { b.usage = u }
 
-// usageRef returns the message's usage for a decoder to fill, made at its
-// first report.
+// usageRef returns the message's usage to fill, made at the first report.
 func (b *Bridge) usageRef() *Usage {
 	if b.usage == nil {
 		b.usage = new(Usage)
@@ -93,24 +85,18 @@ func (b *Bridge) usageRef() *Usage {
 	return b.usage
 }
 
-// addBlock appends a continuity block in the dialect's order and returns
-// its slot, by which the decoder completes it later ([Bridge.block]).
+// addBlock appends a continuity block and returns its slot, for block.
 func (b *Bridge) addBlock(blk Block) int {
 	b.blocks = append(b.blocks, blk)
 	return len(b.blocks) - 1
 }
 
-// block returns the continuity block at slot.
 func (b *Bridge) block(slot int) *Block { return &b.blocks[slot] }
+func (b *Bridge) blockCount() int       { return len(b.blocks) } // the next slot
+func (b *Bridge) truncateBlocks(n int)  { b.blocks = b.blocks[:n] }
 
-// blockCount is how many continuity blocks there are: the next slot.
-func (b *Bridge) blockCount() int { return len(b.blocks) }
-
-// truncateBlocks drops the continuity blocks from slot n on.
-func (b *Bridge) truncateBlocks(n int) { b.blocks = b.blocks[:n] }
-
-// keepContinuity keeps the blocks in the message even when they hold only
-// text and calls (a decoder knows state the neutral fields cannot show).
+// keepContinuity keeps blocks that hold only text and calls: the decoder
+// knows state the neutral fields cannot show.
 func (b *Bridge) keepContinuity() { b.keepBlocks = true }
 
 // setContainer keeps a copy of Anthropic's code-execution container.

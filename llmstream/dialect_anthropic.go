@@ -55,11 +55,7 @@ func (anthropicProtocol) newDecoder(b *Bridge) decoder { return &anthropicDecode
 // an HTTP body and as an error event, and the shapes chat servers use
 // (proxies in front of Anthropic answer in them).
 func (anthropicProtocol) parseError(raw []byte, status int) (*APIError, bool) {
-	e, ok := parseProviderError(raw, status)
-	if ok {
-		e.classify()
-	}
-	return e, ok
+	return parseClassified(raw, status)
 }
 
 // blockKind says how an Anthropic content block is kept.

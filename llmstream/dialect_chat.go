@@ -567,14 +567,7 @@ func (c *chatDecoder) apply() error {
 			continue
 		}
 		buf := *c.b.buffer(mk.kind)
-		kind := DeltaText
-		switch mk.kind {
-		case inReasoning:
-			kind = DeltaReasoning
-		case inRefusal:
-			kind = DeltaRefusal
-		}
-		if err := c.b.deliver(Delta{Kind: kind, Text: string(buf[mk.span.start:mk.span.end])}); err != nil {
+		if err := c.b.deliver(Delta{Kind: mk.kind.deltaKind(), Text: string(buf[mk.span.start:mk.span.end])}); err != nil {
 			return err
 		}
 	}
@@ -662,11 +655,7 @@ func (chatProtocol) header(h http.Header, apiKey string) {
 func (chatProtocol) newDecoder(b *Bridge) decoder { return &chatDecoder{b: b} }
 
 func (chatProtocol) parseError(raw []byte, status int) (*APIError, bool) {
-	e, ok := parseProviderError(raw, status)
-	if ok {
-		e.classify()
-	}
-	return e, ok
+	return parseClassified(raw, status)
 }
 
 // decodeUsage reads a validated usage object; a usage of the wrong shape is

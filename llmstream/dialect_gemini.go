@@ -97,15 +97,11 @@ func (geminiProtocol) newDecoder(b *Bridge) decoder { return &geminiDecoder{b: b
 // inside a stream. A key Gemini rejects is a 400 INVALID_ARGUMENT whose
 // details say API_KEY_INVALID: it is an authentication failure.
 func (geminiProtocol) parseError(raw []byte, status int) (*APIError, bool) {
-	e, ok := parseProviderError(raw, status)
-	if !ok {
-		return nil, false
-	}
-	e.classify()
-	if geminiKeyInvalid(raw) {
+	e, ok := parseClassified(raw, status)
+	if ok && geminiKeyInvalid(raw) {
 		e.Kind = ErrorAuthentication
 	}
-	return e, true
+	return e, ok
 }
 
 // geminiKeyInvalid reports an error whose details carry the reason
