@@ -45,8 +45,9 @@
 //
 // No error and no [Event] carries a credential of the request, and no
 // redirect to another host (or from https to http) carries one on (see
-// [Client.Do]). Each Client has its own connection pool, speaks HTTP/2
-// where offered and honours HTTP_PROXY, HTTPS_PROXY and NO_PROXY; it is
-// safe for concurrent use, and each response body is for one reading
-// goroutine.
+// [Client.Do]); [Redact] applies the same rule for code that adds a
+// credential of its own, such as a Doer that signs requests. Each Client
+// has its own connection pool, speaks HTTP/2 where offered and honours
+// HTTP_PROXY, HTTPS_PROXY and NO_PROXY; it is safe for concurrent use, and
+// each response body is for one reading goroutine.
 package transport
