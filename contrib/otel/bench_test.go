@@ -13,8 +13,11 @@ import (
 	"github.com/airlock-go/airlock/contrib/otel"
 	"github.com/airlock-go/airlock/llmstream"
 	"github.com/airlock-go/airlock/llmstream/llmstreamtest"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // benchEvents is the length of the benchmark's chat stream, in SSE events.
@@ -186,5 +189,37 @@ func BenchmarkWrapperAlone(b *testing.B) {
 		if _, err := wrapped.Stream(context.Background(), llmstream.Request{Messages: msgs, OnDelta: onDelta}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkSDKAlone makes, straight with the SDK, the span and metric
+// points BenchmarkWrapperAlone's call makes (every option and attribute
+// set built beforehand): the floor under the wrapper's cost, which is the
+// SDK's.
+func BenchmarkSDKAlone(b *testing.B) {
+	tp, mp := benchProviders(b)
+	tracer, meter := tp.Tracer("floor"), mp.Meter("floor")
+	duration, _ := meter.Float64Histogram("duration")
+	firstChunk, _ := meter.Float64Histogram("first_chunk")
+	tokens, _ := meter.Int64Histogram("tokens")
+	identity := []attribute.KeyValue{attribute.String("gen_ai.operation.name", "chat"), attribute.String("gen_ai.provider.name", "openai"), attribute.String("gen_ai.request.model", "m-1")}
+	start := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(append(identity, attribute.Bool("gen_ai.request.stream", true))...)}
+	set := func(extra ...attribute.KeyValue) []metric.RecordOption {
+		return []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(append(identity[:3:3], extra...)...))}
+	}
+	call, input, output := set(), set(attribute.String("gen_ai.token.type", "input")), set(attribute.String("gen_ai.token.type", "output"))
+	finish := attribute.StringSlice("gen_ai.response.finish_reasons", []string{"stop"})
+	b.ReportAllocs()
+	for b.Loop() {
+		ctx, span := tracer.Start(context.Background(), "chat m-1", start...)
+		span.SetAttributes(attribute.Float64("gen_ai.response.time_to_first_chunk", 1e-6), finish,
+			attribute.Int("gen_ai.usage.input_tokens", 100), attribute.Int("gen_ai.usage.output_tokens", 20),
+			attribute.Int("gen_ai.usage.cache_read.input_tokens", 30), attribute.Int("gen_ai.usage.cache_creation.input_tokens", 7),
+			attribute.Int("gen_ai.usage.reasoning.output_tokens", 5))
+		span.End()
+		firstChunk.Record(ctx, 1e-6, call...)
+		tokens.Record(ctx, 100, input...)
+		tokens.Record(ctx, 20, output...)
+		duration.Record(ctx, 1e-5, call...)
 	}
 }
