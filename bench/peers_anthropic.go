@@ -93,27 +93,7 @@ type handBlock struct {
 func handAnthropic(sc *bufio.Scanner, unmarshal func([]byte, any) error) (Message, error) {
 	var m Message
 	var blocks []handBlock
-	var data []byte
-	pending := false
-	for sc.Scan() {
-		line := sc.Bytes()
-		if len(line) > 0 {
-			if v, ok := bytes.CutPrefix(line, dataPrefix); ok {
-				v, _ = bytes.CutPrefix(v, []byte(" "))
-				if pending {
-					data = append(data, '\n')
-				} else {
-					data = data[:0]
-				}
-				data = append(data, v...)
-				pending = true
-			}
-			continue // event: names repeat the JSON's type
-		}
-		if !pending {
-			continue
-		}
-		pending = false
+	for data := range sseData(sc) {
 		var ev handEvent
 		if err := unmarshal(data, &ev); err != nil {
 			return Message{}, err

@@ -128,27 +128,7 @@ func memScanner(data []byte) *bufio.Scanner {
 // every chunk (the held-stream peers use it).
 func handChat(sc *bufio.Scanner, unmarshal func([]byte, any) error, onChunk func(contentLen int)) (Message, error) {
 	var acc chatAcc
-	var data []byte
-	pending := false
-	for sc.Scan() {
-		line := sc.Bytes()
-		if len(line) > 0 {
-			if v, ok := bytes.CutPrefix(line, dataPrefix); ok {
-				v, _ = bytes.CutPrefix(v, []byte(" "))
-				if pending {
-					data = append(data, '\n')
-				} else {
-					data = data[:0]
-				}
-				data = append(data, v...)
-				pending = true
-			}
-			continue
-		}
-		if !pending {
-			continue
-		}
-		pending = false
+	for data := range sseData(sc) {
 		if string(data) == "[DONE]" {
 			return acc.message(), nil
 		}

@@ -187,27 +187,7 @@ type handResponsesEvent struct {
 // output_index, up to response.completed.
 func handResponses(sc *bufio.Scanner) (Message, error) {
 	var acc respAcc
-	var data []byte
-	pending := false
-	for sc.Scan() {
-		line := sc.Bytes()
-		if len(line) > 0 {
-			if v, ok := bytes.CutPrefix(line, dataPrefix); ok {
-				v, _ = bytes.CutPrefix(v, []byte(" "))
-				if pending {
-					data = append(data, '\n')
-				} else {
-					data = data[:0]
-				}
-				data = append(data, v...)
-				pending = true
-			}
-			continue // event: names repeat the JSON's type
-		}
-		if !pending {
-			continue
-		}
-		pending = false
+	for data := range sseData(sc) {
 		var ev handResponsesEvent
 		if err := json.Unmarshal(data, &ev); err != nil {
 			return Message{}, err

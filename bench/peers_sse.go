@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"iter"
 	"net/http"
 
 	"github.com/airlock-go/airlock/sse"
@@ -46,6 +47,43 @@ func indexByteFloor(data []byte) (SSEResult, error) {
 }
 
 var dataPrefix = []byte("data:")
+
+// sseData yields the data of each event sc reads: the values of its "data:"
+// lines joined by "\n", at the blank line that ends it; other fields are
+// skipped (the dialects' event names repeat their JSON's type) and an
+// unterminated last event is dropped. The slice is reused: it is valid
+// until the next one. When the loop ends, sc.Err() tells a read error from
+// the end of the input. This is the SSE reader the hand-written pipeline
+// baselines share; like [scanLines], it is not conformant (no lone CR, no
+// UTF-8 check).
+func sseData(sc *bufio.Scanner) iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		var data []byte
+		pending := false
+		for sc.Scan() {
+			line := sc.Bytes()
+			if len(line) > 0 {
+				if v, ok := bytes.CutPrefix(line, dataPrefix); ok {
+					v, _ = bytes.CutPrefix(v, []byte(" "))
+					if pending {
+						data = append(data, '\n')
+					} else {
+						data = data[:0]
+					}
+					data = append(data, v...)
+					pending = true
+				}
+				continue
+			}
+			if pending {
+				pending = false
+				if !yield(data) {
+					return
+				}
+			}
+		}
+	}
+}
 
 // scanLines is the SSE reader people write first: bufio.Scanner lines,
 // data fields joined, an event at each blank line.

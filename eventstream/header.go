@@ -3,6 +3,8 @@ package eventstream
 import (
 	"encoding/binary"
 	"strconv"
+
+	"github.com/airlock-go/airlock/internal/intern"
 )
 
 // The wire codes of the value types, per the encoding.
@@ -30,7 +32,7 @@ var fixedLen = [...]int{
 // of frames decodes without allocating.
 type headerDecoder struct {
 	hs    []Header
-	names interner
+	names intern.Table
 }
 
 // decode parses the headers section b. The returned headers alias b and the
@@ -70,7 +72,7 @@ func (d *headerDecoder) decode(b []byte) ([]Header, string) {
 		}
 		v := b[i : i+vl]
 		i += vl
-		hs = append(hs, Header{Name: d.names.get(name), Value: wireValue(t, v)})
+		hs = append(hs, Header{Name: d.names.String(name), Value: wireValue(t, v)})
 	}
 	d.hs = hs
 	if len(hs) == 0 {

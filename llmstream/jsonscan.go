@@ -26,7 +26,7 @@ const maxJSONDepth = 10000
 // nesting is the toolcall assembler's to judge, the same in every
 // dialect, so the event walk puts no limit on it. skipNested keeps a byte
 // per level, so the event's size still bounds the walk.
-const argsDepth = -1 << 40
+const argsDepth = -1 << 30 // fits a 32-bit int; past a GiB of nesting the limit applies again
 
 // errSyntax reports text that is not JSON; the caller wraps it with the offset.
 var errSyntax = errors.New("invalid JSON")

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"time"
+
+	"github.com/airlock-go/airlock/internal/intern"
 )
 
 // stream is the interpretation state that Reader and Parser share: it takes
@@ -29,7 +31,7 @@ type stream struct {
 
 	// So that a type or unknown field name that repeats costs no
 	// allocation; made at the first one (OpenAI streams have none).
-	names *interner
+	names *intern.Table
 
 	ev Event // the event the last dispatch produced; Reader.NextRef hands out its address
 
@@ -102,9 +104,9 @@ func (s *stream) line(line []byte, bad int, aliasable bool) (bool, error) {
 // recent type or field name.
 func (s *stream) intern(b []byte) string {
 	if s.names == nil {
-		s.names = new(interner)
+		s.names = new(intern.Table)
 	}
-	return s.names.get(b)
+	return s.names.String(b)
 }
 
 // addData appends one data value to the pending event.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/airlock-go/airlock/llmstream"
+	"github.com/airlock-go/airlock/transport"
 	sdkaws "github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/config"
@@ -117,7 +118,8 @@ func NewDefault(ctx context.Context, region string, next llmstream.Doer, opts ..
 //
 // Errors: [ErrBodyTooLarge]; [ErrCredentials] wrapping the provider's
 // error; the body's read error; or the wrapped Doer's error (errors.Is sees its chain)
-// with every credential of this request removed from its text.
+// with every credential of this request removed from its text by
+// [transport.Redact].
 func (s *Signer) Do(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	body, err := s.readBody(req)
@@ -126,7 +128,7 @@ func (s *Signer) Do(req *http.Request) (*http.Response, error) {
 	}
 	creds, err := s.creds.Retrieve(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrCredentials, scrub(err, credentialSecrets(creds)))
+		return nil, fmt.Errorf("%w: %w", ErrCredentials, transport.Redact(err, credentialSecrets(creds)...))
 	}
 	sum := sha256.Sum256(body)
 	out := req.Clone(ctx)
@@ -134,12 +136,12 @@ func (s *Signer) Do(req *http.Request) (*http.Response, error) {
 	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	out.ContentLength = int64(len(body))
 	if err := s.signer.SignHTTP(ctx, creds, out, hex.EncodeToString(sum[:]), Service, s.region, s.now()); err != nil {
-		return nil, scrub(fmt.Errorf("aws: signing: %w", err), credentialSecrets(creds))
+		return nil, transport.Redact(fmt.Errorf("aws: signing: %w", err), credentialSecrets(creds)...)
 	}
 	resp, err := s.next.Do(out)
 	if err != nil {
 		secrets := append(credentialSecrets(creds), out.Header.Get("Authorization"), signature(out.Header.Get("Authorization")))
-		return resp, scrub(err, secrets)
+		return resp, transport.Redact(err, secrets...)
 	}
 	return resp, nil
 }

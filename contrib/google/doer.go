@@ -2,14 +2,12 @@ package google
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
-	"strings"
 
 	"github.com/airlock-go/airlock/llmstream"
+	"github.com/airlock-go/airlock/transport"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/google"
 )
@@ -18,7 +16,7 @@ import (
 const Scope = "https://www.googleapis.com/auth/cloud-platform"
 
 // ErrToken reports that no token could be had: the token source's error
-// (scrubbed of any token) is in the chain for errors.Is.
+// (its text cleaned by [transport.Redact]) is in the chain for errors.Is.
 var ErrToken = errors.New("google: no OAuth token")
 
 // Doer is an [llmstream.Doer] that adds a bearer token to each request. It
@@ -57,9 +55,9 @@ func NewDefault(ctx context.Context, next llmstream.Doer) (*Doer, error) {
 // and sends it through the wrapped Doer.
 //
 // Errors: [ErrToken], when the token source fails; or the wrapped Doer's
-// error. Neither shows the token: its text has it removed, raw, JSON- or
-// URL-escaped, and errors.Is sees the original chain (a cancelled context
-// stays context.Canceled) but nothing hands out the original errors.
+// error. Neither shows the token: [transport.Redact] removes it from the
+// text, raw or escaped, and errors.Is sees the original chain (a cancelled
+// context stays context.Canceled) but nothing hands out the original errors.
 func (d *Doer) Do(req *http.Request) (*http.Response, error) {
 	tok, err := d.ts.Token()
 	if err != nil {
@@ -67,46 +65,13 @@ func (d *Doer) Do(req *http.Request) (*http.Response, error) {
 		if tok != nil {
 			secret = tok.AccessToken
 		}
-		return nil, fmt.Errorf("%w: %w", ErrToken, scrub(err, secret))
+		return nil, fmt.Errorf("%w: %w", ErrToken, transport.Redact(err, secret))
 	}
 	out := req.Clone(req.Context())
 	tok.SetAuthHeader(out)
 	resp, err := d.next.Do(out)
 	if err != nil {
-		return resp, scrub(err, tok.AccessToken, tok.RefreshToken)
+		return resp, transport.Redact(err, tok.AccessToken, tok.RefreshToken)
 	}
 	return resp, nil
 }
-
-// scrub returns err with every secret removed from its text, raw, JSON- or
-// URL-escaped. Secrets under 8 bytes are left alone: they cannot be told
-// from ordinary text.
-func scrub(err error, secrets ...string) error {
-	msg := err.Error()
-	clean := msg
-	for _, s := range secrets {
-		if len(s) < 8 {
-			continue
-		}
-		j, _ := json.Marshal(s)
-		for _, form := range []string{s, url.QueryEscape(s), url.PathEscape(s), string(j[1 : len(j)-1]), strings.ReplaceAll(string(j[1:len(j)-1]), "/", `\/`)} {
-			clean = strings.ReplaceAll(clean, form, "[REDACTED]")
-		}
-	}
-	if clean == msg {
-		return err
-	}
-	return &scrubbedError{msg: clean, err: err}
-}
-
-// scrubbedError is an error whose text had tokens removed. It has no
-// Unwrap: the errors of its chain may show them.
-type scrubbedError struct {
-	msg string
-	err error
-}
-
-func (e *scrubbedError) Error() string { return e.msg }
-
-// Is reports whether target is in the chain of the original error.
-func (e *scrubbedError) Is(target error) bool { return errors.Is(e.err, target) }

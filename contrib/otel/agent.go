@@ -149,11 +149,11 @@ func (a *agentSpan) end(res agentloop.Result, err error) {
 	defer a.span.End()
 	a.endBatch()
 	if res.Turns > 0 {
-		_, _, usage := usageAttrs(a.cfg.dialect, &res.Usage)
-		a.span.SetAttributes(usage...)
+		in, out := usageCounts(a.cfg.dialect, &res.Usage)
+		a.span.SetAttributes(appendUsage(nil, in, out, &res.Usage)...)
 	}
 	if a.last.FinishReason != "" {
-		a.span.SetAttributes(keyFinishReasons.StringSlice([]string{a.last.FinishReason}))
+		a.span.SetAttributes(finishReasons(a.last.FinishReason))
 	}
 	if a.cfg.content && err == nil && a.last.Role != "" {
 		a.span.SetAttributes(keyOutputMessages.String(outputContent(&a.last)))

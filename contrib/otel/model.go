@@ -34,24 +34,53 @@ type Model struct {
 	// base are the attributes of every span and metric point.
 	base []attribute.KeyValue
 	op   string
-	// sets are the metric attribute sets of a call to the default model,
-	// made once: building a set sorts its attributes.
-	sets metricSets
+	// def is the identity of a call to the default model, made once: a
+	// call's fixed attributes, options and metric attribute sets (building
+	// a set sorts its attributes) cost allocations each time they are made.
+	def identity
 }
 
-// metricSets are the attribute sets of one call identity's metric points.
-type metricSets struct {
-	call, input, output metric.MeasurementOption
-	attrs               []attribute.KeyValue
+// identity is what names the calls to one model: the span's name and
+// first attributes, and every metric point's attributes. It is read-only
+// once made, so calls share it.
+type identity struct {
+	name string
+	// start are the span's attributes at its start when the request has
+	// no settings (and contents are off); startOpts the start options that
+	// carry them, with the span kind.
+	start     []attribute.KeyValue
+	startOpts []trace.SpanStartOption
+	// call, input and output are the options of the metric points: the
+	// identity, and the identity with each gen_ai.token.type.
+	call, input, output []metric.RecordOption
+	// attrs is the identity alone, for a failed call's duration point.
+	attrs []attribute.KeyValue
 }
 
-func newMetricSets(attrs []attribute.KeyValue) metricSets {
+func (w *Model) newIdentity(model string) identity {
+	name := w.op
+	if model != "" {
+		name += " " + model
+	}
+	attrs := make([]attribute.KeyValue, 0, len(w.base)+1)
+	attrs = append(attrs, w.base...)
+	if model != "" {
+		attrs = append(attrs, keyRequestModel.String(model))
+	}
+	// Both clipped: concurrent calls append to them, which must copy.
 	attrs = slices.Clip(attrs)
-	return metricSets{
-		call:   metric.WithAttributeSet(attribute.NewSet(attrs...)),
-		input:  metric.WithAttributeSet(attribute.NewSet(append(attrs, keyTokenType.String("input"))...)),
-		output: metric.WithAttributeSet(attribute.NewSet(append(attrs, keyTokenType.String("output"))...)),
-		attrs:  attrs,
+	start := slices.Clip(append(attrs, keyStream.Bool(true)))
+	set := func(extra ...attribute.KeyValue) []metric.RecordOption {
+		return []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(append(attrs, extra...)...))}
+	}
+	return identity{
+		name:      name,
+		start:     start,
+		startOpts: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(start...)},
+		call:      set(),
+		input:     set(keyTokenType.String("input")),
+		output:    set(keyTokenType.String("output")),
+		attrs:     attrs,
 	}
 }
 
@@ -71,19 +100,31 @@ func NewModel(m Streamer, opts ...Option) *Model {
 	if cfg.address != "" {
 		w.base = append(w.base, keyServerAddress.String(cfg.address), keyServerPort.Int(cfg.port))
 	}
-	w.sets = newMetricSets(w.identity(cfg.model))
+	w.def = w.newIdentity(cfg.model)
 	return w
 }
 
-// identity is the attributes that name a call to model: the span's first
-// ones and every metric point's.
-func (w *Model) identity(model string) []attribute.KeyValue {
-	attrs := make([]attribute.KeyValue, 0, 24)
-	attrs = append(attrs, w.base...)
-	if model != "" {
-		attrs = append(attrs, keyRequestModel.String(model))
+// call is one call's clock and the scratch space of its span, in one
+// allocation: a slice handed to a Span or Tracer (an interface) escapes,
+// so a stack array would be moved to the heap anyway.
+type call struct {
+	start time.Time
+	// first is the time to the first delta, 0 before one is seen.
+	first   time.Duration
+	onDelta func(llmstream.Delta) error
+	opts    [3]trace.SpanStartOption
+	endOpts [1]trace.SpanEndOption
+	// end holds the attributes set as the call returns: finish reasons,
+	// time to first chunk, five usage counts, output messages.
+	end [8]attribute.KeyValue
+}
+
+// delta is the request's OnDelta seen through the wrapper.
+func (c *call) delta(d llmstream.Delta) error {
+	if c.first == 0 {
+		c.first = max(time.Since(c.start), 1) // at least 1ns: a first delta was seen
 	}
-	return attrs
+	return c.onDelta(d)
 }
 
 // Stream calls the wrapped Stream in a span and returns what it returned.
@@ -100,24 +141,23 @@ func (w *Model) identity(model string) []attribute.KeyValue {
 // when its Hooks.OnDelta is set.) A call that fails has error.type and an
 // Error status (see [WithContent] for the description); the usage of a
 // partial message is still recorded.
+//
+// The wrapped Stream must not call OnDelta after it returns (no Streamer
+// of airlock's does): a late delta is not counted.
 func (w *Model) Stream(ctx context.Context, r llmstream.Request) (llmstream.Message, error) {
 	model := r.Model
 	if model == "" {
 		model = w.cfg.model
 	}
-	name := w.op
-	if model != "" {
-		name += " " + model
+	id := &w.def
+	if model != w.cfg.model {
+		other := w.newIdentity(model)
+		id = &other
 	}
+	c := &call{start: time.Now()}
 	// Only the call's identity goes on the metric points: the settings
 	// below would split every series by sampling parameters.
-	attrs := w.identity(model)
-	sets := w.sets
-	if model != w.cfg.model {
-		sets = newMetricSets(attrs)
-	}
-	attrs = append(attrs, keyStream.Bool(true))
-	attrs = appendSettings(attrs, &r)
+	attrs := appendSettings(id.start, &r)
 	if w.cfg.content {
 		in, sys := inputContent(w.cfg.dialect, r.Messages)
 		attrs = append(attrs, keyInputMessages.String(in))
@@ -125,40 +165,43 @@ func (w *Model) Stream(ctx context.Context, r llmstream.Request) (llmstream.Mess
 			attrs = append(attrs, keySystem.String(sys))
 		}
 	}
+	opts := append(c.opts[:0], id.startOpts...)
+	if len(attrs) > len(id.start) { // appending to id.start, which is clipped, copied it
+		opts[1] = trace.WithAttributes(attrs...)
+	}
+	opts = append(opts, trace.WithTimestamp(c.start))
+	ctx, span := w.tracer.Start(ctx, id.name, opts...)
 
-	start := time.Now()
-	ctx, span := w.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...), trace.WithTimestamp(start))
-	var first time.Duration
-	if onDelta := r.OnDelta; onDelta != nil {
-		r.OnDelta = func(d llmstream.Delta) error {
-			if first == 0 {
-				first = max(time.Since(start), 1) // at least 1ns: a first delta was seen
-			}
-			return onDelta(d)
-		}
+	recording := span.IsRecording()
+	if r.OnDelta != nil && (recording || w.inst.timeToFirstChunk.Enabled(ctx)) {
+		c.onDelta = r.OnDelta
+		r.OnDelta = c.delta
 	}
 	msg, err := w.next.Stream(ctx, r)
-	elapsed := time.Since(start)
+	elapsed := time.Since(c.start)
+	in, out := usageCounts(w.cfg.dialect, msg.Usage)
 
-	end := make([]attribute.KeyValue, 0, 12)
-	if first > 0 {
-		end = append(end, keyTimeToFirstChunk.Float64(first.Seconds()))
+	if recording {
+		end := c.end[:0]
+		if c.first > 0 {
+			end = append(end, keyTimeToFirstChunk.Float64(c.first.Seconds()))
+		}
+		if msg.FinishReason != "" {
+			end = append(end, finishReasons(msg.FinishReason))
+		}
+		end = appendUsage(end, in, out, msg.Usage)
+		if w.cfg.content && err == nil {
+			end = append(end, keyOutputMessages.String(outputContent(&msg)))
+		}
+		if err != nil {
+			failSpan(span, err, w.cfg.content)
+		}
+		span.SetAttributes(end...)
 	}
-	if msg.FinishReason != "" {
-		end = append(end, keyFinishReasons.StringSlice([]string{msg.FinishReason}))
-	}
-	in, out, usageAttrs := usageAttrs(w.cfg.dialect, msg.Usage)
-	end = append(end, usageAttrs...)
-	if w.cfg.content && err == nil {
-		end = append(end, keyOutputMessages.String(outputContent(&msg)))
-	}
-	if err != nil {
-		failSpan(span, err, w.cfg.content)
-	}
-	span.SetAttributes(end...)
-	span.End(trace.WithTimestamp(start.Add(elapsed)))
+	c.endOpts[0] = trace.WithTimestamp(c.start.Add(elapsed))
+	span.End(c.endOpts[:]...)
 
-	w.record(ctx, &sets, elapsed, first, in, out, msg.Usage != nil, err)
+	w.record(ctx, id, elapsed, c.first, in, out, msg.Usage != nil, err)
 	return msg, err
 }
 
@@ -186,15 +229,23 @@ func appendSettings(attrs []attribute.KeyValue, r *llmstream.Request) []attribut
 	return attrs
 }
 
-// usageAttrs gives the input and output token counts the conventions
-// define (input including cached tokens) and the span's usage attributes;
-// none when the provider sent no usage.
-func usageAttrs(d llmstream.Dialect, u *llmstream.Usage) (in, out int, attrs []attribute.KeyValue) {
+// usageCounts gives the input and output token counts the conventions
+// define (input including cached tokens); 0 when the provider sent no
+// usage.
+func usageCounts(d llmstream.Dialect, u *llmstream.Usage) (in, out int) {
 	if u == nil {
-		return 0, 0, nil
+		return 0, 0
 	}
-	in, out = inputTokens(d, u), u.CompletionTokens
-	attrs = []attribute.KeyValue{keyInputTokens.Int(in), keyOutputTokens.Int(out)}
+	return inputTokens(d, u), u.CompletionTokens
+}
+
+// appendUsage adds the span's usage attributes, none when the provider
+// sent no usage.
+func appendUsage(attrs []attribute.KeyValue, in, out int, u *llmstream.Usage) []attribute.KeyValue {
+	if u == nil {
+		return attrs
+	}
+	attrs = append(attrs, keyInputTokens.Int(in), keyOutputTokens.Int(out))
 	if u.CachedTokens > 0 {
 		attrs = append(attrs, keyCacheReadTokens.Int(u.CachedTokens))
 	}
@@ -204,7 +255,31 @@ func usageAttrs(d llmstream.Dialect, u *llmstream.Usage) (in, out int, attrs []a
 	if u.ReasoningTokens > 0 {
 		attrs = append(attrs, keyReasoningTokens.Int(u.ReasoningTokens))
 	}
-	return in, out, attrs
+	return attrs
+}
+
+// knownFinishReasons are gen_ai.response.finish_reasons for the reasons
+// the dialects send (see llmstream.StopReason), made once: a string slice
+// attribute costs two allocations to make.
+var knownFinishReasons = func() map[string]attribute.KeyValue {
+	m := make(map[string]attribute.KeyValue)
+	for _, r := range []string{
+		"stop", "tool_calls", "function_call", "length", "content_filter", // chat
+		"end_turn", "stop_sequence", "tool_use", "max_tokens", "model_context_window_exceeded", "refusal", "pause_turn", // Anthropic
+		"completed", "incomplete", // Responses
+		"STOP", "MAX_TOKENS", "CONTINUATION", // Gemini
+	} {
+		m[r] = keyFinishReasons.StringSlice([]string{r})
+	}
+	return m
+}()
+
+// finishReasons is gen_ai.response.finish_reasons for a message's reason.
+func finishReasons(reason string) attribute.KeyValue {
+	if kv, ok := knownFinishReasons[reason]; ok {
+		return kv
+	}
+	return keyFinishReasons.StringSlice([]string{reason})
 }
 
 // inputTokens is gen_ai.usage.input_tokens, which counts cached tokens
@@ -219,18 +294,18 @@ func inputTokens(d llmstream.Dialect, u *llmstream.Usage) int {
 }
 
 // record writes the call's metric points.
-func (w *Model) record(ctx context.Context, sets *metricSets, elapsed, first time.Duration, in, out int, hasUsage bool, err error) {
+func (w *Model) record(ctx context.Context, id *identity, elapsed, first time.Duration, in, out int, hasUsage bool, err error) {
 	if first > 0 {
-		w.inst.timeToFirstChunk.Record(ctx, first.Seconds(), sets.call)
+		w.inst.timeToFirstChunk.Record(ctx, first.Seconds(), id.call...)
 	}
 	if hasUsage {
-		w.inst.tokens.Record(ctx, int64(in), sets.input)
-		w.inst.tokens.Record(ctx, int64(out), sets.output)
+		w.inst.tokens.Record(ctx, int64(in), id.input...)
+		w.inst.tokens.Record(ctx, int64(out), id.output...)
 	}
 	if err != nil {
-		attrs := append(sets.attrs, keyErrorType.String(errorType(err)))
+		attrs := append(id.attrs, keyErrorType.String(errorType(err)))
 		w.inst.duration.Record(ctx, elapsed.Seconds(), metric.WithAttributes(attrs...))
 		return
 	}
-	w.inst.duration.Record(ctx, elapsed.Seconds(), sets.call)
+	w.inst.duration.Record(ctx, elapsed.Seconds(), id.call...)
 }
