@@ -19,7 +19,7 @@
 // error and no [Event] carries a credential of the request, and no redirect
 // to another host (or from https to http) carries one on; [Redact] applies
 // the same rule for code that adds a credential of its own (a Doer that
-// signs requests). A Client is safe
-// for concurrent use; each response body is for one reading goroutine. The
-// README's transport section gives the depth.
+// signs requests). A Client is safe for concurrent use; each response body
+// is for one reading goroutine. The README's transport section gives the
+// depth.
 package transport
