@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/airlock-go/airlock/internal/jsonscan"
 	"github.com/airlock-go/airlock/sse"
 	"github.com/airlock-go/airlock/toolcall"
 )
@@ -356,15 +357,15 @@ func (k bufKind) deltaKind() DeltaKind {
 // text appends the validated JSON string at sp of s to the buffer of kind
 // k and delivers it: the way a decoder applies text once its event has
 // proved valid.
-func (b *Bridge) text(k bufKind, s *doc, sp span) error {
+func (b *Bridge) text(k bufKind, s *jsonscan.Doc, sp jsonscan.Span) error {
 	buf := b.buffer(k)
-	if room := sp.end - sp.start; cap(*buf)-len(*buf) < room {
+	if room := sp.End - sp.Start; cap(*buf)-len(*buf) < room {
 		// The span bounds the decoded text. Double the buffer: append
 		// grows a large slice by 1.25x, which copies a long answer often.
 		*buf = slices.Grow(*buf, max(len(*buf), room))
 	}
 	start := len(*buf)
-	*buf = s.str(*buf, sp)
+	*buf = s.Str(*buf, sp)
 	if len(*buf) == start {
 		return nil
 	}

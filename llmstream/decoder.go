@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/airlock-go/airlock/internal/jsonscan"
 	"github.com/airlock-go/airlock/sse"
 	"github.com/airlock-go/airlock/toolcall"
 )
@@ -14,9 +15,9 @@ import (
 // readEvent walks ev's data, one JSON object, into d with fn, which records
 // the members t reads; every value is validated on the way. A failure
 // fails b with an [*EventError] at its offset, and nothing is applied.
-func readEvent[T any](b *Bridge, d *doc, t T, ev *sse.Event, fn memberFunc[T]) error {
-	d.validUTF8 = b.validUTF8
-	if at, err := walkEvent(d, t, ev.Data, fn); err != nil {
+func readEvent[T any](b *Bridge, d *jsonscan.Doc, t T, ev *sse.Event, fn jsonscan.MemberFunc[T]) error {
+	d.ValidUTF8 = b.validUTF8
+	if at, err := jsonscan.WalkEvent(d, t, ev.Data, fn); err != nil {
 		return b.fail(b.eventError(ev.Data, at, err))
 	}
 	return nil

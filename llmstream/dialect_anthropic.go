@@ -7,6 +7,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/airlock-go/airlock/internal/jsonscan"
 	"github.com/airlock-go/airlock/sse"
 	"github.com/airlock-go/airlock/toolcall"
 )
@@ -101,7 +102,7 @@ type antMember struct {
 // anthropicDecoder reads Anthropic message events into a Bridge.
 type anthropicDecoder struct {
 	b       *Bridge
-	doc     doc
+	doc     jsonscan.Doc
 	started bool   // message_start arrived
 	id      string // its message id, to know a repeated message_start
 	blocks  []antBlock
@@ -113,9 +114,9 @@ type anthropicDecoder struct {
 	// The current event's members, as spans of doc.data: the top level,
 	// then inside "delta" (inDelta) and "content_block" (inBlock). Read in the
 	// one walk that validates the event, so a delta costs no allocation.
-	typ, index, message, block, delta, usage span
-	inDelta                                  struct{ typ, text, thinking, signature, partial, stop, container span }
-	inBlock                                  struct{ typ, text, id, name, input, caller span }
+	typ, index, message, block, delta, usage jsonscan.Span
+	inDelta                                  struct{ typ, text, thinking, signature, partial, stop, container jsonscan.Span }
+	inBlock                                  struct{ typ, text, id, name, input, caller jsonscan.Span }
 }
 
 func (a *anthropicDecoder) complete() bool { return a.b.done }
@@ -125,8 +126,8 @@ func (a *anthropicDecoder) event(ev *sse.Event) error {
 	if len(ev.Data) == 0 {
 		return nil
 	}
-	a.typ, a.index, a.message, a.block, a.delta, a.usage = noSpan, noSpan, noSpan, noSpan, noSpan, noSpan
-	a.inDelta.typ, a.inDelta.text, a.inDelta.thinking, a.inDelta.signature, a.inDelta.partial, a.inDelta.stop, a.inDelta.container = noSpan, noSpan, noSpan, noSpan, noSpan, noSpan, noSpan
+	a.typ, a.index, a.message, a.block, a.delta, a.usage = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
+	a.inDelta.typ, a.inDelta.text, a.inDelta.thinking, a.inDelta.signature, a.inDelta.partial, a.inDelta.stop, a.inDelta.container = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
 	a.resetBlockMembers()
 	if err := readEvent(b, &a.doc, a, ev, (*anthropicDecoder).member); err != nil {
 		return err
@@ -138,8 +139,8 @@ func (a *anthropicDecoder) event(ev *sse.Event) error {
 // is reports the event's type: its data's "type", else (a proxy may drop
 // it) the SSE event name.
 func (a *anthropicDecoder) is(typ string) bool {
-	if a.typ.ok() {
-		return a.doc.is(a.typ, typ)
+	if a.typ.OK() {
+		return a.doc.Is(a.typ, typ)
 	}
 	return a.name == typ
 }
@@ -147,27 +148,27 @@ func (a *anthropicDecoder) is(typ string) bool {
 // member records the top-level members the decoder reads; every value is
 // validated on the way.
 func (a *anthropicDecoder) member(key []byte, i, depth int) (int, error) {
-	d := a.doc.data
+	d := a.doc.Data
 	switch string(key) {
 	case "delta":
 		if d[i] == '{' {
-			a.delta = span{i, 0}
-			end, err := walkObject(&a.doc, a, i, depth, (*anthropicDecoder).deltaMember)
-			a.delta.end = end
+			a.delta = jsonscan.Span{Start: i, End: 0}
+			end, err := jsonscan.WalkObject(&a.doc, a, i, depth, (*anthropicDecoder).deltaMember)
+			a.delta.End = end
 			return end, err
 		}
 	case "content_block":
 		if d[i] == '{' {
-			a.block = span{i, 0}
-			end, err := walkObject(&a.doc, a, i, depth, (*anthropicDecoder).blockMember)
-			a.block.end = end
+			a.block = jsonscan.Span{Start: i, End: 0}
+			end, err := jsonscan.WalkObject(&a.doc, a, i, depth, (*anthropicDecoder).blockMember)
+			a.block.End = end
 			return end, err
 		}
 	}
 	if string(key) == "message" {
-		depth = argsDepth // its content may hold a call's input (see blockMember)
+		depth = jsonscan.ArgsDepth // its content may hold a call's input (see blockMember)
 	}
-	s, end, err := a.doc.valueSpan(i, depth)
+	s, end, err := a.doc.ValueSpan(i, depth)
 	switch string(key) {
 	case "type":
 		a.typ = s
@@ -182,7 +183,7 @@ func (a *anthropicDecoder) member(key []byte, i, depth int) (int, error) {
 }
 
 func (a *anthropicDecoder) deltaMember(key []byte, i, depth int) (int, error) {
-	s, end, err := a.doc.valueSpan(i, depth)
+	s, end, err := a.doc.ValueSpan(i, depth)
 	switch string(key) {
 	case "type":
 		a.inDelta.typ = s
@@ -203,14 +204,14 @@ func (a *anthropicDecoder) deltaMember(key []byte, i, depth int) (int, error) {
 }
 
 func (a *anthropicDecoder) resetBlockMembers() {
-	a.inBlock.typ, a.inBlock.text, a.inBlock.id, a.inBlock.name, a.inBlock.input, a.inBlock.caller = noSpan, noSpan, noSpan, noSpan, noSpan, noSpan
+	a.inBlock.typ, a.inBlock.text, a.inBlock.id, a.inBlock.name, a.inBlock.input, a.inBlock.caller = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
 }
 
 func (a *anthropicDecoder) blockMember(key []byte, i, depth int) (int, error) {
 	if string(key) == "input" {
-		depth = argsDepth
+		depth = jsonscan.ArgsDepth
 	}
-	s, end, err := a.doc.valueSpan(i, depth)
+	s, end, err := a.doc.ValueSpan(i, depth)
 	switch string(key) {
 	case "type":
 		a.inBlock.typ = s
@@ -247,16 +248,16 @@ func (a *anthropicDecoder) apply(ev *sse.Event) error {
 		if !a.started {
 			return a.b.outOfOrder(ev, 0, "message_delta before message_start")
 		}
-		if a.doc.isString(a.inDelta.stop) {
-			raw := string(a.doc.str(a.arena[:0], a.inDelta.stop))
+		if a.doc.IsString(a.inDelta.stop) {
+			raw := string(a.doc.Str(a.arena[:0], a.inDelta.stop))
 			b.setFinish(raw, anthropicStopReason(raw))
 			b.progress()
 		}
-		if a.usage.ok() {
+		if a.usage.OK() {
 			a.applyUsage(a.usage) // cumulative: the last one is the whole
 		}
-		if a.inDelta.container.ok() {
-			b.setContainer(a.doc.data[a.inDelta.container.start:a.inDelta.container.end])
+		if a.inDelta.container.OK() {
+			b.setContainer(a.doc.Data[a.inDelta.container.Start:a.inDelta.container.End])
 		}
 		return nil
 	case a.is("message_stop"):
@@ -279,12 +280,12 @@ func (a *anthropicDecoder) apply(ev *sse.Event) error {
 }
 
 // fields calls fn for each member of the validated object at s.
-func (a *anthropicDecoder) fields(s span, fn func(key []byte, v span)) {
-	if !s.ok() || a.doc.data[s.start] != '{' {
+func (a *anthropicDecoder) fields(s jsonscan.Span, fn func(key []byte, v jsonscan.Span)) {
+	if !s.OK() || a.doc.Data[s.Start] != '{' {
 		return
 	}
-	walkObject(&a.doc, fn, s.start, 0, func(fn func([]byte, span), key []byte, i, depth int) (int, error) {
-		v, end, err := a.doc.valueSpan(i, depth)
+	jsonscan.WalkObject(&a.doc, fn, s.Start, 0, func(fn func([]byte, jsonscan.Span), key []byte, i, depth int) (int, error) {
+		v, end, err := a.doc.ValueSpan(i, depth)
 		fn(key, v)
 		return end, err
 	})
@@ -292,10 +293,10 @@ func (a *anthropicDecoder) fields(s span, fn func(key []byte, v span)) {
 
 // eventIndex is the event's block index.
 func (a *anthropicDecoder) eventIndex(ev *sse.Event) (int, error) {
-	if !a.index.ok() || a.doc.data[a.index.start] < '0' || a.doc.data[a.index.start] > '9' {
+	if !a.index.OK() || a.doc.Data[a.index.Start] < '0' || a.doc.Data[a.index.Start] > '9' {
 		return 0, a.b.outOfOrder(ev, 0, "an event without a block index")
 	}
-	n, ok := parseIndex(a.doc.data[a.index.start:a.index.end])
+	n, ok := jsonscan.ParseIndex(a.doc.Data[a.index.Start:a.index.End])
 	if !ok || n > toolcall.MaxIndex {
 		return 0, a.b.outOfOrder(ev, 0, "a block index that is not a small integer")
 	}
@@ -354,8 +355,8 @@ func (a *anthropicDecoder) add(blk antBlock) *antBlock {
 // turn resumed after programmatic tool calls arrives whole in it) are
 // taken as if they had streamed, in order, before any streamed block.
 func (a *anthropicDecoder) startMessage(ev *sse.Event) error {
-	var id, content, usage, container, stop span = noSpan, noSpan, noSpan, noSpan, noSpan
-	a.fields(a.message, func(key []byte, s span) {
+	var id, content, usage, container, stop jsonscan.Span = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
+	a.fields(a.message, func(key []byte, s jsonscan.Span) {
 		switch string(key) {
 		case "id":
 			id = s
@@ -370,36 +371,36 @@ func (a *anthropicDecoder) startMessage(ev *sse.Event) error {
 		}
 	})
 	if a.started {
-		if len(a.blocks) == 0 && a.doc.isString(id) && string(a.doc.str(a.arena[:0], id)) == a.id {
+		if len(a.blocks) == 0 && a.doc.IsString(id) && string(a.doc.Str(a.arena[:0], id)) == a.id {
 			return nil
 		}
 		return a.b.outOfOrder(ev, 0, "a second message_start")
 	}
 	a.started = true
-	if a.doc.isString(id) {
-		a.id = string(a.doc.str(nil, id))
+	if a.doc.IsString(id) {
+		a.id = string(a.doc.Str(nil, id))
 	}
-	if usage.ok() {
+	if usage.OK() {
 		a.applyUsage(usage)
 	}
-	if container.ok() {
-		a.b.setContainer(a.doc.data[container.start:container.end])
+	if container.OK() {
+		a.b.setContainer(a.doc.Data[container.Start:container.End])
 	}
-	if a.doc.isString(stop) { // a message that arrives whole is finished already
-		raw := string(a.doc.str(nil, stop))
+	if a.doc.IsString(stop) { // a message that arrives whole is finished already
+		raw := string(a.doc.Str(nil, stop))
 		a.b.setFinish(raw, anthropicStopReason(raw))
 	}
-	if !content.ok() || a.doc.data[content.start] != '[' {
+	if !content.OK() || a.doc.Data[content.Start] != '[' {
 		return nil
 	}
-	_, err := walkArray(&a.doc, a, content.start, 0, func(a *anthropicDecoder, pos, i, depth int) (int, error) {
-		if a.doc.data[i] != '{' {
-			return skipValue(a.doc.data, i, depth)
+	_, err := jsonscan.WalkArray(&a.doc, a, content.Start, 0, func(a *anthropicDecoder, pos, i, depth int) (int, error) {
+		if a.doc.Data[i] != '{' {
+			return jsonscan.SkipValue(a.doc.Data, i, depth)
 		}
 		a.resetBlockMembers()
-		a.block = span{i, 0}
-		end, err := walkObject(&a.doc, a, i, depth, (*anthropicDecoder).blockMember)
-		a.block.end = end
+		a.block = jsonscan.Span{Start: i, End: 0}
+		end, err := jsonscan.WalkObject(&a.doc, a, i, depth, (*anthropicDecoder).blockMember)
+		a.block.End = end
 		if err != nil {
 			return end, err
 		}
@@ -428,51 +429,51 @@ func (a *anthropicDecoder) startBlockAt(ev *sse.Event, n int) error {
 	if a.lookup(n) != nil {
 		return a.b.outOfOrder(ev, 0, fmt.Sprintf("block %d started twice", n))
 	}
-	if !a.block.ok() || a.doc.data[a.block.start] != '{' {
+	if !a.block.OK() || a.doc.Data[a.block.Start] != '{' {
 		return a.b.outOfOrder(ev, 0, "content_block_start without a content block")
 	}
 	typ, text, id, name, input, caller := a.inBlock.typ, a.inBlock.text, a.inBlock.id, a.inBlock.name, a.inBlock.input, a.inBlock.caller
 	var members []antMember
-	a.fields(a.block, func(key []byte, v span) {
-		if v.ok() {
-			members = append(members, antMember{key: string(key), raw: slices.Clone(a.doc.data[v.start:v.end])})
+	a.fields(a.block, func(key []byte, v jsonscan.Span) {
+		if v.OK() {
+			members = append(members, antMember{key: string(key), raw: slices.Clone(a.doc.Data[v.Start:v.End])})
 		}
 	})
 	blk := antBlock{index: n, open: true, slot: b.blockCount()}
 	switch {
-	case a.doc.is(typ, "text"):
+	case a.doc.Is(typ, "text"):
 		blk.kind, blk.textStart, members = blockText, len(b.content), nil
 		b.addBlock(Block{Type: BlockText})
-		if a.doc.isString(text) {
+		if a.doc.IsString(text) {
 			if err := b.text(inContent, &a.doc, text); err != nil {
 				return err
 			}
 		}
-	case a.doc.is(typ, "thinking"):
+	case a.doc.Is(typ, "thinking"):
 		blk.kind, blk.textStart = blockThinking, len(b.reasoning)
 		b.addBlock(Block{Type: "thinking"})
-		if a.doc.isString(text) {
+		if a.doc.IsString(text) {
 			if err := b.text(inReasoning, &a.doc, text); err != nil {
 				return err
 			}
 		}
-	case a.doc.is(typ, "tool_use"):
+	case a.doc.Is(typ, "tool_use"):
 		blk.kind, members = blockToolUse, nil
 		b.addBlock(Block{Type: BlockToolCall, Call: n})
-		if input.ok() && a.doc.data[input.start] == '{' {
-			blk.start = slices.Clone(a.doc.data[input.start:input.end])
+		if input.OK() && a.doc.Data[input.Start] == '{' {
+			blk.start = slices.Clone(a.doc.Data[input.Start:input.End])
 		}
 		f := toolcall.Fragment{Index: n, Type: "function"}
-		if a.doc.isString(id) {
-			f.ID = string(a.doc.str(nil, id))
+		if a.doc.IsString(id) {
+			f.ID = string(a.doc.Str(nil, id))
 		}
-		if a.doc.isString(name) {
-			f.Name = string(a.doc.str(nil, name))
+		if a.doc.IsString(name) {
+			f.Name = string(a.doc.Str(nil, name))
 		}
-		if caller.ok() && a.doc.data[caller.start] == '{' {
+		if caller.OK() && a.doc.Data[caller.Start] == '{' {
 			// Who called it (programmatic tool calling: the code
 			// execution tool); kept on the call and written back on it.
-			f.Extra = append(append([]byte(`{"caller":`), a.doc.data[caller.start:caller.end]...), '}')
+			f.Extra = append(append([]byte(`{"caller":`), a.doc.Data[caller.Start:caller.End]...), '}')
 		}
 		if err := b.addFragment(f); err != nil {
 			return b.fail(err)
@@ -480,8 +481,8 @@ func (a *anthropicDecoder) startBlockAt(ev *sse.Event, n int) error {
 	default:
 		blk.kind = blockRaw
 		t := "block"
-		if a.doc.isString(typ) {
-			t = string(a.doc.str(nil, typ))
+		if a.doc.IsString(typ) {
+			t = string(a.doc.Str(nil, typ))
 		}
 		b.addBlock(Block{Type: t})
 	}
@@ -499,26 +500,26 @@ func (a *anthropicDecoder) blockDelta(ev *sse.Event) error {
 	dtype := a.inDelta.typ
 	switch blk.kind {
 	case blockText:
-		if a.doc.is(dtype, "text_delta") && a.doc.isString(a.inDelta.text) {
+		if a.doc.Is(dtype, "text_delta") && a.doc.IsString(a.inDelta.text) {
 			return b.text(inContent, &a.doc, a.inDelta.text)
 		}
 		return nil // citations_delta: references, not text
 	case blockThinking:
 		switch {
-		case a.doc.is(dtype, "thinking_delta") && a.doc.isString(a.inDelta.thinking):
+		case a.doc.Is(dtype, "thinking_delta") && a.doc.IsString(a.inDelta.thinking):
 			return b.text(inReasoning, &a.doc, a.inDelta.thinking)
-		case a.doc.is(dtype, "signature_delta") && a.doc.isString(a.inDelta.signature):
+		case a.doc.Is(dtype, "signature_delta") && a.doc.IsString(a.inDelta.signature):
 			a.appendString(blk, "signature", a.inDelta.signature)
 		}
 		return nil
 	case blockToolUse:
-		if !a.doc.is(dtype, "input_json_delta") {
+		if !a.doc.Is(dtype, "input_json_delta") {
 			return nil
 		}
-		if !a.doc.isString(a.inDelta.partial) {
+		if !a.doc.IsString(a.inDelta.partial) {
 			return nil
 		}
-		a.arena = a.doc.str(a.arena[:0], a.inDelta.partial)
+		a.arena = a.doc.Str(a.arena[:0], a.inDelta.partial)
 		if len(a.arena) == 0 {
 			return nil // the first delta is often empty
 		}
@@ -534,26 +535,26 @@ func (a *anthropicDecoder) blockDelta(ev *sse.Event) error {
 	// A raw block: input deltas build its "input"; any other delta's
 	// string members extend the start's members of the same name
 	// (compaction_delta's "content", say).
-	if a.doc.is(dtype, "input_json_delta") {
-		if a.doc.isString(a.inDelta.partial) {
-			blk.input = a.doc.str(blk.input, a.inDelta.partial)
+	if a.doc.Is(dtype, "input_json_delta") {
+		if a.doc.IsString(a.inDelta.partial) {
+			blk.input = a.doc.Str(blk.input, a.inDelta.partial)
 		}
 		return nil
 	}
-	a.fields(a.delta, func(key []byte, v span) {
-		if string(key) != "type" && a.doc.isString(v) {
+	a.fields(a.delta, func(key []byte, v jsonscan.Span) {
+		if string(key) != "type" && a.doc.IsString(v) {
 			a.appendString(blk, string(key), v)
 		}
 	})
 	return nil
 }
 
-func (a *anthropicDecoder) appendString(blk *antBlock, key string, v span) {
+func (a *anthropicDecoder) appendString(blk *antBlock, key string, v jsonscan.Span) {
 	if i := blk.member(key); i >= 0 {
-		blk.members[i].added = a.doc.str(blk.members[i].added, v)
+		blk.members[i].added = a.doc.Str(blk.members[i].added, v)
 		return
 	}
-	blk.members = append(blk.members, antMember{key: key, raw: []byte(`""`), added: a.doc.str(nil, v)})
+	blk.members = append(blk.members, antMember{key: key, raw: []byte(`""`), added: a.doc.Str(nil, v)})
 	switch {
 	case blk.byKey != nil:
 		blk.byKey[key] = len(blk.members) - 1
@@ -603,7 +604,7 @@ func (a *anthropicDecoder) stopBlock(ev *sse.Event, blk *antBlock) error {
 		}
 		slot.Raw = rebuildBlock(blk.members)
 	case blockToolUse:
-		if !blk.deltas && len(blk.start) > 0 && !isEmptyObject(blk.start) {
+		if !blk.deltas && len(blk.start) > 0 && !jsonscan.IsEmptyObject(blk.start) {
 			// No delta came: the start's own input is the arguments.
 			if err := b.addFragment(toolcall.Fragment{Index: blk.index, Arguments: string(blk.start)}); err != nil {
 				return b.fail(err)
@@ -611,7 +612,7 @@ func (a *anthropicDecoder) stopBlock(ev *sse.Event, blk *antBlock) error {
 		}
 	case blockRaw:
 		if len(blk.input) > 0 {
-			if !validJSON(blk.input) {
+			if !jsonscan.Valid(blk.input) {
 				return b.fail(b.eventError(ev.Data, 0, fmt.Errorf("the streamed input of %q block %d is not JSON", slot.Type, blk.index)))
 			}
 			setMember(&blk.members, "input", blk.input)
@@ -635,7 +636,7 @@ func rebuildBlock(members []antMember) []byte {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = appendQuoted(out, []byte(m.key))
+		out = jsonscan.AppendQuoted(out, []byte(m.key))
 		out = append(out, ':')
 		if m.added == nil {
 			out = append(out, m.raw...)
@@ -643,9 +644,9 @@ func rebuildBlock(members []antMember) []byte {
 		}
 		var start []byte
 		if len(m.raw) > 0 && m.raw[0] == '"' {
-			start, _, _ = appendString(nil, m.raw, 0)
+			start, _, _ = jsonscan.AppendString(nil, m.raw, 0)
 		}
-		out = appendQuoted(out, append(start, m.added...))
+		out = jsonscan.AppendQuoted(out, append(start, m.added...))
 	}
 	return append(out, '}')
 }
@@ -670,18 +671,18 @@ func setMember(members *[]antMember, key string, raw []byte) {
 // output_tokens_details.thinking_tokens is the reasoning part of the
 // output; "iterations" (one entry per sampling step) gives the billed
 // totals.
-func (a *anthropicDecoder) applyUsage(s span) {
+func (a *anthropicDecoder) applyUsage(s jsonscan.Span) {
 	b := a.b
 	u := b.usageRef()
-	set := func(dst *int, v span) {
-		if n, ok := jsonInt(a.doc.data, v); ok && n > 0 {
+	set := func(dst *int, v jsonscan.Span) {
+		if n, ok := jsonscan.Int(a.doc.Data, v); ok && n > 0 {
 			*dst = n
 		}
 	}
-	a.fields(s, func(key []byte, v span) {
+	a.fields(s, func(key []byte, v jsonscan.Span) {
 		switch string(key) {
 		case "output_tokens_details":
-			a.fields(v, func(key []byte, v span) {
+			a.fields(v, func(key []byte, v jsonscan.Span) {
 				if string(key) == "thinking_tokens" {
 					set(&u.ReasoningTokens, v)
 				}
@@ -704,15 +705,15 @@ func (a *anthropicDecoder) applyUsage(s span) {
 
 // applyIterations sums the steps of usage.iterations into the billed
 // counts; a report without them keeps the sums held.
-func (a *anthropicDecoder) applyIterations(u *Usage, s span) {
-	if !s.ok() || a.doc.data[s.start] != '[' {
+func (a *anthropicDecoder) applyIterations(u *Usage, s jsonscan.Span) {
+	if !s.OK() || a.doc.Data[s.Start] != '[' {
 		return
 	}
 	var in, out int
-	walkArray(&a.doc, a, s.start, 0, func(a *anthropicDecoder, _, i, depth int) (int, error) {
-		v, end, err := a.doc.valueSpan(i, depth)
-		a.fields(v, func(key []byte, v span) {
-			n, _ := jsonInt(a.doc.data, v)
+	jsonscan.WalkArray(&a.doc, a, s.Start, 0, func(a *anthropicDecoder, _, i, depth int) (int, error) {
+		v, end, err := a.doc.ValueSpan(i, depth)
+		a.fields(v, func(key []byte, v jsonscan.Span) {
+			n, _ := jsonscan.Int(a.doc.Data, v)
 			switch string(key) {
 			case "input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens":
 				in += n

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/airlock-go/airlock/eventstream"
+	"github.com/airlock-go/airlock/internal/jsonscan"
 	"github.com/airlock-go/airlock/sse"
 	"github.com/airlock-go/airlock/toolcall"
 )
@@ -325,7 +326,7 @@ type bedrockBlock struct {
 // bedrockDecoder reads ConverseStream events into a Bridge.
 type bedrockDecoder struct {
 	b        *Bridge
-	doc      doc
+	doc      jsonscan.Doc
 	started  bool // messageStart arrived
 	stopped  bool // messageStop arrived: the proper end
 	metadata bool // metadata arrived
@@ -335,9 +336,9 @@ type bedrockDecoder struct {
 	// The current event's members, as spans of doc.data, read in the one
 	// walk that validates it. level says which object the walk is in.
 	level                                                    bedrockLevel
-	index, stop, usage                                       span
-	toolID, toolName                                         span
-	text, input, reasonText, reasonSignature, reasonRedacted span
+	index, stop, usage                                       jsonscan.Span
+	toolID, toolName                                         jsonscan.Span
+	text, input, reasonText, reasonSignature, reasonRedacted jsonscan.Span
 	hasStart, hasTool, hasReason                             bool
 }
 
@@ -357,8 +358,8 @@ func (d *bedrockDecoder) complete() bool { return d.stopped }
 func (d *bedrockDecoder) event(ev *sse.Event) error {
 	b := d.b
 	d.level = levelTop
-	d.index, d.stop, d.usage, d.toolID, d.toolName = noSpan, noSpan, noSpan, noSpan, noSpan
-	d.text, d.input, d.reasonText, d.reasonSignature, d.reasonRedacted = noSpan, noSpan, noSpan, noSpan, noSpan
+	d.index, d.stop, d.usage, d.toolID, d.toolName = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
+	d.text, d.input, d.reasonText, d.reasonSignature, d.reasonRedacted = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
 	d.hasStart, d.hasTool, d.hasReason = false, false, false
 	if err := readEvent(b, &d.doc, d, ev, (*bedrockDecoder).member); err != nil {
 		return err
@@ -405,16 +406,16 @@ func (d *bedrockDecoder) event(ev *sse.Event) error {
 
 // member records the members the decoder reads, at every level it follows.
 func (d *bedrockDecoder) member(key []byte, i, depth int) (int, error) {
-	if d.doc.data[i] == '{' {
+	if d.doc.Data[i] == '{' {
 		if next, ok := d.nested(key); ok {
 			outer := d.level
 			d.level = next
-			end, err := walkObject(&d.doc, d, i, depth, (*bedrockDecoder).member)
+			end, err := jsonscan.WalkObject(&d.doc, d, i, depth, (*bedrockDecoder).member)
 			d.level = outer
 			return end, err
 		}
 	}
-	s, end, err := d.doc.valueSpan(i, depth)
+	s, end, err := d.doc.ValueSpan(i, depth)
 	switch d.level {
 	case levelTop:
 		switch string(key) {
@@ -485,10 +486,10 @@ func (d *bedrockDecoder) nested(key []byte) (bedrockLevel, bool) {
 // eventIndex is the event's contentBlockIndex.
 func (d *bedrockDecoder) eventIndex(ev *sse.Event) (int, error) {
 	s := d.index
-	if !s.ok() || d.doc.data[s.start] < '0' || d.doc.data[s.start] > '9' {
+	if !s.OK() || d.doc.Data[s.Start] < '0' || d.doc.Data[s.Start] > '9' {
 		return 0, d.b.outOfOrder(ev, 0, ev.Type+" without a contentBlockIndex")
 	}
-	n, ok := parseIndex(d.doc.data[s.start:s.end])
+	n, ok := jsonscan.ParseIndex(d.doc.Data[s.Start:s.End])
 	if !ok || n > toolcall.MaxIndex {
 		return 0, d.b.outOfOrder(ev, 0, "a contentBlockIndex that is not a small integer")
 	}
@@ -558,11 +559,11 @@ func (d *bedrockDecoder) start(ev *sse.Event) error {
 		return nil // a start of another kind (an image, say): nothing to keep yet
 	}
 	f := toolcall.Fragment{Index: n, Type: "function"}
-	if d.doc.isString(d.toolID) {
-		f.ID = string(d.doc.str(nil, d.toolID))
+	if d.doc.IsString(d.toolID) {
+		f.ID = string(d.doc.Str(nil, d.toolID))
 	}
-	if d.doc.isString(d.toolName) {
-		f.Name = string(d.doc.str(nil, d.toolName))
+	if d.doc.IsString(d.toolName) {
+		f.Name = string(d.doc.Str(nil, d.toolName))
 	}
 	if err := d.b.addFragment(f); err != nil {
 		return d.b.fail(err)
@@ -577,11 +578,11 @@ func (d *bedrockDecoder) delta(ev *sse.Event) error {
 	switch {
 	case d.hasTool:
 		kind = bedrockKindToolUse
-	case d.hasReason && d.reasonRedacted.ok():
+	case d.hasReason && d.reasonRedacted.OK():
 		kind = bedrockKindRedacted
 	case d.hasReason:
 		kind = bedrockKindReasoning
-	case d.text.ok():
+	case d.text.OK():
 		kind = bedrockKindText
 	default:
 		// A delta of a kind not read here (citations, images): its block
@@ -602,14 +603,14 @@ func (d *bedrockDecoder) delta(ev *sse.Event) error {
 	}
 	switch kind {
 	case bedrockKindText:
-		if d.doc.isString(d.text) {
+		if d.doc.IsString(d.text) {
 			return b.text(inContent, &d.doc, d.text)
 		}
 	case bedrockKindToolUse:
-		if !d.doc.isString(d.input) {
+		if !d.doc.IsString(d.input) {
 			return nil
 		}
-		d.arena = d.doc.str(d.arena[:0], d.input)
+		d.arena = d.doc.Str(d.arena[:0], d.input)
 		if len(d.arena) == 0 {
 			return nil
 		}
@@ -619,16 +620,16 @@ func (d *bedrockDecoder) delta(ev *sse.Event) error {
 			return b.fail(err)
 		}
 	default:
-		if d.doc.isString(d.reasonRedacted) {
+		if d.doc.IsString(d.reasonRedacted) {
 			blk.kind = bedrockKindRedacted
-			blk.redacted = d.doc.str(blk.redacted, d.reasonRedacted)
+			blk.redacted = d.doc.Str(blk.redacted, d.reasonRedacted)
 			b.progress()
 		}
-		if d.doc.isString(d.reasonSignature) {
-			blk.signature = d.doc.str(blk.signature, d.reasonSignature)
+		if d.doc.IsString(d.reasonSignature) {
+			blk.signature = d.doc.Str(blk.signature, d.reasonSignature)
 			b.progress()
 		}
-		if d.doc.isString(d.reasonText) {
+		if d.doc.IsString(d.reasonText) {
 			return b.text(inReasoning, &d.doc, d.reasonText)
 		}
 	}
@@ -673,8 +674,8 @@ func (d *bedrockDecoder) messageStop(ev *sse.Event) error {
 			d.close(&d.blocks[i])
 		}
 	}
-	if d.doc.isString(d.stop) {
-		raw := string(d.doc.str(d.arena[:0], d.stop))
+	if d.doc.IsString(d.stop) {
+		raw := string(d.doc.Str(d.arena[:0], d.stop))
 		b.setFinish(raw, bedrockStopReason(raw))
 	}
 	d.stopped = true
@@ -689,13 +690,13 @@ func (d *bedrockDecoder) messageStop(ev *sse.Event) error {
 // Anthropic's does; totalTokens is Bedrock's own total, else the sum.
 func (d *bedrockDecoder) applyUsage() {
 	s := d.usage
-	if !s.ok() || d.doc.data[s.start] != '{' {
+	if !s.OK() || d.doc.Data[s.Start] != '{' {
 		return
 	}
 	u := new(Usage)
-	walkObject(&d.doc, u, s.start, 0, func(u *Usage, key []byte, i, depth int) (int, error) {
-		v, end, err := d.doc.valueSpan(i, depth)
-		n, ok := jsonInt(d.doc.data, v)
+	jsonscan.WalkObject(&d.doc, u, s.Start, 0, func(u *Usage, key []byte, i, depth int) (int, error) {
+		v, end, err := d.doc.ValueSpan(i, depth)
+		n, ok := jsonscan.Int(d.doc.Data, v)
 		if !ok {
 			return end, err
 		}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/airlock-go/airlock/internal/jsonscan"
 	"github.com/airlock-go/airlock/sse"
 	"github.com/airlock-go/airlock/toolcall"
 )
@@ -186,7 +187,7 @@ type respPart struct {
 // responsesDecoder reads Responses events into a Bridge.
 type responsesDecoder struct {
 	b         *Bridge
-	doc       doc
+	doc       jsonscan.Doc
 	items     []respItem
 	byIndex   map[int]int      // output_index → position in items, once they stop being equal
 	callMax   int              // the highest index a call has in the assembler, -1 for none
@@ -209,12 +210,12 @@ type responsesDecoder struct {
 	// walk that validates it: the top level, then inside "item" (inItem),
 	// "part" (inPart) and "response" (inResp). Content and summary elements of
 	// an item are read later (inElem), from data already validated.
-	typ, outIndex, contentIndex, summaryIndex, delta, text, args, refusal, callName span
-	item, part, resp                                                                span
-	inItem                                                                          struct{ typ, id, callID, name, args, content, summary span }
-	inPart                                                                          struct{ typ, text, refusal span }
-	inResp                                                                          struct{ status, reason, usage, err, output span }
-	inElem                                                                          struct{ typ, text, refusal span }
+	typ, outIndex, contentIndex, summaryIndex, delta, text, args, refusal, callName jsonscan.Span
+	item, part, resp                                                                jsonscan.Span
+	inItem                                                                          struct{ typ, id, callID, name, args, content, summary jsonscan.Span }
+	inPart                                                                          struct{ typ, text, refusal jsonscan.Span }
+	inResp                                                                          struct{ status, reason, usage, err, output jsonscan.Span }
+	inElem                                                                          struct{ typ, text, refusal jsonscan.Span }
 
 	cur   *respItem // the item close is filling, for the element walkers
 	broke bool      // appendText began a new paragraph of reasoning
@@ -227,11 +228,11 @@ func (r *responsesDecoder) event(ev *sse.Event) error {
 	if len(ev.Data) == 0 || string(ev.Data) == "[DONE]" {
 		return nil
 	}
-	r.typ, r.outIndex, r.contentIndex, r.summaryIndex, r.delta, r.text, r.args, r.refusal, r.callName = noSpan, noSpan, noSpan, noSpan, noSpan, noSpan, noSpan, noSpan, noSpan
-	r.item, r.part, r.resp = noSpan, noSpan, noSpan
+	r.typ, r.outIndex, r.contentIndex, r.summaryIndex, r.delta, r.text, r.args, r.refusal, r.callName = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
+	r.item, r.part, r.resp = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
 	r.resetItem()
-	r.inPart.typ, r.inPart.text, r.inPart.refusal = noSpan, noSpan, noSpan
-	r.inResp.status, r.inResp.reason, r.inResp.usage, r.inResp.err, r.inResp.output = noSpan, noSpan, noSpan, noSpan, noSpan
+	r.inPart.typ, r.inPart.text, r.inPart.refusal = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
+	r.inResp.status, r.inResp.reason, r.inResp.usage, r.inResp.err, r.inResp.output = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
 	if err := readEvent(b, &r.doc, r, ev, (*responsesDecoder).member); err != nil {
 		return err
 	}
@@ -240,16 +241,16 @@ func (r *responsesDecoder) event(ev *sse.Event) error {
 }
 
 func (r *responsesDecoder) resetItem() {
-	r.inItem.typ, r.inItem.id, r.inItem.callID, r.inItem.name, r.inItem.args, r.inItem.content, r.inItem.summary = noSpan, noSpan, noSpan, noSpan, noSpan, noSpan, noSpan
+	r.inItem.typ, r.inItem.id, r.inItem.callID, r.inItem.name, r.inItem.args, r.inItem.content, r.inItem.summary = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
 }
 
 // member records the top-level members the decoder reads; every value is
 // validated on the way.
 func (r *responsesDecoder) member(key []byte, i, depth int) (int, error) {
-	d := r.doc.data
+	d := r.doc.Data
 	if d[i] == '{' {
-		var fn memberFunc[*responsesDecoder]
-		var at *span
+		var fn jsonscan.MemberFunc[*responsesDecoder]
+		var at *jsonscan.Span
 		switch string(key) {
 		case "item":
 			fn, at = (*responsesDecoder).itemMember, &r.item
@@ -259,12 +260,12 @@ func (r *responsesDecoder) member(key []byte, i, depth int) (int, error) {
 			fn, at = (*responsesDecoder).responseMember, &r.resp
 		}
 		if fn != nil {
-			end, err := walkObject(&r.doc, r, i, depth, fn)
-			*at = span{i, end}
+			end, err := jsonscan.WalkObject(&r.doc, r, i, depth, fn)
+			*at = jsonscan.Span{Start: i, End: end}
 			return end, err
 		}
 	}
-	s, end, err := r.doc.valueSpan(i, depth)
+	s, end, err := r.doc.ValueSpan(i, depth)
 	switch string(key) {
 	case "type":
 		r.typ = s
@@ -289,7 +290,7 @@ func (r *responsesDecoder) member(key []byte, i, depth int) (int, error) {
 }
 
 func (r *responsesDecoder) itemMember(key []byte, i, depth int) (int, error) {
-	s, end, err := r.doc.valueSpan(i, depth)
+	s, end, err := r.doc.ValueSpan(i, depth)
 	switch string(key) {
 	case "type":
 		r.inItem.typ = s
@@ -310,7 +311,7 @@ func (r *responsesDecoder) itemMember(key []byte, i, depth int) (int, error) {
 }
 
 func (r *responsesDecoder) partMember(key []byte, i, depth int) (int, error) {
-	s, end, err := r.doc.valueSpan(i, depth)
+	s, end, err := r.doc.ValueSpan(i, depth)
 	switch string(key) {
 	case "type":
 		r.inPart.typ = s
@@ -323,10 +324,10 @@ func (r *responsesDecoder) partMember(key []byte, i, depth int) (int, error) {
 }
 
 func (r *responsesDecoder) responseMember(key []byte, i, depth int) (int, error) {
-	if string(key) == "incomplete_details" && r.doc.data[i] == '{' {
-		return walkObject(&r.doc, r, i, depth, (*responsesDecoder).incompleteMember)
+	if string(key) == "incomplete_details" && r.doc.Data[i] == '{' {
+		return jsonscan.WalkObject(&r.doc, r, i, depth, (*responsesDecoder).incompleteMember)
 	}
-	s, end, err := r.doc.valueSpan(i, depth)
+	s, end, err := r.doc.ValueSpan(i, depth)
 	switch string(key) {
 	case "status":
 		r.inResp.status = s
@@ -341,7 +342,7 @@ func (r *responsesDecoder) responseMember(key []byte, i, depth int) (int, error)
 }
 
 func (r *responsesDecoder) incompleteMember(key []byte, i, depth int) (int, error) {
-	s, end, err := r.doc.valueSpan(i, depth)
+	s, end, err := r.doc.ValueSpan(i, depth)
 	if string(key) == "reason" {
 		r.inResp.reason = s
 	}
@@ -349,7 +350,7 @@ func (r *responsesDecoder) incompleteMember(key []byte, i, depth int) (int, erro
 }
 
 func (r *responsesDecoder) contentMember(key []byte, i, depth int) (int, error) {
-	s, end, err := r.doc.valueSpan(i, depth)
+	s, end, err := r.doc.ValueSpan(i, depth)
 	switch string(key) {
 	case "type":
 		r.inElem.typ = s
@@ -364,12 +365,12 @@ func (r *responsesDecoder) contentMember(key []byte, i, depth int) (int, error) 
 // eventType is the event's type: its data's "type", else (a proxy may drop
 // it) the SSE event name. The string aliases the event's data.
 func (r *responsesDecoder) eventType() string {
-	if !r.doc.isString(r.typ) {
+	if !r.doc.IsString(r.typ) {
 		return r.name
 	}
-	raw := r.doc.data[r.typ.start+1 : r.typ.end-1]
+	raw := r.doc.Data[r.typ.Start+1 : r.typ.End-1]
 	if bytes.IndexByte(raw, '\\') >= 0 {
-		r.arena = r.doc.str(r.arena[:0], r.typ)
+		r.arena = r.doc.Str(r.arena[:0], r.typ)
 		raw = r.arena
 	}
 	return unsafe.String(unsafe.SliceData(raw), len(raw))
@@ -420,11 +421,11 @@ func (r *responsesDecoder) apply(ev *sse.Event) error {
 
 // index reads the validated value at s as an output, content or summary
 // index: a non-negative integer up to toolcall.MaxIndex.
-func (r *responsesDecoder) index(s span) (int, bool) {
-	if !s.ok() || r.doc.data[s.start] < '0' || r.doc.data[s.start] > '9' {
+func (r *responsesDecoder) index(s jsonscan.Span) (int, bool) {
+	if !s.OK() || r.doc.Data[s.Start] < '0' || r.doc.Data[s.Start] > '9' {
 		return 0, false
 	}
-	n, ok := parseIndex(r.doc.data[s.start:s.end])
+	n, ok := jsonscan.ParseIndex(r.doc.Data[s.Start:s.End])
 	return n, ok && n <= toolcall.MaxIndex
 }
 
@@ -443,7 +444,7 @@ const (
 // for an item of kind k, and a new one takes the next index. They close
 // their items in the order they opened them, at the end.
 func (r *responsesDecoder) eventItem(ev *sse.Event, k respKind, find respFind) (int, *respItem, error) {
-	if s := r.outIndex; s.ok() && r.doc.data[s.start] != 'n' { // present, not null
+	if s := r.outIndex; s.OK() && r.doc.Data[s.Start] != 'n' { // present, not null
 		n, ok := r.index(r.outIndex)
 		if !ok {
 			return 0, nil, r.b.outOfOrder(ev, 0, "an item event without a usable output_index")
@@ -467,12 +468,12 @@ func (r *responsesDecoder) eventItem(ev *sse.Event, k respKind, find respFind) (
 // with its call_id or id among the maxDoneMatch oldest, else the oldest.
 func (r *responsesDecoder) doneMatch(q *respQueue) *respItem {
 	oldest := q.oldest(r.items)
-	if oldest == nil || !r.item.ok() {
+	if oldest == nil || !r.item.OK() {
 		return oldest
 	}
 	var callID string
-	if r.doc.isString(r.inItem.callID) {
-		callID = string(r.doc.str(nil, r.inItem.callID))
+	if r.doc.IsString(r.inItem.callID) {
+		callID = string(r.doc.Str(nil, r.inItem.callID))
 	}
 	id := r.itemID()
 	if callID == "" && id == "" {
@@ -591,13 +592,13 @@ func (r *responsesDecoder) callIndex(n int) int {
 }
 
 // itemKind is the kind of an item of type typ.
-func (r *responsesDecoder) itemKind(typ span) respKind {
+func (r *responsesDecoder) itemKind(typ jsonscan.Span) respKind {
 	switch {
-	case r.doc.is(typ, "message"):
+	case r.doc.Is(typ, "message"):
 		return respMessage
-	case r.doc.is(typ, "function_call"):
+	case r.doc.Is(typ, "function_call"):
 		return respCall
-	case r.doc.is(typ, "reasoning"):
+	case r.doc.Is(typ, "reasoning"):
 		return respReasoning
 	}
 	return respRaw
@@ -681,7 +682,7 @@ func (r *responsesDecoder) textItem(ev *sse.Event, k respKind, find respFind) (*
 }
 
 // textDelta appends a text, refusal or reasoning delta.
-func (r *responsesDecoder) textDelta(ev *sse.Event, k respKind, buf bufKind, summary bool, part span) error {
+func (r *responsesDecoder) textDelta(ev *sse.Event, k respKind, buf bufKind, summary bool, part jsonscan.Span) error {
 	p, err := r.partIndex(ev, part)
 	if err != nil {
 		return err
@@ -690,7 +691,7 @@ func (r *responsesDecoder) textDelta(ev *sse.Event, k respKind, buf bufKind, sum
 	if err != nil {
 		return err
 	}
-	if !r.doc.isString(r.delta) || r.delta.end-r.delta.start == 2 {
+	if !r.doc.IsString(r.delta) || r.delta.End-r.delta.Start == 2 {
 		return nil // no text
 	}
 	it.streamed |= textKind(buf, summary)
@@ -711,8 +712,8 @@ func (r *responsesDecoder) textDelta(ev *sse.Event, k respKind, buf bufKind, sum
 }
 
 // partIndex reads a content or summary index; absent means 0.
-func (r *responsesDecoder) partIndex(ev *sse.Event, s span) (int, error) {
-	if !s.ok() {
+func (r *responsesDecoder) partIndex(ev *sse.Event, s jsonscan.Span) (int, error) {
+	if !s.OK() {
 		return 0, nil
 	}
 	p, ok := r.index(s)
@@ -724,7 +725,7 @@ func (r *responsesDecoder) partIndex(ev *sse.Event, s span) (int, error) {
 
 // appendText appends the non-empty JSON string at s, part p of item it, to
 // buffer k.
-func (r *responsesDecoder) appendText(it *respItem, k bufKind, summary bool, p int, s span) error {
+func (r *responsesDecoder) appendText(it *respItem, k bufKind, summary bool, p int, s jsonscan.Span) error {
 	b := r.b
 	// A new reasoning part reads as a new paragraph: one of another item,
 	// or one a part event announced or closed its predecessor for. A new
@@ -753,7 +754,7 @@ func (r *responsesDecoder) appendText(it *respItem, k bufKind, summary bool, p i
 // text yet, of an item no delta gave text of this kind to. A server may
 // number each delta as a part of its own and close the item with yet
 // another part index, so the parts of a streamed item are not trusted.
-func (r *responsesDecoder) doneText(ev *sse.Event, k respKind, buf bufKind, summary bool, part, text span) error {
+func (r *responsesDecoder) doneText(ev *sse.Event, k respKind, buf bufKind, summary bool, part, text jsonscan.Span) error {
 	p, err := r.partIndex(ev, part)
 	if err != nil {
 		return err
@@ -762,9 +763,9 @@ func (r *responsesDecoder) doneText(ev *sse.Event, k respKind, buf bufKind, summ
 	if err != nil {
 		return err
 	}
-	if it.streamed&textKind(buf, summary) == 0 && !it.has(summary, p) && r.doc.isString(text) && text.end-text.start > 2 {
+	if it.streamed&textKind(buf, summary) == 0 && !it.has(summary, p) && r.doc.IsString(text) && text.End-text.Start > 2 {
 		err = r.appendText(it, buf, summary, p, text)
-	} else if r.doc.isString(text) {
+	} else if r.doc.IsString(text) {
 		err = r.completeText(it, buf, respPart{summary, p}, text)
 	}
 	if buf == inReasoning {
@@ -780,14 +781,14 @@ func (r *responsesDecoder) doneText(ev *sse.Event, k respKind, buf bufKind, summ
 // already; the Message has the done text). Deltas that other text
 // followed in the buffer stand as they are: the done text cannot be put
 // in their place without moving that text.
-func (r *responsesDecoder) completeText(it *respItem, k bufKind, part respPart, text span) error {
+func (r *responsesDecoder) completeText(it *respItem, k bufKind, part respPart, text jsonscan.Span) error {
 	b := r.b
 	buf := b.buffer(k)
 	run := it.run
 	if !run.ok || run.buf != k || run.part != part || run.end != len(*buf) {
 		return nil
 	}
-	r.arena = r.doc.str(r.arena[:0], text)
+	r.arena = r.doc.Str(r.arena[:0], text)
 	full, got := r.arena, (*buf)[run.start:run.end]
 	if len(full) <= len(got) && string(full) == string(got[:len(full)]) {
 		return nil // nothing more (or a done shorter than its deltas: they stand)
@@ -812,7 +813,7 @@ func (r *responsesDecoder) completeText(it *respItem, k bufKind, part respPart, 
 // message, or a reasoning_text part of a reasoning item.
 func (r *responsesDecoder) donePart(ev *sse.Event) error {
 	k := respMessage
-	if r.doc.is(r.inPart.typ, "reasoning_text") {
+	if r.doc.Is(r.inPart.typ, "reasoning_text") {
 		k = respReasoning
 	}
 	_, it, err := r.eventItem(ev, k, findOldest)
@@ -820,9 +821,9 @@ func (r *responsesDecoder) donePart(ev *sse.Event) error {
 		return err
 	}
 	switch {
-	case r.doc.is(r.inPart.typ, "refusal"):
+	case r.doc.Is(r.inPart.typ, "refusal"):
 		return r.doneText(ev, respMessage, inRefusal, false, r.contentIndex, r.inPart.refusal)
-	case r.doc.is(r.inPart.typ, "reasoning_text"), it != nil && it.kind == respReasoning:
+	case r.doc.Is(r.inPart.typ, "reasoning_text"), it != nil && it.kind == respReasoning:
 		return r.doneText(ev, respReasoning, inReasoning, false, r.contentIndex, r.inPart.text)
 	case it != nil && it.kind != respMessage:
 		return nil // a part of another item's content: kept with the item
@@ -836,10 +837,10 @@ func (r *responsesDecoder) argsDelta(ev *sse.Event) error {
 	if err != nil {
 		return err
 	}
-	if !r.doc.isString(r.delta) {
+	if !r.doc.IsString(r.delta) {
 		return nil
 	}
-	r.arena = r.doc.str(r.arena[:0], r.delta)
+	r.arena = r.doc.Str(r.arena[:0], r.delta)
 	if len(r.arena) == 0 {
 		return nil
 	}
@@ -886,8 +887,8 @@ func (r *responsesDecoder) argsDone(ev *sse.Event) error {
 		return r.b.outOfOrder(ev, 0, fmt.Sprintf("function_call_arguments.done twice for output item %d", it.index))
 	}
 	it.argsEnd = true
-	if r.doc.isString(r.callName) {
-		if err := r.header(it, noSpan, r.callName); err != nil {
+	if r.doc.IsString(r.callName) {
+		if err := r.header(it, jsonscan.NoSpan, r.callName); err != nil {
 			return err
 		}
 	}
@@ -897,14 +898,14 @@ func (r *responsesDecoder) argsDone(ev *sse.Event) error {
 // header gives the call the id and name it has none of yet. Only what is
 // missing is sent: an id that changed at a call's end must not read as a
 // new call at the same index.
-func (r *responsesDecoder) header(it *respItem, callID, name span) error {
+func (r *responsesDecoder) header(it *respItem, callID, name jsonscan.Span) error {
 	f := toolcall.Fragment{Index: it.call, Type: "function"}
 	p, started := r.b.assembler().Preview(it.call)
-	if r.doc.isString(callID) && p.ID == "" {
-		f.ID = string(r.doc.str(nil, callID))
+	if r.doc.IsString(callID) && p.ID == "" {
+		f.ID = string(r.doc.Str(nil, callID))
 	}
-	if r.doc.isString(name) && p.Name == "" {
-		f.Name = string(r.doc.str(nil, name))
+	if r.doc.IsString(name) && p.Name == "" {
+		f.Name = string(r.doc.Str(nil, name))
 	}
 	if started && f.ID == "" && f.Name == "" {
 		return nil
@@ -917,12 +918,12 @@ func (r *responsesDecoder) header(it *respItem, callID, name span) error {
 
 // fullArguments makes the JSON string at s, when non-empty, the call's
 // arguments, whatever the deltas brought.
-func (r *responsesDecoder) fullArguments(it *respItem, s span) error {
-	if !r.doc.isString(s) || s.end-s.start == 2 {
+func (r *responsesDecoder) fullArguments(it *respItem, s jsonscan.Span) error {
+	if !r.doc.IsString(s) || s.End-s.Start == 2 {
 		return nil
 	}
 	b := r.b
-	r.arena = r.doc.str(r.arena[:0], s)
+	r.arena = r.doc.Str(r.arena[:0], s)
 	p, _ := b.assembler().Preview(it.call)
 	switch {
 	case bytes.Equal(p.Partial, r.arena):
@@ -964,7 +965,7 @@ func (r *responsesDecoder) addItem(ev *sse.Event) error {
 	switch {
 	case err != nil:
 		return err
-	case !r.item.ok():
+	case !r.item.OK():
 		return r.b.outOfOrder(ev, 0, "output_item.added without an item")
 	}
 	// An empty message or reasoning item carries nothing yet: it is no
@@ -1006,7 +1007,7 @@ func (r *responsesDecoder) adopt(it *respItem) error {
 	switch {
 	case it.slot < 0: // reasoning
 		it.slot = r.b.blockCount()
-		r.b.addBlock(Block{Type: "reasoning", ID: id, Raw: slices.Clone(r.doc.data[r.item.start:r.item.end])})
+		r.b.addBlock(Block{Type: "reasoning", ID: id, Raw: slices.Clone(r.doc.Data[r.item.Start:r.item.End])})
 	case r.b.block(it.slot).ID == "":
 		r.b.block(it.slot).ID = id
 	}
@@ -1029,8 +1030,8 @@ func (r *responsesDecoder) begin(n int) (*respItem, error) {
 		b.addBlock(Block{Type: BlockText, ID: id})
 	case respCall:
 		b.addBlock(Block{Type: BlockToolCall, Call: it.call, ID: id})
-		if r.doc.isString(r.inItem.args) {
-			it.start = r.doc.str(nil, r.inItem.args)
+		if r.doc.IsString(r.inItem.args) {
+			it.start = r.doc.Str(nil, r.inItem.args)
 		}
 		if err := r.header(it, r.inItem.callID, r.inItem.name); err != nil {
 			return nil, err
@@ -1039,21 +1040,21 @@ func (r *responsesDecoder) begin(n int) (*respItem, error) {
 		t := "reasoning"
 		if it.kind == respRaw {
 			t = "item"
-			if r.doc.isString(r.inItem.typ) {
-				t = string(r.doc.str(nil, r.inItem.typ))
+			if r.doc.IsString(r.inItem.typ) {
+				t = string(r.doc.Str(nil, r.inItem.typ))
 			}
 		}
-		b.addBlock(Block{Type: t, ID: id, Raw: slices.Clone(r.doc.data[r.item.start:r.item.end])})
+		b.addBlock(Block{Type: t, ID: id, Raw: slices.Clone(r.doc.Data[r.item.Start:r.item.End])})
 	}
 	return it, nil
 }
 
 // itemID is the id of the item just read, "" for none.
 func (r *responsesDecoder) itemID() string {
-	if !r.doc.isString(r.inItem.id) {
+	if !r.doc.IsString(r.inItem.id) {
 		return ""
 	}
-	return string(r.doc.str(nil, r.inItem.id))
+	return string(r.doc.Str(nil, r.inItem.id))
 }
 
 // doneItem is output_item.done.
@@ -1062,13 +1063,13 @@ func (r *responsesDecoder) doneItem(ev *sse.Event) error {
 	switch {
 	case err != nil:
 		return err
-	case !r.item.ok():
+	case !r.item.OK():
 		return r.b.outOfOrder(ev, 0, "output_item.done without an item")
-	case it != nil && (it.done || r.inItem.typ.ok() && r.itemKind(r.inItem.typ) != it.kind) && it.took&(1<<r.itemKind(r.inItem.typ)) != 0:
+	case it != nil && (it.done || r.inItem.typ.OK() && r.itemKind(r.inItem.typ) != it.kind) && it.took&(1<<r.itemKind(r.inItem.typ)) != 0:
 		return nil // late, for the item that gave up its index: it stands as it was ended
 	case it != nil && it.done:
 		return r.b.outOfOrder(ev, 0, fmt.Sprintf("output item %d done twice", n))
-	case it != nil && r.inItem.typ.ok() && r.itemKind(r.inItem.typ) != it.kind:
+	case it != nil && r.inItem.typ.OK() && r.itemKind(r.inItem.typ) != it.kind:
 		return r.b.outOfOrder(ev, 0, fmt.Sprintf("output item %d added as %v, done as another type", n, it.kind))
 	}
 	// As for output_item.added: text or arguments it fills in count
@@ -1100,7 +1101,7 @@ func (r *responsesDecoder) close(n int, it *respItem) error {
 		if err := r.header(it, r.inItem.callID, r.inItem.name); err != nil {
 			return err
 		}
-		if r.doc.isString(r.inItem.args) && r.inItem.args.end-r.inItem.args.start > 2 {
+		if r.doc.IsString(r.inItem.args) && r.inItem.args.End-r.inItem.args.Start > 2 {
 			return r.fullArguments(it, r.inItem.args)
 		}
 		return r.startArguments(it)
@@ -1113,7 +1114,7 @@ func (r *responsesDecoder) close(n int, it *respItem) error {
 			return err
 		}
 	}
-	raw := slices.Clone(r.doc.data[r.item.start:r.item.end])
+	raw := slices.Clone(r.doc.Data[r.item.Start:r.item.End])
 	if it.slot < 0 {
 		// Opened by a delta: its block goes where the item is known.
 		it.slot = r.b.blockCount()
@@ -1150,21 +1151,21 @@ func (r *responsesDecoder) startArguments(it *respItem) error {
 }
 
 // elements walks the validated array at s, if it is one, with fn.
-func (r *responsesDecoder) elements(s span, fn elemFunc[*responsesDecoder]) error {
-	if !s.ok() || r.doc.data[s.start] != '[' {
+func (r *responsesDecoder) elements(s jsonscan.Span, fn jsonscan.ElemFunc[*responsesDecoder]) error {
+	if !s.OK() || r.doc.Data[s.Start] != '[' {
 		return nil
 	}
-	_, err := walkArray(&r.doc, r, s.start, 0, fn)
+	_, err := jsonscan.WalkArray(&r.doc, r, s.Start, 0, fn)
 	return err
 }
 
 // contentElem reads the members of a content or summary element.
 func (r *responsesDecoder) contentElem(i, depth int) (int, error) {
-	r.inElem.typ, r.inElem.text, r.inElem.refusal = noSpan, noSpan, noSpan
-	if r.doc.data[i] != '{' {
-		return skipValue(r.doc.data, i, depth)
+	r.inElem.typ, r.inElem.text, r.inElem.refusal = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
+	if r.doc.Data[i] != '{' {
+		return jsonscan.SkipValue(r.doc.Data, i, depth)
 	}
-	return walkObject(&r.doc, r, i, depth, (*responsesDecoder).contentMember)
+	return jsonscan.WalkObject(&r.doc, r, i, depth, (*responsesDecoder).contentMember)
 }
 
 // messageContent fills content part pos of the message item r.cur.
@@ -1174,9 +1175,9 @@ func (r *responsesDecoder) messageContent(pos, i, depth int) (int, error) {
 		return end, err
 	}
 	switch {
-	case r.doc.is(r.inElem.typ, "refusal"):
+	case r.doc.Is(r.inElem.typ, "refusal"):
 		return end, r.fill(inRefusal, false, pos, r.inElem.refusal)
-	case r.doc.is(r.inElem.typ, "output_text"), !r.inElem.typ.ok():
+	case r.doc.Is(r.inElem.typ, "output_text"), !r.inElem.typ.OK():
 		return end, r.fill(inContent, false, pos, r.inElem.text)
 	}
 	return end, nil
@@ -1204,8 +1205,8 @@ func (r *responsesDecoder) reasoningContent(pos, i, depth int) (int, error) {
 
 // fill appends the text at s to part p of r.cur unless that part has text
 // or deltas gave the item text of this kind (see doneText).
-func (r *responsesDecoder) fill(k bufKind, summary bool, p int, s span) error {
-	if r.cur.streamed&textKind(k, summary) != 0 || r.cur.has(summary, p) || !r.doc.isString(s) || s.end-s.start == 2 {
+func (r *responsesDecoder) fill(k bufKind, summary bool, p int, s jsonscan.Span) error {
+	if r.cur.streamed&textKind(k, summary) != 0 || r.cur.has(summary, p) || !r.doc.IsString(s) || s.End-s.Start == 2 {
 		return nil
 	}
 	return r.appendText(r.cur, k, summary, p, s)
@@ -1217,7 +1218,7 @@ func (r *responsesDecoder) fill(k bufKind, summary bool, p int, s span) error {
 func (r *responsesDecoder) terminal(ev *sse.Event) error {
 	b := r.b
 	status, reason, usage := r.inResp.status, r.inResp.reason, r.inResp.usage
-	if r.doc.is(status, "failed") {
+	if r.doc.Is(status, "failed") {
 		return r.failed()
 	}
 	if err := r.elements(r.inResp.output, (*responsesDecoder).outputItem); err != nil {
@@ -1237,12 +1238,12 @@ func (r *responsesDecoder) terminal(ev *sse.Event) error {
 	r.applyUsage(usage)
 	var raw string
 	switch {
-	case r.doc.isString(reason) && reason.end-reason.start > 2:
-		raw = string(r.doc.str(r.arena[:0], reason))
-	case r.name == "response.incomplete" || r.doc.is(r.typ, "response.incomplete") || r.doc.is(status, "incomplete"):
+	case r.doc.IsString(reason) && reason.End-reason.Start > 2:
+		raw = string(r.doc.Str(r.arena[:0], reason))
+	case r.name == "response.incomplete" || r.doc.Is(r.typ, "response.incomplete") || r.doc.Is(status, "incomplete"):
 		raw = "incomplete"
-	case r.doc.isString(status) && status.end-status.start > 2:
-		raw = string(r.doc.str(r.arena[:0], status))
+	case r.doc.IsString(status) && status.End-status.Start > 2:
+		raw = string(r.doc.Str(r.arena[:0], status))
 	default:
 		raw = "completed"
 	}
@@ -1255,17 +1256,17 @@ func (r *responsesDecoder) terminal(ev *sse.Event) error {
 // outputItem closes output item pos with its final form in the terminal
 // response, unless the stream closed it already.
 func (r *responsesDecoder) outputItem(pos, i, depth int) (int, error) {
-	if r.doc.data[i] != '{' {
-		return skipValue(r.doc.data, i, depth)
+	if r.doc.Data[i] != '{' {
+		return jsonscan.SkipValue(r.doc.Data, i, depth)
 	}
 	r.resetItem()
-	end, err := walkObject(&r.doc, r, i, depth, (*responsesDecoder).itemMember)
+	end, err := jsonscan.WalkObject(&r.doc, r, i, depth, (*responsesDecoder).itemMember)
 	if err != nil {
 		return end, err
 	}
-	r.item = span{i, end}
+	r.item = jsonscan.Span{Start: i, End: end}
 	it := r.lookup(pos)
-	if it != nil && (it.done || (r.inItem.typ.ok() && r.itemKind(r.inItem.typ) != it.kind)) {
+	if it != nil && (it.done || (r.inItem.typ.OK() && r.itemKind(r.inItem.typ) != it.kind)) {
 		return end, nil // closed already, or not the same item: left as the stream made it
 	}
 	return end, r.close(pos, it)
@@ -1276,35 +1277,35 @@ func (r *responsesDecoder) outputItem(pos, i, depth int) (int, error) {
 func (r *responsesDecoder) failed() error {
 	b := r.b
 	r.applyUsage(r.inResp.usage)
-	if s := r.inResp.err; s.ok() && r.doc.data[s.start] == '{' {
-		return b.fail(b.apiError(r.doc.data[s.start:s.end]))
+	if s := r.inResp.err; s.OK() && r.doc.Data[s.Start] == '{' {
+		return b.fail(b.apiError(r.doc.Data[s.Start:s.End]))
 	}
 	return b.fail(&APIError{Message: "the response failed and the provider sent no error", Kind: ErrorServer})
 }
 
 // applyUsage reads a Responses usage object into the message's usage.
-func (r *responsesDecoder) applyUsage(s span) {
-	if !s.ok() || r.doc.data[s.start] != '{' {
+func (r *responsesDecoder) applyUsage(s jsonscan.Span) {
+	if !s.OK() || r.doc.Data[s.Start] != '{' {
 		return
 	}
 	u := r.b.usageRef()
 	*u = Usage{TotalTokens: -1}
-	walkObject(&r.doc, r, s.start, 0, (*responsesDecoder).usageMember)
+	jsonscan.WalkObject(&r.doc, r, s.Start, 0, (*responsesDecoder).usageMember)
 	if u.TotalTokens < 0 {
 		u.TotalTokens = u.PromptTokens + u.CompletionTokens
 	}
 }
 
 func (r *responsesDecoder) usageMember(key []byte, i, depth int) (int, error) {
-	d := r.doc.data
+	d := r.doc.Data
 	if d[i] == '{' {
 		switch string(key) {
 		case "input_tokens_details", "output_tokens_details":
-			return walkObject(&r.doc, r, i, depth, (*responsesDecoder).usageMember)
+			return jsonscan.WalkObject(&r.doc, r, i, depth, (*responsesDecoder).usageMember)
 		}
 	}
-	s, end, err := r.doc.valueSpan(i, depth)
-	n, ok := jsonInt(d, s)
+	s, end, err := r.doc.ValueSpan(i, depth)
+	n, ok := jsonscan.Int(d, s)
 	if !ok {
 		return end, err
 	}
