@@ -83,18 +83,14 @@ func newHTTPTransport(cfg *config) *http.Transport {
 }
 
 // Do sends req and returns the response of its last attempt, with the shape
-// of [http.Client.Do]. It returns only 2xx responses, whose Body enforces
-// [WithMaxStreamBytes], [WithLowSpeed] and [WithTimeout] while it is read
-// and returns io.EOF at the end; the caller must Close it, which releases
-// the connection and every timer (no goroutine outlives it). Any other
-// status is a [*StatusError] with its body (up to [MaxErrorBodyBytes]).
-// Failed attempts are retried only before Do returns, as [WithRetry]
-// says; redirects, the request body's replay and closing, and credential
-// redaction are as the README's transport section says. Cancelling req's context ends Do
-// or a Read at once ([context.Canceled]). Other errors: [*OptionError],
-// [*TimeoutError], [*StalledError], [*StreamTooLargeError], [ErrMisuse]
-// (a zero Client, a nil request or one without a URL), and net/http's
-// errors such as a *url.Error, with the URL redacted.
+// of [http.Client.Do]. Only 2xx responses are returned, their Body enforcing
+// the limits of the options ([WithTimeout], [WithLowSpeed],
+// [WithMaxStreamBytes]) as it is read; the caller must Close it, which
+// releases the connection and every timer. Any other status is a
+// [*StatusError]; attempts are retried only before Do returns
+// ([WithRetry]). Each option's doc names the error its breach returns;
+// cancelling req's context ends Do or a Read at once. The README's
+// transport section gives redirects, body replay and redaction.
 func (c *Client) Do(req *http.Request) (*http.Response, error) {
 	switch {
 	case c.err != nil:
