@@ -2,7 +2,6 @@ package eventstream
 
 import (
 	"encoding/binary"
-	"hash/crc32"
 	"strconv"
 )
 
@@ -26,7 +25,7 @@ const (
 func prelude(b []byte, max int, off int64) (total, headers int, err error) {
 	t := binary.BigEndian.Uint32(b[0:])
 	h := binary.BigEndian.Uint32(b[4:])
-	if got, want := crc32.ChecksumIEEE(b[:8]), binary.BigEndian.Uint32(b[8:]); got != want {
+	if got, want := crcStep8(0, b), binary.BigEndian.Uint32(b[8:]); got != want {
 		return 0, 0, &FrameError{Offset: off, Err: ErrBadPreludeCRC, Detail: crcDetail(want, got)}
 	}
 	if t < minFrameSize || uint64(h) > uint64(t)-minFrameSize {
@@ -45,9 +44,8 @@ func prelude(b []byte, max int, off int64) (total, headers int, err error) {
 func frame(b []byte, h int, d *headerDecoder, m *Message, off int64) error {
 	end := len(b) - crcLen
 	// The message CRC runs over the prelude too, whose CRC prelude checked:
-	// carry on from that rather than hash those 8 bytes again (the short
-	// inputs take crc32's byte-at-a-time path).
-	got := crc32.Update(binary.BigEndian.Uint32(b[8:]), crc32.IEEETable, b[8:end])
+	// carry on from that rather than hash those 8 bytes again.
+	got := crcUpdate(binary.BigEndian.Uint32(b[8:]), b[8:end])
 	if want := binary.BigEndian.Uint32(b[end:]); got != want {
 		return &FrameError{Offset: off, Err: ErrBadMessageCRC, Detail: crcDetail(want, got)}
 	}
