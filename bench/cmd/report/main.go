@@ -16,6 +16,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"regexp"
@@ -241,8 +242,12 @@ func (r *report) allocs(k key) string {
 	return fmt.Sprintf("%s per stream (%s/event)", commas(median(s.allocs)), small(median(s.allocsPerEvent)))
 }
 
-// details prints every figure of every peer, a table per corpus.
+// details prints every figure of every peer, a table per corpus; nothing
+// when no corpus benchmark ran (a -bench of the Bedrock ones only).
 func (r *report) details() {
+	if !slices.ContainsFunc(slices.Collect(maps.Keys(r.data)), func(k key) bool { return k.group == "SSE" || k.group == "Pipeline" }) {
+		return
+	}
 	r.printf("### Every peer, per corpus\n")
 	for _, d := range bench.Dialects {
 		for _, c := range d.Corpora() {

@@ -116,7 +116,11 @@ BenchmarkEventStream/deltas=100/peer=aws-sdk-go-v2-2	5000	300000 ns/op	  60.00 M
 	r := report{data: data, w: &out}
 	r.byDeltas("Bedrock", "Bedrock", "")
 	r.byDeltas("EventStream", "EventStream", "")
+	r.details() // nothing: no corpus benchmark ran
 	got := out.String()
+	if strings.Contains(got, "Every peer") {
+		t.Errorf("the per-corpus tables with no corpus benchmark:\n%s", got)
+	}
 	for _, want := range []string{
 		"| 1000 | 1 ms (400 MB/s) | 12 ms — 12× | 76 per stream (0.0756/event) | 54,700 per stream (54.3/event) |",
 		"| 10000 | 10 ms (300 MB/s) | – | 79 per stream (0.0078/event) | – |",
