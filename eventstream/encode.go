@@ -38,12 +38,14 @@ func AppendFrame(dst []byte, m Message) ([]byte, error) {
 	start := len(dst)
 	dst = binary.BigEndian.AppendUint32(dst, uint32(total))
 	dst = binary.BigEndian.AppendUint32(dst, uint32(hl))
-	dst = binary.BigEndian.AppendUint32(dst, crc32.ChecksumIEEE(dst[start:]))
+	pc := crc32.ChecksumIEEE(dst[start:])
+	dst = binary.BigEndian.AppendUint32(dst, pc)
 	for _, h := range m.Headers {
 		dst = appendHeader(dst, h)
 	}
 	dst = append(dst, m.Payload...)
-	return binary.BigEndian.AppendUint32(dst, crc32.ChecksumIEEE(dst[start:])), nil
+	// The message CRC carries on from the prelude's, as the decoder checks it.
+	return binary.BigEndian.AppendUint32(dst, crc32.Update(pc, crc32.IEEETable, dst[start+8:])), nil
 }
 
 // headerLen returns the encoded length of h, or why it cannot be encoded.

@@ -2,7 +2,6 @@ package eventstream
 
 import (
 	"encoding/binary"
-	"hash/crc32"
 	"strconv"
 )
 
@@ -26,7 +25,7 @@ const (
 func prelude(b []byte, max int, off int64) (total, headers int, err error) {
 	t := binary.BigEndian.Uint32(b[0:])
 	h := binary.BigEndian.Uint32(b[4:])
-	if got, want := crc32.ChecksumIEEE(b[:8]), binary.BigEndian.Uint32(b[8:]); got != want {
+	if got, want := crcStep8(0, b), binary.BigEndian.Uint32(b[8:]); got != want {
 		return 0, 0, &FrameError{Offset: off, Err: ErrBadPreludeCRC, Detail: crcDetail(want, got)}
 	}
 	if t < minFrameSize || uint64(h) > uint64(t)-minFrameSize {
@@ -44,7 +43,10 @@ func prelude(b []byte, max int, off int64) (total, headers int, err error) {
 // the headers length h, into m. m's headers and payload alias b.
 func frame(b []byte, h int, d *headerDecoder, m *Message, off int64) error {
 	end := len(b) - crcLen
-	if got, want := crc32.ChecksumIEEE(b[:end]), binary.BigEndian.Uint32(b[end:]); got != want {
+	// The message CRC runs over the prelude too, whose CRC prelude checked:
+	// carry on from that rather than hash those 8 bytes again.
+	got := crcUpdate(binary.BigEndian.Uint32(b[8:]), b[8:end])
+	if want := binary.BigEndian.Uint32(b[end:]); got != want {
 		return &FrameError{Offset: off, Err: ErrBadMessageCRC, Detail: crcDetail(want, got)}
 	}
 	hs, detail := d.decode(b[preludeLen : preludeLen+h])

@@ -2,6 +2,7 @@ package eventstream
 
 import (
 	"encoding/binary"
+	"slices"
 	"strconv"
 
 	"github.com/airlock-go/airlock/internal/intern"
@@ -72,7 +73,11 @@ func (d *headerDecoder) decode(b []byte) ([]Header, string) {
 		}
 		v := b[i : i+vl]
 		i += vl
-		hs = append(hs, Header{Name: d.names.String(name), Value: wireValue(t, v)})
+		// Fill the slot in place: building a Header and appending it copied
+		// it through stack temporaries, which cost more than the parsing.
+		hs = slices.Grow(hs, 1)[:len(hs)+1]
+		setWireValue(&hs[len(hs)-1].Value, t, v)
+		hs[len(hs)-1].Name = d.names.String(name)
 	}
 	d.hs = hs
 	if len(hs) == 0 {
@@ -81,28 +86,31 @@ func (d *headerDecoder) decode(b []byte) ([]Header, string) {
 	return hs, ""
 }
 
-// wireValue makes the Value of wire type t from its value bytes v, whose
-// length suits t.
-func wireValue(t byte, v []byte) Value {
+// setWireValue sets *x to the Value of wire type t from its value bytes v,
+// whose length suits t. Every field is set: x may hold an earlier frame's.
+func setWireValue(x *Value, t byte, v []byte) {
+	x.b = nil
+	x.n = 0
 	switch t {
 	case wireTrue:
-		return Value{typ: TypeBool, n: 1}
+		x.typ, x.n = TypeBool, 1
 	case wireFalse:
-		return Value{typ: TypeBool}
+		x.typ = TypeBool
 	case wireByte:
-		return Value{typ: TypeByte, n: int64(int8(v[0]))}
+		x.typ, x.n = TypeByte, int64(int8(v[0]))
 	case wireShort:
-		return Value{typ: TypeShort, n: int64(int16(binary.BigEndian.Uint16(v)))}
+		x.typ, x.n = TypeShort, int64(int16(binary.BigEndian.Uint16(v)))
 	case wireInt:
-		return Value{typ: TypeInt, n: int64(int32(binary.BigEndian.Uint32(v)))}
+		x.typ, x.n = TypeInt, int64(int32(binary.BigEndian.Uint32(v)))
 	case wireLong:
-		return Value{typ: TypeLong, n: int64(binary.BigEndian.Uint64(v))}
+		x.typ, x.n = TypeLong, int64(binary.BigEndian.Uint64(v))
 	case wireByteArray:
-		return Value{typ: TypeByteArray, b: v}
+		x.typ, x.b = TypeByteArray, v
 	case wireString:
-		return Value{typ: TypeString, b: v}
+		x.typ, x.b = TypeString, v
 	case wireTimestamp:
-		return Value{typ: TypeTimestamp, n: int64(binary.BigEndian.Uint64(v))}
+		x.typ, x.n = TypeTimestamp, int64(binary.BigEndian.Uint64(v))
+	default:
+		x.typ, x.b = TypeUUID, v
 	}
-	return Value{typ: TypeUUID, b: v}
 }

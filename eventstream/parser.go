@@ -13,6 +13,8 @@ package eventstream
 type Parser struct {
 	cfg     config
 	partial []byte // the start of a frame split across chunks
+	total   int    // that frame's length once its prelude is checked, else 0
+	h       int    // and its headers length
 	off     int64  // the stream offset of the next frame's first byte
 	hd      headerDecoder
 	msg     Message
@@ -62,30 +64,31 @@ func (p *Parser) Feed(b []byte, emit func(Message) error) error {
 
 func (p *Parser) feed(b []byte, emit func(Message) error) error {
 	if len(p.partial) > 0 {
-		// Complete the prelude, then the frame, from b.
-		if len(p.partial) < preludeLen {
+		// Complete the prelude, then the frame, from b. The prelude is
+		// checked once, however many chunks the frame takes.
+		if p.total == 0 {
 			n := min(preludeLen-len(p.partial), len(b))
 			p.partial = append(p.partial, b[:n]...)
 			b = b[n:]
 			if len(p.partial) < preludeLen {
 				return nil
 			}
+			var err error
+			if p.total, p.h, err = prelude(p.partial, p.cfg.max, p.off); err != nil {
+				return err
+			}
+			p.reserve(p.total)
 		}
-		total, h, err := prelude(p.partial, p.cfg.max, p.off)
-		if err != nil {
-			return err
-		}
-		p.reserve(total)
-		n := min(total-len(p.partial), len(b))
+		n := min(p.total-len(p.partial), len(b))
 		p.partial = append(p.partial, b[:n]...)
 		b = b[n:]
-		if len(p.partial) < total {
+		if len(p.partial) < p.total {
 			return nil
 		}
 		// The frame is in p.partial, which the next split frame reuses:
 		// emit before that, as the doc says.
-		err = p.emit(p.partial, h, emit)
-		p.partial = p.partial[:0]
+		err := p.emit(p.partial, p.h, emit)
+		p.partial, p.total = p.partial[:0], 0
 		if err != nil {
 			return err
 		}
@@ -96,6 +99,7 @@ func (p *Parser) feed(b []byte, emit func(Message) error) error {
 			return err
 		}
 		if len(b) < total {
+			p.total, p.h = total, h
 			break
 		}
 		if err := p.emit(b[:total], h, emit); err != nil {
@@ -105,12 +109,7 @@ func (p *Parser) feed(b []byte, emit func(Message) error) error {
 	}
 	// What is left is less than a frame, and a frame is within the limit
 	// once its prelude passed; so is p.partial.
-	if len(b) >= preludeLen {
-		total, _, _ := prelude(b, p.cfg.max, p.off) // checked above
-		p.reserve(total)
-	} else {
-		p.reserve(preludeLen)
-	}
+	p.reserve(max(p.total, preludeLen))
 	p.partial = append(p.partial, b...)
 	return nil
 }
@@ -146,11 +145,7 @@ func (p *Parser) emit(f []byte, h int, fn func(Message) error) error {
 // the same; afterwards Feed returns that error, or [ErrClosed].
 func (p *Parser) Close() error {
 	if !p.closed && p.err == nil && len(p.partial) > 0 {
-		need := preludeLen
-		if len(p.partial) >= preludeLen {
-			// Feed checked this prelude, so it holds a frame's lengths.
-			need, _, _ = prelude(p.partial, p.cfg.max, p.off)
-		}
+		need := max(p.total, preludeLen) // p.total is set once the prelude is in
 		p.err = truncated(len(p.partial), need, p.off)
 	}
 	p.closed = true
@@ -161,7 +156,7 @@ func (p *Parser) Close() error {
 // fail records err and releases the buffers.
 func (p *Parser) fail(err error) {
 	p.err = err
-	p.partial = nil
+	p.partial, p.total = nil, 0
 	p.hd.hs = nil
 	p.msg = Message{}
 }

@@ -29,6 +29,8 @@ type Reader struct {
 	start  int   // the first byte of the next frame
 	end    int   // the end of the bytes read
 	off    int64 // the stream offset of buf[start]
+	total  int   // the next frame's length once its prelude is checked, else 0
+	h      int   // and its headers length
 	hd     headerDecoder
 	msg    Message
 	srcErr error // what src returned, reported once the buffer is used up
@@ -81,21 +83,24 @@ func (r *Reader) next() error {
 		b := r.buf[r.start:r.end]
 		need := preludeLen
 		if len(b) >= preludeLen {
-			total, h, err := prelude(b, r.cfg.max, r.off)
-			if err != nil {
-				r.stop(err)
-				return err
-			}
-			if len(b) >= total {
-				if err := frame(b[:total], h, &r.hd, &r.msg, r.off); err != nil {
+			if r.total == 0 { // once per frame, however many reads it takes
+				var err error
+				if r.total, r.h, err = prelude(b, r.cfg.max, r.off); err != nil {
 					r.stop(err)
 					return err
 				}
-				r.start += total
-				r.off += int64(total)
+			}
+			if len(b) >= r.total {
+				if err := frame(b[:r.total], r.h, &r.hd, &r.msg, r.off); err != nil {
+					r.stop(err)
+					return err
+				}
+				r.start += r.total
+				r.off += int64(r.total)
+				r.total = 0
 				return nil
 			}
-			need = total
+			need = r.total
 		}
 		if err := r.fill(need); err != nil {
 			r.stop(err)

@@ -16,6 +16,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"regexp"
@@ -26,10 +27,11 @@ import (
 	"github.com/airlock-go/airlock/bench"
 )
 
-// key names one benchmark: group is "SSE" or "Pipeline".
+// key names one benchmark: group is "SSE" or "Pipeline" (corpus a corpus's
+// name), or "EventStream" or "Bedrock" (corpus "deltas=N").
 type key struct{ group, corpus, peer string }
 
-type samples struct{ ns, bop, allocs, allocsPerEvent []float64 }
+type samples struct{ ns, mbps, bop, allocs, allocsPerEvent []float64 }
 
 var nameRE = regexp.MustCompile(`^Benchmark(SSE|Pipeline)/(?:dialect=[^/]+/)?corpus=([^/]+)/peer=(.+?)(?:-\d+)?$`)
 
@@ -60,7 +62,11 @@ func main() {
 	for _, d := range bench.Dialects {
 		r.pipeline(d)
 	}
+	r.byDeltas("Bedrock", "Whole pipeline, Bedrock ConverseStream",
+		"Request to assembled message over an in-memory body of event-stream frames: airlock's Client.Stream with DialectBedrock against aws-sdk-go-v2's bedrockruntime ConverseStream plus the accumulation it leaves to the caller, checked every iteration.")
 	r.sse()
+	r.byDeltas("EventStream", "Event-stream frames alone",
+		"The same ConverseStream answer's frames, no JSON: eventstream.Reader against aws-sdk-go-v2's aws/protocol/eventstream Decoder.")
 	r.details()
 }
 
@@ -74,7 +80,9 @@ func parse(r io.Reader, data map[key]*samples) error {
 		}
 		m := nameRE.FindStringSubmatch(fs[0])
 		if m == nil {
-			continue
+			if m = deltasRE.FindStringSubmatch(fs[0]); m == nil {
+				continue
+			}
 		}
 		k := key{m[1], m[2], m[3]}
 		s := data[k]
@@ -90,6 +98,8 @@ func parse(r io.Reader, data map[key]*samples) error {
 			switch fs[i+1] {
 			case "ns/op":
 				s.ns = append(s.ns, v)
+			case "MB/s":
+				s.mbps = append(s.mbps, v)
 			case "B/op":
 				s.bop = append(s.bop, v)
 			case "allocs/op":
@@ -219,17 +229,25 @@ func (r *report) versus(k key, an float64) string {
 	return duration(pn) + " — " + ratio(pn, an)
 }
 
-// allocs is "N per stream (M/event)" for k, from its medians.
+// allocs is "N per stream (M/event)" for k, from its medians; without the
+// "(M/event)" for a benchmark that does not report it.
 func (r *report) allocs(k key) string {
 	s := r.data[k]
 	if s == nil || len(s.allocs) == 0 {
 		return "–"
 	}
+	if len(s.allocsPerEvent) == 0 {
+		return commas(median(s.allocs)) + " per stream"
+	}
 	return fmt.Sprintf("%s per stream (%s/event)", commas(median(s.allocs)), small(median(s.allocsPerEvent)))
 }
 
-// details prints every figure of every peer, a table per corpus.
+// details prints every figure of every peer, a table per corpus; nothing
+// when no corpus benchmark ran (a -bench of the Bedrock ones only).
 func (r *report) details() {
+	if !slices.ContainsFunc(slices.Collect(maps.Keys(r.data)), func(k key) bool { return k.group == "SSE" || k.group == "Pipeline" }) {
+		return
+	}
 	r.printf("### Every peer, per corpus\n")
 	for _, d := range bench.Dialects {
 		for _, c := range d.Corpora() {

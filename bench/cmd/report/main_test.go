@@ -98,3 +98,39 @@ func TestReportEveryDialect(t *testing.T) {
 		}
 	}
 }
+
+// TestReportDeltas: the Bedrock and EventStream benchmarks get their own
+// tables, rows in order of size, with ratios to airlock.
+func TestReportDeltas(t *testing.T) {
+	in := `BenchmarkBedrock/deltas=10000/peer=airlock-2	100	10000000 ns/op	 300.00 MB/s	0.0078 allocs/event	517332 B/op	79 allocs/op
+BenchmarkBedrock/deltas=1000/peer=airlock-2	1000	1000000 ns/op	 400.00 MB/s	0.0756 allocs/event	91305 B/op	76 allocs/op
+BenchmarkBedrock/deltas=1000/peer=aws-sdk-go-v2-2	100	12000000 ns/op	  35.00 MB/s	54.3 allocs/event	3962910 B/op	54700 allocs/op
+BenchmarkEventStream/deltas=100/peer=airlock-2	50000	30000 ns/op	 600.00 MB/s	4600 B/op	9 allocs/op	280.0 ns/frame
+BenchmarkEventStream/deltas=100/peer=aws-sdk-go-v2-2	5000	300000 ns/op	  60.00 MB/s	181464 B/op	900 allocs/op	2800 ns/frame
+`
+	data := map[key]*samples{}
+	if err := parse(strings.NewReader(in), data); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	r := report{data: data, w: &out}
+	r.byDeltas("Bedrock", "Bedrock", "")
+	r.byDeltas("EventStream", "EventStream", "")
+	r.details() // nothing: no corpus benchmark ran
+	got := out.String()
+	if strings.Contains(got, "Every peer") {
+		t.Errorf("the per-corpus tables with no corpus benchmark:\n%s", got)
+	}
+	for _, want := range []string{
+		"| 1000 | 1 ms (400 MB/s) | 12 ms — 12× | 76 per stream (0.0756/event) | 54,700 per stream (54.3/event) |",
+		"| 10000 | 10 ms (300 MB/s) | – | 79 per stream (0.0078/event) | – |",
+		"| 100 | 30 µs (600 MB/s) | 300 µs — 10× | 9 per stream | 900 per stream |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in\n%s", want, got)
+		}
+	}
+	if i, j := strings.Index(got, "| 1000 |"), strings.Index(got, "| 10000 |"); i < 0 || j < i {
+		t.Errorf("rows not in order of size:\n%s", got)
+	}
+}
