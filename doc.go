@@ -12,12 +12,14 @@
 //	HTTP body ──transport──▶ bytes ──sse──▶ events ──llmstream.Bridge──▶ deltas (text, reasoning)
 //	                                                       │
 //	                                                       └─ tool-call fragments ──toolcall.Assembler──┐
-//	                                            [DONE] / end ──▶ Finalize ──▶ llmstream.Message ──▶ agentloop
+//	                                    the dialect's end ──▶ Finalize ──▶ llmstream.Message ──▶ agentloop
 //
 // # Which package to import
 //
-//   - [github.com/airlock-go/airlock/llmstream]: call an OpenAI-compatible chat
-//     completions endpoint with streaming and tools, and get one Message back
+//   - [github.com/airlock-go/airlock/llmstream]: stream a model's answer with
+//     tools — OpenAI Chat Completions and compatible servers, Anthropic
+//     Messages, the OpenAI Responses API, Gemini or Amazon Bedrock — and get
+//     one Message back
 //     (Client), or decode a recorded stream (ReadMessage).
 //   - [github.com/airlock-go/airlock/agentloop]: the reference agent loop: call the
 //     model, enforce tool-call caps, run tools, feed results back.
@@ -25,10 +27,12 @@
 //     code that has its own HTTP and JSON handling.
 //   - [github.com/airlock-go/airlock/sse]: a spec-complete, bounded Server-Sent
 //     Events parser alone.
+//   - [github.com/airlock-go/airlock/eventstream]: AWS event-stream frames
+//     (Bedrock's wire) as a bounded Reader.
 //   - [github.com/airlock-go/airlock/transport]: one streaming HTTP exchange with
 //     timeouts, a size cap, TLS and retries before the first byte.
 //   - [github.com/airlock-go/airlock/llmstream/llmstreamtest]: a scriptable fake
-//     OpenAI-compatible streaming server for tests.
+//     streaming server for tests, speaking every dialect.
 //
 // This package holds documentation only.
 package airlock

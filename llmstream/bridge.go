@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/airlock-go/airlock/internal/jsonscan"
 	"github.com/airlock-go/airlock/sse"
 	"github.com/airlock-go/airlock/toolcall"
 )
@@ -50,7 +51,7 @@ type Bridge struct {
 
 	content, reasoning, refusal []byte
 	finish                      string     // the provider's raw finish reason
-	stop                        StopReason // its meaning, when the dialect says more than the raw value
+	stop                        StopReason // its meaning, by the dialect's map
 	usage                       *Usage
 	blocks                      []Block // continuity, in the dialect's order
 	container                   []byte  // Anthropic's code-execution container, for Continuity
@@ -102,7 +103,7 @@ func (b *Bridge) decoder() decoder {
 // most responses carry no tool call.
 func (b *Bridge) assembler() *toolcall.Assembler {
 	if b.asm == nil {
-		b.asm = toolcall.NewAssembler(b.config().toolOpts...)
+		b.asm = b.newAssembler()
 	}
 	return b.asm
 }
@@ -273,13 +274,10 @@ func placeCalls(blocks []Block, calls []toolcall.Call) []Block {
 	return blocks
 }
 
-// stopReason is the normalized reason: the dialect's, else the chat
-// mapping of the raw value; a turn with calls is a tool-call turn.
+// stopReason is the normalized reason, as the dialect mapped it; a turn
+// with calls is a tool-call turn.
 func (b *Bridge) stopReason(calls bool) StopReason {
 	r := b.stop
-	if r == 0 {
-		r = chatStopReason(b.finish)
-	}
 	if calls && (r == 0 || r == StopEndTurn || r == StopOther) {
 		r = StopToolCalls
 	}
@@ -307,6 +305,16 @@ func ownString(b []byte) string {
 	}
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
+
+// setFinish records the provider's raw finish reason and what the dialect's
+// own map says it means.
+func (b *Bridge) setFinish(raw string, stop StopReason) {
+	b.finish, b.stop = raw, stop
+}
+
+// end records the stream's proper end, by the dialect's rule: later events
+// are ignored.
+func (b *Bridge) end() { b.done = true }
 
 func (b *Bridge) fail(err error) error {
 	if b.err == nil {
@@ -349,15 +357,15 @@ func (k bufKind) deltaKind() DeltaKind {
 // text appends the validated JSON string at sp of s to the buffer of kind
 // k and delivers it: the way a decoder applies text once its event has
 // proved valid.
-func (b *Bridge) text(k bufKind, s *doc, sp span) error {
+func (b *Bridge) text(k bufKind, s *jsonscan.Doc, sp jsonscan.Span) error {
 	buf := b.buffer(k)
-	if room := sp.end - sp.start; cap(*buf)-len(*buf) < room {
+	if room := sp.End - sp.Start; cap(*buf)-len(*buf) < room {
 		// The span bounds the decoded text. Double the buffer: append
 		// grows a large slice by 1.25x, which copies a long answer often.
 		*buf = slices.Grow(*buf, max(len(*buf), room))
 	}
 	start := len(*buf)
-	*buf = s.str(*buf, sp)
+	*buf = s.Str(*buf, sp)
 	if len(*buf) == start {
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock-go/airlock/internal/jsonscan"
 	"github.com/airlock-go/airlock/sse"
 	"github.com/airlock-go/airlock/toolcall"
 	"github.com/google/go-cmp/cmp"
@@ -31,7 +32,7 @@ func content(s string) string {
 
 func quote(s string) string {
 	var b []byte
-	return string(appendQuoted(b, []byte(s)))
+	return string(jsonscan.AppendQuoted(b, []byte(s)))
 }
 
 func finish(reason string) string {

@@ -289,10 +289,11 @@ func (c *Client) open(ctx context.Context, r *Request) (*Bridge, io.ReadCloser, 
 		onDelta = r.OnDelta
 	}
 	b := newBridge(c.cfg, onDelta)
+	wr, whole := c.proto.(wholeReader)
 	switch mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); {
 	case mt == streamMediaType(c.proto):
-	case mt == "application/json" && c.cfg.dialect.normal() == DialectChat:
-		b.whole(resp.Body, maxWholeBytes)
+	case mt == "application/json" && whole:
+		wr.readWhole(b, resp.Body, maxWholeBytes)
 		b.events = 1
 	default:
 		secrets := c.cfg.secrets.With(redact.FromRequest(sentRequest(req, resp)))

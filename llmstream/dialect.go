@@ -13,145 +13,25 @@ import (
 // Dialect is the wire protocol a [Client] speaks and a [Bridge] reads. Every
 // dialect gives the same [Message], with the same guarantees: bounded,
 // independent of how the bytes were split, typed errors, no half-formed
-// call. The zero value means [DialectChat].
+// call. The README's Dialects section gives each one's endpoint, auth and
+// proper end; each dialect_X.go file (decoding) and encode_X.go (the
+// request) is its spec. The zero value means [DialectChat].
 type Dialect uint8
 
 const (
-	// DialectChat is OpenAI Chat Completions and every server compatible
-	// with it (Azure, vLLM, Ollama, llama.cpp, OpenRouter, Groq, DeepSeek,
-	// Mistral, Gemini's OpenAI endpoint, ...): POST {base}/chat/completions
-	// with "Authorization: Bearer <key>". Each event's data is one
-	// chat.completion.chunk; of its choices only index 0 is followed:
-	//
-	//	{"error":{...}} (non-null)        → *APIError, message/type/code kept exactly
-	//	data that is not one JSON object  → *EventError (ErrBadEvent), raw data kept
-	//	delta.content                     → text (a string, or parts: "text" parts are
-	//	                                    text, "thinking"/"reasoning" parts reasoning)
-	//	delta.reasoning_content/reasoning → reasoning (both in one delta: the first)
-	//	delta.refusal                     → refusal
-	//	delta.tool_calls                  → the toolcall.Assembler
-	//	finish_reason                     → kept; "error" fails the stream (OpenRouter)
-	//	usage, x_groq.usage               → kept, the last one wins
-	//	event: error, an "error:" field   → *APIError (llama.cpp reports failures so)
-	//
-	// Empty or absent choices, a choice with no delta, null for any member,
-	// role on every chunk and unknown members are normal; a delta and a
-	// finish reason in one chunk apply the delta first. The stream ends
-	// properly with "[DONE]", or at its end after a finish reason. A whole
-	// JSON completion (a server that ignored "stream") is read too.
+	// DialectChat is OpenAI Chat Completions and every compatible server
+	// (Azure, vLLM, Ollama, llama.cpp, OpenRouter, Groq, ...); its wire is
+	// described in dialect_chat.go.
 	DialectChat Dialect = iota + 1
-	// DialectAnthropic is Anthropic's Messages API: POST {base}/messages
-	// (base [DefaultAnthropicBaseURL]) with "x-api-key" and
-	// "anthropic-version: 2023-06-01":
-	//
-	//	message_start                       → input usage
-	//	text blocks (text_delta)            → text, in block order, nothing inserted
-	//	thinking blocks (thinking_delta,    → reasoning; the block with its signature
-	//	  signature_delta)                    kept whole in Continuity
-	//	tool_use blocks (input_json_delta)  → calls by block index; the start's empty
-	//	                                      input is replaced, never merged
-	//	other blocks (redacted_thinking,    → kept whole in Continuity, never in
-	//	  server_tool_use, *_tool_result,     Content or the calls
-	//	  compaction, ...)
-	//	message_delta                       → stop reason; usage (cumulative)
-	//	message_stop                        → the proper end
-	//	event: error                        → *APIError
-	//
-	// A second message_start, an event for a block never started or
-	// already stopped, or a block started twice is [ErrOutOfOrder]; pings
-	// and unknown event types are ignored. Requests send system messages
-	// as "system", tool answers as tool_result blocks (is_error for a
-	// failed tool), calls as tool_use blocks, Continuity back in place, and
-	// max_tokens always ([DefaultAnthropicMaxTokens] when unset); the shapes
-	// Anthropic refuses are mended: all-blank assistant text is left out,
-	// an empty tool answer has no content (a failed one a short text), and
-	// a tool id with bytes outside [A-Za-z0-9_-] (made by another provider)
-	// gets them as '_' plus a hash of the id, on the call and its answer.
+	// DialectAnthropic is Anthropic's Messages API (dialect_anthropic.go).
 	DialectAnthropic
-	// DialectResponses is OpenAI's Responses API: POST {base}/responses
-	// (base [DefaultResponsesBaseURL]) with "Authorization: Bearer <key>":
-	//
-	//	response.output_text.delta           → text (by output item, in order)
-	//	response.refusal.delta               → refusal
-	//	response.reasoning_summary_text /    → reasoning; the reasoning item itself (its
-	//	  reasoning_text deltas                encrypted_content) kept in Continuity
-	//	function_call items by output_index  → calls (ID is call_id); the full arguments
-	//	  (function_call_arguments.delta)      of *.done / output_item.done win
-	//	other tool items (custom_tool_call,  → kept whole in Continuity, never run
-	//	  web_search_call, shell_call, ...)
-	//	response.completed                   → the proper end, with usage
-	//	response.incomplete                  → the proper end of a length or filter stop
-	//	response.failed, error events        → *APIError
-	//
-	// Items are followed by output_index, never by item id (a proxy
-	// rotates those); *.done text is used only where no delta came.
-	// Requests are stateless by default ("store": false, "include":
-	// ["reasoning.encrypted_content"]): the reasoning items come back in
-	// [Message.Continuity] and go back in the next request.
-	// [Request.Extra] may set "store", "include" and "reasoning" in place of
-	// the dialect's own. OpenAI refuses that include for a model that does
-	// not reason ("Encrypted content is not supported with this model"), so
-	// it is left out for the GPT-4 and GPT-3.5 families, chatgpt-* and the
-	// *-chat-latest aliases unless [Request.ReasoningEffort] is set;
-	// another model that does not reason (an Azure deployment's own name)
-	// needs Extra {"include": []}. OpenAI refuses the reasoning summary
-	// asked for with [Request.ReasoningEffort] for an organization it has
-	// not verified: Extra {"reasoning": {"effort": "low"}} asks for none.
+	// DialectResponses is OpenAI's Responses API (dialect_responses.go).
 	DialectResponses
-	// DialectGemini is Google's Gemini API: POST
-	// {base}/models/{model}:streamGenerateContent?alt=sse (base
-	// [DefaultGeminiBaseURL]) with "x-goog-api-key"; each event is one
-	// GenerateContentResponse, and of its candidates the first is
-	// followed:
-	//
-	//	text parts                        → text
-	//	text parts with "thought": true   → reasoning (kept in Continuity too)
-	//	functionCall parts                → calls, whole (args an object; an id made
-	//	                                    up as call_<n> when none came), or
-	//	                                    streamed as partialArgs whose JSON paths
-	//	                                    build the arguments ([ErrArgumentPath])
-	//	thoughtSignature on any part      → kept with that part in Continuity and
-	//	                                    written back on it
-	//	executableCode, inlineData, ...   → kept in Continuity, out of Content
-	//	finishReason                      → kept; SAFETY and its kin and
-	//	                                    MALFORMED_FUNCTION_CALL fail the stream
-	//	promptFeedback.blockReason        → fails the stream
-	//	usageMetadata                     → usage, the last one wins
-	//
-	// The stream ends properly at its end after a candidate carried a
-	// finishReason. A request without a model fails with
-	// [ErrInvalidRequest]: the URL names it. Gemini 3 and later models
-	// refuse calls sent back without their thoughtSignature, so for them an
-	// assistant message whose calls are all unsigned (from another dialect,
-	// or saved without its Continuity) gets Google's documented placeholder,
-	// "skip_thought_signature_validator", on its first call.
+	// DialectGemini is Google's Gemini API, streamGenerateContent
+	// (dialect_gemini.go).
 	DialectGemini
-	// DialectBedrock is Amazon Bedrock's Converse API, streamed: POST
-	// {base}/model/{modelId}/converse-stream (base [DefaultBedrockBaseURL],
-	// or [BedrockBaseURL] of a region) with a Bedrock API key as
-	// "Authorization: Bearer" (or no key, and a Doer that signs the request
-	// with SigV4: contrib/aws). The answer is AWS event-stream frames
-	// (package eventstream), not SSE; each frame's payload is one event:
-	//
-	//	contentBlockDelta text               → text
-	//	contentBlockStart toolUse +          → calls by contentBlockIndex (ID is
-	//	  contentBlockDelta toolUse.input      toolUseId), the input fragments joined
-	//	contentBlockDelta reasoningContent   → reasoning; the block with its signature,
-	//	  (text, signature, redactedContent)   or its redactedContent, kept in
-	//	                                       Continuity and written back in place
-	//	messageStop stopReason               → kept; guardrail_intervened and
-	//	                                       content_filtered are StopContentFilter
-	//	metadata usage                       → usage (before or after messageStop)
-	//	exception frames (throttlingException, → *APIError with the exception type and
-	//	  modelStreamErrorException, ...)       message kept exactly
-	//
-	// The stream ends properly at messageStop; reading goes on until its
-	// metadata arrived or the body ended. A second messageStart, a delta for
-	// a block that stopped, a tool-use delta for a block never started, or
-	// content after messageStop is [ErrOutOfOrder]. A bad frame (a CRC, a
-	// cut frame) is the eventstream package's error, in the chain. A
-	// request without a model fails with [ErrInvalidRequest]: the URL names
-	// it.
+	// DialectBedrock is Amazon Bedrock's Converse API, streamed as AWS
+	// event-stream frames, not SSE (dialect_bedrock.go).
 	DialectBedrock
 
 	dialectEnd
@@ -243,6 +123,16 @@ type protocol interface {
 	// ok is false when raw is of no known shape.
 	parseError(raw []byte, status int) (e *APIError, ok bool)
 }
+
+// wholeReader is a protocol whose servers may answer with one whole JSON
+// completion instead of a stream (a server that ignored "stream": true);
+// readWhole reads it into b, at most limit bytes, and returns b.Message.
+type wholeReader interface {
+	readWhole(b *Bridge, r io.Reader, limit int) (Message, error)
+}
+
+// maxWholeBytes bounds a whole JSON completion, in bytes.
+const maxWholeBytes = 64 << 20
 
 // framedProtocol is a protocol whose stream is not SSE (Bedrock's AWS
 // event stream): it names the answer's media type and reads the body into

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/airlock-go/airlock/internal/jsonscan"
 	"github.com/airlock-go/airlock/sse"
 	"github.com/airlock-go/airlock/toolcall"
 )
@@ -55,7 +56,7 @@ func (anthropicProtocol) newDecoder(b *Bridge) decoder { return &anthropicDecode
 // an HTTP body and as an error event, and the shapes chat servers use
 // (proxies in front of Anthropic answer in them).
 func (anthropicProtocol) parseError(raw []byte, status int) (*APIError, bool) {
-	return chatProtocol{}.parseError(raw, status)
+	return parseClassified(raw, status)
 }
 
 // blockKind says how an Anthropic content block is kept.
@@ -101,7 +102,7 @@ type antMember struct {
 // anthropicDecoder reads Anthropic message events into a Bridge.
 type anthropicDecoder struct {
 	b       *Bridge
-	doc     doc
+	doc     jsonscan.Doc
 	started bool   // message_start arrived
 	id      string // its message id, to know a repeated message_start
 	blocks  []antBlock
@@ -111,11 +112,11 @@ type anthropicDecoder struct {
 	name    string      // the SSE event name, for data without "type"
 
 	// The current event's members, as spans of doc.data: the top level,
-	// then inside "delta" (d...) and "content_block" (k...). Read in the
+	// then inside "delta" (inDelta) and "content_block" (inBlock). Read in the
 	// one walk that validates the event, so a delta costs no allocation.
-	typ, index, message, block, delta, usage                         span
-	dType, dText, dThinking, dSignature, dPartial, dStop, dContainer span
-	kType, kText, kID, kName, kInput, kCaller                        span
+	typ, index, message, block, delta, usage jsonscan.Span
+	inDelta                                  struct{ typ, text, thinking, signature, partial, stop, container jsonscan.Span }
+	inBlock                                  struct{ typ, text, id, name, input, caller jsonscan.Span }
 }
 
 func (a *anthropicDecoder) complete() bool { return a.b.done }
@@ -125,12 +126,11 @@ func (a *anthropicDecoder) event(ev *sse.Event) error {
 	if len(ev.Data) == 0 {
 		return nil
 	}
-	a.doc.validUTF8 = b.validUTF8
-	a.typ, a.index, a.message, a.block, a.delta, a.usage = noSpan, noSpan, noSpan, noSpan, noSpan, noSpan
-	a.dType, a.dText, a.dThinking, a.dSignature, a.dPartial, a.dStop, a.dContainer = noSpan, noSpan, noSpan, noSpan, noSpan, noSpan, noSpan
+	a.typ, a.index, a.message, a.block, a.delta, a.usage = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
+	a.inDelta.typ, a.inDelta.text, a.inDelta.thinking, a.inDelta.signature, a.inDelta.partial, a.inDelta.stop, a.inDelta.container = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
 	a.resetBlockMembers()
-	if at, err := walkEvent(&a.doc, a, ev.Data, (*anthropicDecoder).member); err != nil {
-		return b.fail(b.eventError(ev.Data, at, err))
+	if err := readEvent(b, &a.doc, a, ev, (*anthropicDecoder).member); err != nil {
+		return err
 	}
 	a.name = ev.Type
 	return a.apply(ev)
@@ -139,8 +139,8 @@ func (a *anthropicDecoder) event(ev *sse.Event) error {
 // is reports the event's type: its data's "type", else (a proxy may drop
 // it) the SSE event name.
 func (a *anthropicDecoder) is(typ string) bool {
-	if a.typ.ok() {
-		return a.doc.is(a.typ, typ)
+	if a.typ.OK() {
+		return a.doc.Is(a.typ, typ)
 	}
 	return a.name == typ
 }
@@ -148,27 +148,27 @@ func (a *anthropicDecoder) is(typ string) bool {
 // member records the top-level members the decoder reads; every value is
 // validated on the way.
 func (a *anthropicDecoder) member(key []byte, i, depth int) (int, error) {
-	d := a.doc.data
+	d := a.doc.Data
 	switch string(key) {
 	case "delta":
 		if d[i] == '{' {
-			a.delta = span{i, 0}
-			end, err := walkObject(&a.doc, a, i, depth, (*anthropicDecoder).deltaMember)
-			a.delta.end = end
+			a.delta = jsonscan.Span{Start: i, End: 0}
+			end, err := jsonscan.WalkObject(&a.doc, a, i, depth, (*anthropicDecoder).deltaMember)
+			a.delta.End = end
 			return end, err
 		}
 	case "content_block":
 		if d[i] == '{' {
-			a.block = span{i, 0}
-			end, err := walkObject(&a.doc, a, i, depth, (*anthropicDecoder).blockMember)
-			a.block.end = end
+			a.block = jsonscan.Span{Start: i, End: 0}
+			end, err := jsonscan.WalkObject(&a.doc, a, i, depth, (*anthropicDecoder).blockMember)
+			a.block.End = end
 			return end, err
 		}
 	}
 	if string(key) == "message" {
-		depth = argsDepth // its content may hold a call's input (see blockMember)
+		depth = jsonscan.ArgsDepth // its content may hold a call's input (see blockMember)
 	}
-	s, end, err := a.doc.valueSpan(i, depth)
+	s, end, err := a.doc.ValueSpan(i, depth)
 	switch string(key) {
 	case "type":
 		a.typ = s
@@ -183,55 +183,50 @@ func (a *anthropicDecoder) member(key []byte, i, depth int) (int, error) {
 }
 
 func (a *anthropicDecoder) deltaMember(key []byte, i, depth int) (int, error) {
-	s, end, err := a.doc.valueSpan(i, depth)
+	s, end, err := a.doc.ValueSpan(i, depth)
 	switch string(key) {
 	case "type":
-		a.dType = s
+		a.inDelta.typ = s
 	case "text":
-		a.dText = s
+		a.inDelta.text = s
 	case "thinking":
-		a.dThinking = s
+		a.inDelta.thinking = s
 	case "signature":
-		a.dSignature = s
+		a.inDelta.signature = s
 	case "partial_json":
-		a.dPartial = s
+		a.inDelta.partial = s
 	case "stop_reason":
-		a.dStop = s
+		a.inDelta.stop = s
 	case "container":
-		a.dContainer = s
+		a.inDelta.container = s
 	}
 	return end, err
 }
 
 func (a *anthropicDecoder) resetBlockMembers() {
-	a.kType, a.kText, a.kID, a.kName, a.kInput, a.kCaller = noSpan, noSpan, noSpan, noSpan, noSpan, noSpan
+	a.inBlock.typ, a.inBlock.text, a.inBlock.id, a.inBlock.name, a.inBlock.input, a.inBlock.caller = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
 }
 
 func (a *anthropicDecoder) blockMember(key []byte, i, depth int) (int, error) {
 	if string(key) == "input" {
-		depth = argsDepth
+		depth = jsonscan.ArgsDepth
 	}
-	s, end, err := a.doc.valueSpan(i, depth)
+	s, end, err := a.doc.ValueSpan(i, depth)
 	switch string(key) {
 	case "type":
-		a.kType = s
+		a.inBlock.typ = s
 	case "text", "thinking":
-		a.kText = s
+		a.inBlock.text = s
 	case "id":
-		a.kID = s
+		a.inBlock.id = s
 	case "name":
-		a.kName = s
+		a.inBlock.name = s
 	case "input":
-		a.kInput = s
+		a.inBlock.input = s
 	case "caller":
-		a.kCaller = s
+		a.inBlock.caller = s
 	}
 	return end, err
-}
-
-// outOfOrder fails the stream with the event that broke the sequence.
-func (a *anthropicDecoder) outOfOrder(ev *sse.Event, why string) error {
-	return a.b.fail(a.b.eventError(ev.Data, 0, fmt.Errorf("%w: %s", ErrOutOfOrder, why)))
 }
 
 func (a *anthropicDecoder) apply(ev *sse.Event) error {
@@ -251,32 +246,32 @@ func (a *anthropicDecoder) apply(ev *sse.Event) error {
 		return a.stopBlock(ev, blk)
 	case a.is("message_delta"):
 		if !a.started {
-			return a.outOfOrder(ev, "message_delta before message_start")
+			return a.b.outOfOrder(ev, 0, "message_delta before message_start")
 		}
-		if a.doc.isString(a.dStop) {
-			b.finish = string(a.doc.str(a.arena[:0], a.dStop))
-			b.stop = anthropicStopReason(b.finish)
-			b.progressed = true
+		if a.doc.IsString(a.inDelta.stop) {
+			raw := string(a.doc.Str(a.arena[:0], a.inDelta.stop))
+			b.setFinish(raw, anthropicStopReason(raw))
+			b.progress()
 		}
-		if a.usage.ok() {
+		if a.usage.OK() {
 			a.applyUsage(a.usage) // cumulative: the last one is the whole
 		}
-		if a.dContainer.ok() {
-			b.container = slices.Clone(a.doc.data[a.dContainer.start:a.dContainer.end])
+		if a.inDelta.container.OK() {
+			b.setContainer(a.doc.Data[a.inDelta.container.Start:a.inDelta.container.End])
 		}
 		return nil
 	case a.is("message_stop"):
 		if !a.started {
-			return a.outOfOrder(ev, "message_stop before message_start")
+			return a.b.outOfOrder(ev, 0, "message_stop before message_start")
 		}
 		if a.open > 0 {
 			for i := range a.blocks { // once, on the way out
 				if a.blocks[i].open {
-					return a.outOfOrder(ev, fmt.Sprintf("message_stop with block %d still open", a.blocks[i].index))
+					return a.b.outOfOrder(ev, 0, fmt.Sprintf("message_stop with block %d still open", a.blocks[i].index))
 				}
 			}
 		}
-		b.done = true
+		b.end()
 		return nil
 	case a.is("error"):
 		return b.fail(b.apiError(ev.Data))
@@ -285,12 +280,12 @@ func (a *anthropicDecoder) apply(ev *sse.Event) error {
 }
 
 // fields calls fn for each member of the validated object at s.
-func (a *anthropicDecoder) fields(s span, fn func(key []byte, v span)) {
-	if !s.ok() || a.doc.data[s.start] != '{' {
+func (a *anthropicDecoder) fields(s jsonscan.Span, fn func(key []byte, v jsonscan.Span)) {
+	if !s.OK() || a.doc.Data[s.Start] != '{' {
 		return
 	}
-	walkObject(&a.doc, fn, s.start, 0, func(fn func([]byte, span), key []byte, i, depth int) (int, error) {
-		v, end, err := a.doc.valueSpan(i, depth)
+	jsonscan.WalkObject(&a.doc, fn, s.Start, 0, func(fn func([]byte, jsonscan.Span), key []byte, i, depth int) (int, error) {
+		v, end, err := a.doc.ValueSpan(i, depth)
 		fn(key, v)
 		return end, err
 	})
@@ -298,12 +293,12 @@ func (a *anthropicDecoder) fields(s span, fn func(key []byte, v span)) {
 
 // eventIndex is the event's block index.
 func (a *anthropicDecoder) eventIndex(ev *sse.Event) (int, error) {
-	if !a.index.ok() || a.doc.data[a.index.start] < '0' || a.doc.data[a.index.start] > '9' {
-		return 0, a.outOfOrder(ev, "an event without a block index")
+	if !a.index.OK() || a.doc.Data[a.index.Start] < '0' || a.doc.Data[a.index.Start] > '9' {
+		return 0, a.b.outOfOrder(ev, 0, "an event without a block index")
 	}
-	n, ok := parseIndex(a.doc.data[a.index.start:a.index.end])
+	n, ok := jsonscan.ParseIndex(a.doc.Data[a.index.Start:a.index.End])
 	if !ok || n > toolcall.MaxIndex {
-		return 0, a.outOfOrder(ev, "a block index that is not a small integer")
+		return 0, a.b.outOfOrder(ev, 0, "a block index that is not a small integer")
 	}
 	return n, nil
 }
@@ -317,9 +312,9 @@ func (a *anthropicDecoder) openBlock(ev *sse.Event) (*antBlock, error) {
 	blk := a.lookup(n)
 	switch {
 	case blk == nil:
-		return nil, a.outOfOrder(ev, fmt.Sprintf("an event for block %d, which never started", n))
+		return nil, a.b.outOfOrder(ev, 0, fmt.Sprintf("an event for block %d, which never started", n))
 	case !blk.open:
-		return nil, a.outOfOrder(ev, fmt.Sprintf("an event for block %d after its stop", n))
+		return nil, a.b.outOfOrder(ev, 0, fmt.Sprintf("an event for block %d after its stop", n))
 	}
 	return blk, nil
 }
@@ -360,8 +355,8 @@ func (a *anthropicDecoder) add(blk antBlock) *antBlock {
 // turn resumed after programmatic tool calls arrives whole in it) are
 // taken as if they had streamed, in order, before any streamed block.
 func (a *anthropicDecoder) startMessage(ev *sse.Event) error {
-	var id, content, usage, container, stop span = noSpan, noSpan, noSpan, noSpan, noSpan
-	a.fields(a.message, func(key []byte, s span) {
+	var id, content, usage, container, stop jsonscan.Span = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
+	a.fields(a.message, func(key []byte, s jsonscan.Span) {
 		switch string(key) {
 		case "id":
 			id = s
@@ -376,36 +371,36 @@ func (a *anthropicDecoder) startMessage(ev *sse.Event) error {
 		}
 	})
 	if a.started {
-		if len(a.blocks) == 0 && a.doc.isString(id) && string(a.doc.str(a.arena[:0], id)) == a.id {
+		if len(a.blocks) == 0 && a.doc.IsString(id) && string(a.doc.Str(a.arena[:0], id)) == a.id {
 			return nil
 		}
-		return a.outOfOrder(ev, "a second message_start")
+		return a.b.outOfOrder(ev, 0, "a second message_start")
 	}
 	a.started = true
-	if a.doc.isString(id) {
-		a.id = string(a.doc.str(nil, id))
+	if a.doc.IsString(id) {
+		a.id = string(a.doc.Str(nil, id))
 	}
-	if usage.ok() {
+	if usage.OK() {
 		a.applyUsage(usage)
 	}
-	if container.ok() {
-		a.b.container = slices.Clone(a.doc.data[container.start:container.end])
+	if container.OK() {
+		a.b.setContainer(a.doc.Data[container.Start:container.End])
 	}
-	if a.doc.isString(stop) { // a message that arrives whole is finished already
-		a.b.finish = string(a.doc.str(nil, stop))
-		a.b.stop = anthropicStopReason(a.b.finish)
+	if a.doc.IsString(stop) { // a message that arrives whole is finished already
+		raw := string(a.doc.Str(nil, stop))
+		a.b.setFinish(raw, anthropicStopReason(raw))
 	}
-	if !content.ok() || a.doc.data[content.start] != '[' {
+	if !content.OK() || a.doc.Data[content.Start] != '[' {
 		return nil
 	}
-	_, err := walkArray(&a.doc, a, content.start, 0, func(a *anthropicDecoder, pos, i, depth int) (int, error) {
-		if a.doc.data[i] != '{' {
-			return skipValue(a.doc.data, i, depth)
+	_, err := jsonscan.WalkArray(&a.doc, a, content.Start, 0, func(a *anthropicDecoder, pos, i, depth int) (int, error) {
+		if a.doc.Data[i] != '{' {
+			return jsonscan.SkipValue(a.doc.Data, i, depth)
 		}
 		a.resetBlockMembers()
-		a.block = span{i, 0}
-		end, err := walkObject(&a.doc, a, i, depth, (*anthropicDecoder).blockMember)
-		a.block.end = end
+		a.block = jsonscan.Span{Start: i, End: 0}
+		end, err := jsonscan.WalkObject(&a.doc, a, i, depth, (*anthropicDecoder).blockMember)
+		a.block.End = end
 		if err != nil {
 			return end, err
 		}
@@ -419,7 +414,7 @@ func (a *anthropicDecoder) startMessage(ev *sse.Event) error {
 
 func (a *anthropicDecoder) startBlock(ev *sse.Event) error {
 	if !a.started {
-		return a.outOfOrder(ev, "content_block_start before message_start")
+		return a.b.outOfOrder(ev, 0, "content_block_start before message_start")
 	}
 	n, err := a.eventIndex(ev)
 	if err != nil {
@@ -432,53 +427,53 @@ func (a *anthropicDecoder) startBlock(ev *sse.Event) error {
 func (a *anthropicDecoder) startBlockAt(ev *sse.Event, n int) error {
 	b := a.b
 	if a.lookup(n) != nil {
-		return a.outOfOrder(ev, fmt.Sprintf("block %d started twice", n))
+		return a.b.outOfOrder(ev, 0, fmt.Sprintf("block %d started twice", n))
 	}
-	if !a.block.ok() || a.doc.data[a.block.start] != '{' {
-		return a.outOfOrder(ev, "content_block_start without a content block")
+	if !a.block.OK() || a.doc.Data[a.block.Start] != '{' {
+		return a.b.outOfOrder(ev, 0, "content_block_start without a content block")
 	}
-	typ, text, id, name, input, caller := a.kType, a.kText, a.kID, a.kName, a.kInput, a.kCaller
+	typ, text, id, name, input, caller := a.inBlock.typ, a.inBlock.text, a.inBlock.id, a.inBlock.name, a.inBlock.input, a.inBlock.caller
 	var members []antMember
-	a.fields(a.block, func(key []byte, v span) {
-		if v.ok() {
-			members = append(members, antMember{key: string(key), raw: slices.Clone(a.doc.data[v.start:v.end])})
+	a.fields(a.block, func(key []byte, v jsonscan.Span) {
+		if v.OK() {
+			members = append(members, antMember{key: string(key), raw: slices.Clone(a.doc.Data[v.Start:v.End])})
 		}
 	})
-	blk := antBlock{index: n, open: true, slot: len(b.blocks)}
+	blk := antBlock{index: n, open: true, slot: b.blockCount()}
 	switch {
-	case a.doc.is(typ, "text"):
+	case a.doc.Is(typ, "text"):
 		blk.kind, blk.textStart, members = blockText, len(b.content), nil
-		b.blocks = append(b.blocks, Block{Type: BlockText})
-		if a.doc.isString(text) {
+		b.addBlock(Block{Type: BlockText})
+		if a.doc.IsString(text) {
 			if err := b.text(inContent, &a.doc, text); err != nil {
 				return err
 			}
 		}
-	case a.doc.is(typ, "thinking"):
+	case a.doc.Is(typ, "thinking"):
 		blk.kind, blk.textStart = blockThinking, len(b.reasoning)
-		b.blocks = append(b.blocks, Block{Type: "thinking"})
-		if a.doc.isString(text) {
+		b.addBlock(Block{Type: "thinking"})
+		if a.doc.IsString(text) {
 			if err := b.text(inReasoning, &a.doc, text); err != nil {
 				return err
 			}
 		}
-	case a.doc.is(typ, "tool_use"):
+	case a.doc.Is(typ, "tool_use"):
 		blk.kind, members = blockToolUse, nil
-		b.blocks = append(b.blocks, Block{Type: BlockToolCall, Call: n})
-		if input.ok() && a.doc.data[input.start] == '{' {
-			blk.start = slices.Clone(a.doc.data[input.start:input.end])
+		b.addBlock(Block{Type: BlockToolCall, Call: n})
+		if input.OK() && a.doc.Data[input.Start] == '{' {
+			blk.start = slices.Clone(a.doc.Data[input.Start:input.End])
 		}
 		f := toolcall.Fragment{Index: n, Type: "function"}
-		if a.doc.isString(id) {
-			f.ID = string(a.doc.str(nil, id))
+		if a.doc.IsString(id) {
+			f.ID = string(a.doc.Str(nil, id))
 		}
-		if a.doc.isString(name) {
-			f.Name = string(a.doc.str(nil, name))
+		if a.doc.IsString(name) {
+			f.Name = string(a.doc.Str(nil, name))
 		}
-		if caller.ok() && a.doc.data[caller.start] == '{' {
+		if caller.OK() && a.doc.Data[caller.Start] == '{' {
 			// Who called it (programmatic tool calling: the code
 			// execution tool); kept on the call and written back on it.
-			f.Extra = append(append([]byte(`{"caller":`), a.doc.data[caller.start:caller.end]...), '}')
+			f.Extra = append(append([]byte(`{"caller":`), a.doc.Data[caller.Start:caller.End]...), '}')
 		}
 		if err := b.addFragment(f); err != nil {
 			return b.fail(err)
@@ -486,10 +481,10 @@ func (a *anthropicDecoder) startBlockAt(ev *sse.Event, n int) error {
 	default:
 		blk.kind = blockRaw
 		t := "block"
-		if a.doc.isString(typ) {
-			t = string(a.doc.str(nil, typ))
+		if a.doc.IsString(typ) {
+			t = string(a.doc.Str(nil, typ))
 		}
-		b.blocks = append(b.blocks, Block{Type: t})
+		b.addBlock(Block{Type: t})
 	}
 	blk.members = members
 	a.add(blk)
@@ -502,29 +497,29 @@ func (a *anthropicDecoder) blockDelta(ev *sse.Event) error {
 	if err != nil {
 		return err
 	}
-	dtype := a.dType
+	dtype := a.inDelta.typ
 	switch blk.kind {
 	case blockText:
-		if a.doc.is(dtype, "text_delta") && a.doc.isString(a.dText) {
-			return b.text(inContent, &a.doc, a.dText)
+		if a.doc.Is(dtype, "text_delta") && a.doc.IsString(a.inDelta.text) {
+			return b.text(inContent, &a.doc, a.inDelta.text)
 		}
 		return nil // citations_delta: references, not text
 	case blockThinking:
 		switch {
-		case a.doc.is(dtype, "thinking_delta") && a.doc.isString(a.dThinking):
-			return b.text(inReasoning, &a.doc, a.dThinking)
-		case a.doc.is(dtype, "signature_delta") && a.doc.isString(a.dSignature):
-			a.appendString(blk, "signature", a.dSignature)
+		case a.doc.Is(dtype, "thinking_delta") && a.doc.IsString(a.inDelta.thinking):
+			return b.text(inReasoning, &a.doc, a.inDelta.thinking)
+		case a.doc.Is(dtype, "signature_delta") && a.doc.IsString(a.inDelta.signature):
+			a.appendString(blk, "signature", a.inDelta.signature)
 		}
 		return nil
 	case blockToolUse:
-		if !a.doc.is(dtype, "input_json_delta") {
+		if !a.doc.Is(dtype, "input_json_delta") {
 			return nil
 		}
-		if !a.doc.isString(a.dPartial) {
+		if !a.doc.IsString(a.inDelta.partial) {
 			return nil
 		}
-		a.arena = a.doc.str(a.arena[:0], a.dPartial)
+		a.arena = a.doc.Str(a.arena[:0], a.inDelta.partial)
 		if len(a.arena) == 0 {
 			return nil // the first delta is often empty
 		}
@@ -540,26 +535,26 @@ func (a *anthropicDecoder) blockDelta(ev *sse.Event) error {
 	// A raw block: input deltas build its "input"; any other delta's
 	// string members extend the start's members of the same name
 	// (compaction_delta's "content", say).
-	if a.doc.is(dtype, "input_json_delta") {
-		if a.doc.isString(a.dPartial) {
-			blk.input = a.doc.str(blk.input, a.dPartial)
+	if a.doc.Is(dtype, "input_json_delta") {
+		if a.doc.IsString(a.inDelta.partial) {
+			blk.input = a.doc.Str(blk.input, a.inDelta.partial)
 		}
 		return nil
 	}
-	a.fields(a.delta, func(key []byte, v span) {
-		if string(key) != "type" && a.doc.isString(v) {
+	a.fields(a.delta, func(key []byte, v jsonscan.Span) {
+		if string(key) != "type" && a.doc.IsString(v) {
 			a.appendString(blk, string(key), v)
 		}
 	})
 	return nil
 }
 
-func (a *anthropicDecoder) appendString(blk *antBlock, key string, v span) {
+func (a *anthropicDecoder) appendString(blk *antBlock, key string, v jsonscan.Span) {
 	if i := blk.member(key); i >= 0 {
-		blk.members[i].added = a.doc.str(blk.members[i].added, v)
+		blk.members[i].added = a.doc.Str(blk.members[i].added, v)
 		return
 	}
-	blk.members = append(blk.members, antMember{key: key, raw: []byte(`""`), added: a.doc.str(nil, v)})
+	blk.members = append(blk.members, antMember{key: key, raw: []byte(`""`), added: a.doc.Str(nil, v)})
 	switch {
 	case blk.byKey != nil:
 		blk.byKey[key] = len(blk.members) - 1
@@ -594,7 +589,7 @@ func (a *anthropicDecoder) stopBlock(ev *sse.Event, blk *antBlock) error {
 	b := a.b
 	blk.open = false
 	a.open--
-	slot := &b.blocks[blk.slot]
+	slot := b.block(blk.slot)
 	switch blk.kind {
 	case blockText:
 		slot.Bytes = len(b.content) - blk.textStart
@@ -609,7 +604,7 @@ func (a *anthropicDecoder) stopBlock(ev *sse.Event, blk *antBlock) error {
 		}
 		slot.Raw = rebuildBlock(blk.members)
 	case blockToolUse:
-		if !blk.deltas && len(blk.start) > 0 && !isEmptyObject(blk.start) {
+		if !blk.deltas && len(blk.start) > 0 && !jsonscan.IsEmptyObject(blk.start) {
 			// No delta came: the start's own input is the arguments.
 			if err := b.addFragment(toolcall.Fragment{Index: blk.index, Arguments: string(blk.start)}); err != nil {
 				return b.fail(err)
@@ -617,7 +612,7 @@ func (a *anthropicDecoder) stopBlock(ev *sse.Event, blk *antBlock) error {
 		}
 	case blockRaw:
 		if len(blk.input) > 0 {
-			if !validJSON(blk.input) {
+			if !jsonscan.Valid(blk.input) {
 				return b.fail(b.eventError(ev.Data, 0, fmt.Errorf("the streamed input of %q block %d is not JSON", slot.Type, blk.index)))
 			}
 			setMember(&blk.members, "input", blk.input)
@@ -627,7 +622,7 @@ func (a *anthropicDecoder) stopBlock(ev *sse.Event, blk *antBlock) error {
 	// An empty text block carries nothing: it does not count as progress
 	// (the idle timeout), as a ping does not.
 	if blk.kind != blockText || slot.Bytes > 0 {
-		b.progressed = true
+		b.progress()
 	}
 	blk.members, blk.byKey, blk.input, blk.start = nil, nil, nil, nil
 	return nil
@@ -641,7 +636,7 @@ func rebuildBlock(members []antMember) []byte {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = appendQuoted(out, []byte(m.key))
+		out = jsonscan.AppendQuoted(out, []byte(m.key))
 		out = append(out, ':')
 		if m.added == nil {
 			out = append(out, m.raw...)
@@ -649,9 +644,9 @@ func rebuildBlock(members []antMember) []byte {
 		}
 		var start []byte
 		if len(m.raw) > 0 && m.raw[0] == '"' {
-			start, _, _ = appendString(nil, m.raw, 0)
+			start, _, _ = jsonscan.AppendString(nil, m.raw, 0)
 		}
-		out = appendQuoted(out, append(start, m.added...))
+		out = jsonscan.AppendQuoted(out, append(start, m.added...))
 	}
 	return append(out, '}')
 }
@@ -666,19 +661,6 @@ func setMember(members *[]antMember, key string, raw []byte) {
 	*members = append(*members, antMember{key: key, raw: raw})
 }
 
-// isEmptyObject reports that raw is {} with any spacing.
-func isEmptyObject(raw []byte) bool {
-	i := skipWS(raw, 1)
-	return len(raw) > 0 && raw[0] == '{' && i < len(raw) && raw[i] == '}'
-}
-
-// validJSON reports that raw is one JSON value.
-func validJSON(raw []byte) bool {
-	i := skipWS(raw, 0)
-	end, err := skipValue(raw, i, 0)
-	return err == nil && skipWS(raw, end) == len(raw)
-}
-
 // applyUsage reads an Anthropic usage object. Each report is cumulative,
 // the whole so far, and the last one stands: message_delta's replaces
 // message_start's, even when smaller (with compaction, message_start
@@ -689,21 +671,18 @@ func validJSON(raw []byte) bool {
 // output_tokens_details.thinking_tokens is the reasoning part of the
 // output; "iterations" (one entry per sampling step) gives the billed
 // totals.
-func (a *anthropicDecoder) applyUsage(s span) {
+func (a *anthropicDecoder) applyUsage(s jsonscan.Span) {
 	b := a.b
-	if b.usage == nil {
-		b.usage = new(Usage)
-	}
-	u := b.usage
-	set := func(dst *int, v span) {
-		if n, ok := jsonInt(a.doc.data, v); ok && n > 0 {
+	u := b.usageRef()
+	set := func(dst *int, v jsonscan.Span) {
+		if n, ok := jsonscan.Int(a.doc.Data, v); ok && n > 0 {
 			*dst = n
 		}
 	}
-	a.fields(s, func(key []byte, v span) {
+	a.fields(s, func(key []byte, v jsonscan.Span) {
 		switch string(key) {
 		case "output_tokens_details":
-			a.fields(v, func(key []byte, v span) {
+			a.fields(v, func(key []byte, v jsonscan.Span) {
 				if string(key) == "thinking_tokens" {
 					set(&u.ReasoningTokens, v)
 				}
@@ -726,15 +705,15 @@ func (a *anthropicDecoder) applyUsage(s span) {
 
 // applyIterations sums the steps of usage.iterations into the billed
 // counts; a report without them keeps the sums held.
-func (a *anthropicDecoder) applyIterations(u *Usage, s span) {
-	if !s.ok() || a.doc.data[s.start] != '[' {
+func (a *anthropicDecoder) applyIterations(u *Usage, s jsonscan.Span) {
+	if !s.OK() || a.doc.Data[s.Start] != '[' {
 		return
 	}
 	var in, out int
-	walkArray(&a.doc, a, s.start, 0, func(a *anthropicDecoder, _, i, depth int) (int, error) {
-		v, end, err := a.doc.valueSpan(i, depth)
-		a.fields(v, func(key []byte, v span) {
-			n, _ := jsonInt(a.doc.data, v)
+	jsonscan.WalkArray(&a.doc, a, s.Start, 0, func(a *anthropicDecoder, _, i, depth int) (int, error) {
+		v, end, err := a.doc.ValueSpan(i, depth)
+		a.fields(v, func(key []byte, v jsonscan.Span) {
+			n, _ := jsonscan.Int(a.doc.Data, v)
 			switch string(key) {
 			case "input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens":
 				in += n
@@ -766,4 +745,25 @@ func anthropicStopReason(r string) StopReason {
 		return 0
 	}
 	return StopOther
+}
+
+// errorKind maps Anthropic's error types.
+func (anthropicProtocol) errorKind(t string) ErrorKind {
+	switch t {
+	case "rate_limit_error":
+		return ErrorRateLimited
+	case "overloaded_error":
+		return ErrorOverloaded
+	case "authentication_error":
+		return ErrorAuthentication
+	case "permission_error", "billing_error":
+		return ErrorPermission
+	case "request_too_large":
+		return ErrorInvalidRequest
+	case "not_found_error":
+		return ErrorNotFound
+	case "api_error", "timeout_error":
+		return ErrorServer
+	}
+	return ErrorUnknown
 }

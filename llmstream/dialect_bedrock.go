@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/airlock-go/airlock/eventstream"
+	"github.com/airlock-go/airlock/internal/jsonscan"
 	"github.com/airlock-go/airlock/sse"
 	"github.com/airlock-go/airlock/toolcall"
 )
@@ -38,6 +39,31 @@ import (
 // their first delta. Frames with ":message-type" "exception" (their type in
 // ":exception-type") or "error" (":error-code", ":error-message") are the
 // provider's errors.
+//
+// POST {base}/model/{modelId}/converse-stream (base [DefaultBedrockBaseURL],
+// or [BedrockBaseURL] of a region) with a Bedrock API key as
+// "Authorization: Bearer" (or no key, and a Doer that signs the request
+// with SigV4: contrib/aws). What each event gives:
+//
+//	contentBlockDelta text               → text
+//	contentBlockStart toolUse +          → calls by contentBlockIndex (ID is
+//	  contentBlockDelta toolUse.input      toolUseId), the input fragments joined
+//	contentBlockDelta reasoningContent   → reasoning; the block with its signature,
+//	  (text, signature, redactedContent)   or its redactedContent, kept in
+//	                                       Continuity and written back in place
+//	messageStop stopReason               → kept; guardrail_intervened and
+//	                                       content_filtered are StopContentFilter
+//	metadata usage                       → usage (before or after messageStop)
+//	exception frames (throttlingException, → *APIError with the exception type and
+//	  modelStreamErrorException, ...)       message kept exactly
+//
+// The stream ends properly at messageStop; reading goes on until its
+// metadata arrived or the body ended. A second messageStart, a delta for
+// a block that stopped, a tool-use delta for a block never started, or
+// content after messageStop is [ErrOutOfOrder]. A bad frame (a CRC, a
+// cut frame) is the eventstream package's error, in the chain. A
+// request without a model fails with [ErrInvalidRequest]: the URL names
+// it.
 
 // DefaultBedrockBaseURL is the base URL of a Bedrock [Client] when none is
 // set: the us-east-1 endpoint. [BedrockBaseURL] gives another region's.
@@ -97,18 +123,18 @@ func (p bedrockProtocol) parseError(raw []byte, status int) (*APIError, bool) {
 // names its type in x-amzn-ErrorType ("ValidationException:http://...").
 func (bedrockProtocol) parseErrorHeader(raw []byte, status int, h http.Header) (*APIError, bool) {
 	var body struct {
-		Message  *string `json:"message"`
-		Message2 *string `json:"Message"`
-		Type     string  `json:"__type"`
+		Message      *string `json:"message"`
+		UpperMessage *string `json:"Message"`
+		Type         string  `json:"__type"`
 	}
-	if json.Unmarshal(raw, &body) != nil || body.Message == nil && body.Message2 == nil && body.Type == "" {
+	if json.Unmarshal(raw, &body) != nil || body.Message == nil && body.UpperMessage == nil && body.Type == "" {
 		return nil, false
 	}
 	e := &APIError{StatusCode: status, Type: body.Type}
 	if body.Message != nil {
 		e.Message = *body.Message
-	} else if body.Message2 != nil {
-		e.Message = *body.Message2
+	} else if body.UpperMessage != nil {
+		e.Message = *body.UpperMessage
 	}
 	if e.Type == "" && h != nil {
 		e.Type = h.Get("X-Amzn-Errortype")
@@ -300,7 +326,7 @@ type bedrockBlock struct {
 // bedrockDecoder reads ConverseStream events into a Bridge.
 type bedrockDecoder struct {
 	b        *Bridge
-	doc      doc
+	doc      jsonscan.Doc
 	started  bool // messageStart arrived
 	stopped  bool // messageStop arrived: the proper end
 	metadata bool // metadata arrived
@@ -309,11 +335,11 @@ type bedrockDecoder struct {
 
 	// The current event's members, as spans of doc.data, read in the one
 	// walk that validates it. level says which object the walk is in.
-	level                                   bedrockLevel
-	index, stop, usage                      span
-	toolID, toolName                        span
-	text, input, rText, rSignature, rRedact span
-	hasStart, hasTool, hasReason            bool
+	level                                                    bedrockLevel
+	index, stop, usage                                       jsonscan.Span
+	toolID, toolName                                         jsonscan.Span
+	text, input, reasonText, reasonSignature, reasonRedacted jsonscan.Span
+	hasStart, hasTool, hasReason                             bool
 }
 
 type bedrockLevel uint8
@@ -331,18 +357,17 @@ func (d *bedrockDecoder) complete() bool { return d.stopped }
 
 func (d *bedrockDecoder) event(ev *sse.Event) error {
 	b := d.b
-	d.doc.validUTF8 = b.validUTF8
 	d.level = levelTop
-	d.index, d.stop, d.usage, d.toolID, d.toolName = noSpan, noSpan, noSpan, noSpan, noSpan
-	d.text, d.input, d.rText, d.rSignature, d.rRedact = noSpan, noSpan, noSpan, noSpan, noSpan
+	d.index, d.stop, d.usage, d.toolID, d.toolName = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
+	d.text, d.input, d.reasonText, d.reasonSignature, d.reasonRedacted = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
 	d.hasStart, d.hasTool, d.hasReason = false, false, false
-	if at, err := walkEvent(&d.doc, d, ev.Data, (*bedrockDecoder).member); err != nil {
-		return b.fail(b.eventError(ev.Data, at, err))
+	if err := readEvent(b, &d.doc, d, ev, (*bedrockDecoder).member); err != nil {
+		return err
 	}
 	switch ev.Type {
 	case "messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop":
 		if d.stopped {
-			return d.outOfOrder(ev, ev.Type+" after messageStop")
+			return d.b.outOfOrder(ev, 0, ev.Type+" after messageStop")
 		}
 	}
 	switch ev.Type {
@@ -350,7 +375,7 @@ func (d *bedrockDecoder) event(ev *sse.Event) error {
 		return d.delta(ev)
 	case "messageStart":
 		if d.started {
-			return d.outOfOrder(ev, "a second messageStart")
+			return d.b.outOfOrder(ev, 0, "a second messageStart")
 		}
 		d.started = true
 		return nil
@@ -367,11 +392,13 @@ func (d *bedrockDecoder) event(ev *sse.Event) error {
 		return d.messageStop(ev)
 	case "metadata":
 		if d.metadata {
-			return d.outOfOrder(ev, "a second metadata")
+			return d.b.outOfOrder(ev, 0, "a second metadata")
 		}
 		d.metadata = true
 		d.applyUsage()
-		b.done = d.stopped
+		if d.stopped {
+			b.end()
+		}
 		return nil
 	}
 	return nil // event types added later
@@ -379,16 +406,16 @@ func (d *bedrockDecoder) event(ev *sse.Event) error {
 
 // member records the members the decoder reads, at every level it follows.
 func (d *bedrockDecoder) member(key []byte, i, depth int) (int, error) {
-	if d.doc.data[i] == '{' {
+	if d.doc.Data[i] == '{' {
 		if next, ok := d.nested(key); ok {
 			outer := d.level
 			d.level = next
-			end, err := walkObject(&d.doc, d, i, depth, (*bedrockDecoder).member)
+			end, err := jsonscan.WalkObject(&d.doc, d, i, depth, (*bedrockDecoder).member)
 			d.level = outer
 			return end, err
 		}
 	}
-	s, end, err := d.doc.valueSpan(i, depth)
+	s, end, err := d.doc.ValueSpan(i, depth)
 	switch d.level {
 	case levelTop:
 		switch string(key) {
@@ -417,11 +444,11 @@ func (d *bedrockDecoder) member(key []byte, i, depth int) (int, error) {
 	case levelDeltaReasoning:
 		switch string(key) {
 		case "text":
-			d.rText = s
+			d.reasonText = s
 		case "signature":
-			d.rSignature = s
+			d.reasonSignature = s
 		case "redactedContent":
-			d.rRedact = s
+			d.reasonRedacted = s
 		}
 	}
 	return end, err
@@ -456,20 +483,15 @@ func (d *bedrockDecoder) nested(key []byte) (bedrockLevel, bool) {
 	return 0, false
 }
 
-// outOfOrder fails the stream with the event that broke the sequence.
-func (d *bedrockDecoder) outOfOrder(ev *sse.Event, why string) error {
-	return d.b.fail(d.b.eventError(ev.Data, 0, fmt.Errorf("%w: %s", ErrOutOfOrder, why)))
-}
-
 // eventIndex is the event's contentBlockIndex.
 func (d *bedrockDecoder) eventIndex(ev *sse.Event) (int, error) {
 	s := d.index
-	if !s.ok() || d.doc.data[s.start] < '0' || d.doc.data[s.start] > '9' {
-		return 0, d.outOfOrder(ev, ev.Type+" without a contentBlockIndex")
+	if !s.OK() || d.doc.Data[s.Start] < '0' || d.doc.Data[s.Start] > '9' {
+		return 0, d.b.outOfOrder(ev, 0, ev.Type+" without a contentBlockIndex")
 	}
-	n, ok := parseIndex(d.doc.data[s.start:s.end])
+	n, ok := jsonscan.ParseIndex(d.doc.Data[s.Start:s.End])
 	if !ok || n > toolcall.MaxIndex {
-		return 0, d.outOfOrder(ev, "a contentBlockIndex that is not a small integer")
+		return 0, d.b.outOfOrder(ev, 0, "a contentBlockIndex that is not a small integer")
 	}
 	return n, nil
 }
@@ -478,7 +500,7 @@ func (d *bedrockDecoder) eventIndex(ev *sse.Event) (int, error) {
 // 0; a delta may begin a text or reasoning block (begin is that kind).
 func (d *bedrockDecoder) block(ev *sse.Event, begin bedrockKind) (*bedrockBlock, error) {
 	if !d.started {
-		return nil, d.outOfOrder(ev, ev.Type+" before messageStart")
+		return nil, d.b.outOfOrder(ev, 0, ev.Type+" before messageStart")
 	}
 	n, err := d.eventIndex(ev)
 	if err != nil {
@@ -487,13 +509,13 @@ func (d *bedrockDecoder) block(ev *sse.Event, begin bedrockKind) (*bedrockBlock,
 	for i := range d.blocks {
 		if blk := &d.blocks[i]; blk.index == n {
 			if !blk.open {
-				return nil, d.outOfOrder(ev, fmt.Sprintf("%s for block %d after its stop", ev.Type, n))
+				return nil, d.b.outOfOrder(ev, 0, fmt.Sprintf("%s for block %d after its stop", ev.Type, n))
 			}
 			return blk, nil
 		}
 	}
 	if begin == 0 {
-		return nil, d.outOfOrder(ev, fmt.Sprintf("%s for block %d, which never began", ev.Type, n))
+		return nil, d.b.outOfOrder(ev, 0, fmt.Sprintf("%s for block %d, which never began", ev.Type, n))
 	}
 	return d.begin(n, begin), nil
 }
@@ -501,16 +523,16 @@ func (d *bedrockDecoder) block(ev *sse.Event, begin bedrockKind) (*bedrockBlock,
 // begin opens block n of kind k.
 func (d *bedrockDecoder) begin(n int, k bedrockKind) *bedrockBlock {
 	b := d.b
-	blk := bedrockBlock{index: n, kind: k, open: true, slot: len(b.blocks)}
+	blk := bedrockBlock{index: n, kind: k, open: true, slot: b.blockCount()}
 	switch k {
 	case bedrockKindText:
 		blk.textStart = len(b.content)
-		b.blocks = append(b.blocks, Block{Type: BlockText})
+		b.addBlock(Block{Type: BlockText})
 	case bedrockKindToolUse:
-		b.blocks = append(b.blocks, Block{Type: BlockToolCall, Call: n})
+		b.addBlock(Block{Type: BlockToolCall, Call: n})
 	default:
 		blk.textStart = len(b.reasoning)
-		b.blocks = append(b.blocks, Block{Type: bedrockReasoningBlock})
+		b.addBlock(Block{Type: bedrockReasoningBlock})
 	}
 	d.blocks = append(d.blocks, blk)
 	return &d.blocks[len(d.blocks)-1]
@@ -522,7 +544,7 @@ const bedrockReasoningBlock = "reasoningContent"
 
 func (d *bedrockDecoder) start(ev *sse.Event) error {
 	if !d.started {
-		return d.outOfOrder(ev, "contentBlockStart before messageStart")
+		return d.b.outOfOrder(ev, 0, "contentBlockStart before messageStart")
 	}
 	n, err := d.eventIndex(ev)
 	if err != nil {
@@ -530,18 +552,18 @@ func (d *bedrockDecoder) start(ev *sse.Event) error {
 	}
 	for i := range d.blocks {
 		if d.blocks[i].index == n {
-			return d.outOfOrder(ev, fmt.Sprintf("block %d began twice", n))
+			return d.b.outOfOrder(ev, 0, fmt.Sprintf("block %d began twice", n))
 		}
 	}
 	if !d.hasTool {
 		return nil // a start of another kind (an image, say): nothing to keep yet
 	}
 	f := toolcall.Fragment{Index: n, Type: "function"}
-	if d.doc.isString(d.toolID) {
-		f.ID = string(d.doc.str(nil, d.toolID))
+	if d.doc.IsString(d.toolID) {
+		f.ID = string(d.doc.Str(nil, d.toolID))
 	}
-	if d.doc.isString(d.toolName) {
-		f.Name = string(d.doc.str(nil, d.toolName))
+	if d.doc.IsString(d.toolName) {
+		f.Name = string(d.doc.Str(nil, d.toolName))
 	}
 	if err := d.b.addFragment(f); err != nil {
 		return d.b.fail(err)
@@ -556,11 +578,11 @@ func (d *bedrockDecoder) delta(ev *sse.Event) error {
 	switch {
 	case d.hasTool:
 		kind = bedrockKindToolUse
-	case d.hasReason && d.rRedact.ok():
+	case d.hasReason && d.reasonRedacted.OK():
 		kind = bedrockKindRedacted
 	case d.hasReason:
 		kind = bedrockKindReasoning
-	case d.text.ok():
+	case d.text.OK():
 		kind = bedrockKindText
 	default:
 		// A delta of a kind not read here (citations, images): its block
@@ -577,18 +599,18 @@ func (d *bedrockDecoder) delta(ev *sse.Event) error {
 		return err
 	}
 	if blk.kind != kind && !(blk.kind == bedrockKindReasoning && kind == bedrockKindRedacted || blk.kind == bedrockKindRedacted && kind == bedrockKindReasoning) {
-		return d.outOfOrder(ev, fmt.Sprintf("a delta of another kind for block %d", blk.index))
+		return d.b.outOfOrder(ev, 0, fmt.Sprintf("a delta of another kind for block %d", blk.index))
 	}
 	switch kind {
 	case bedrockKindText:
-		if d.doc.isString(d.text) {
+		if d.doc.IsString(d.text) {
 			return b.text(inContent, &d.doc, d.text)
 		}
 	case bedrockKindToolUse:
-		if !d.doc.isString(d.input) {
+		if !d.doc.IsString(d.input) {
 			return nil
 		}
-		d.arena = d.doc.str(d.arena[:0], d.input)
+		d.arena = d.doc.Str(d.arena[:0], d.input)
 		if len(d.arena) == 0 {
 			return nil
 		}
@@ -598,17 +620,17 @@ func (d *bedrockDecoder) delta(ev *sse.Event) error {
 			return b.fail(err)
 		}
 	default:
-		if d.doc.isString(d.rRedact) {
+		if d.doc.IsString(d.reasonRedacted) {
 			blk.kind = bedrockKindRedacted
-			blk.redacted = d.doc.str(blk.redacted, d.rRedact)
-			b.progressed = true
+			blk.redacted = d.doc.Str(blk.redacted, d.reasonRedacted)
+			b.progress()
 		}
-		if d.doc.isString(d.rSignature) {
-			blk.signature = d.doc.str(blk.signature, d.rSignature)
-			b.progressed = true
+		if d.doc.IsString(d.reasonSignature) {
+			blk.signature = d.doc.Str(blk.signature, d.reasonSignature)
+			b.progress()
 		}
-		if d.doc.isString(d.rText) {
-			return b.text(inReasoning, &d.doc, d.rText)
+		if d.doc.IsString(d.reasonText) {
+			return b.text(inReasoning, &d.doc, d.reasonText)
 		}
 	}
 	return nil
@@ -618,7 +640,7 @@ func (d *bedrockDecoder) delta(ev *sse.Event) error {
 func (d *bedrockDecoder) close(blk *bedrockBlock) {
 	b := d.b
 	blk.open = false
-	slot := &b.blocks[blk.slot]
+	slot := b.block(blk.slot)
 	switch blk.kind {
 	case bedrockKindText:
 		slot.Bytes = len(b.content) - blk.textStart
@@ -638,13 +660,13 @@ func (d *bedrockDecoder) close(blk *bedrockBlock) {
 		}{string(blk.redacted)})
 	}
 	blk.signature, blk.redacted = nil, nil
-	b.progressed = true
+	b.progress()
 }
 
 func (d *bedrockDecoder) messageStop(ev *sse.Event) error {
 	b := d.b
 	if !d.started {
-		return d.outOfOrder(ev, "messageStop before messageStart")
+		return d.b.outOfOrder(ev, 0, "messageStop before messageStart")
 	}
 	// A block left open ends with the message: its content is whole.
 	for i := range d.blocks {
@@ -652,13 +674,15 @@ func (d *bedrockDecoder) messageStop(ev *sse.Event) error {
 			d.close(&d.blocks[i])
 		}
 	}
-	if d.doc.isString(d.stop) {
-		b.finish = string(d.doc.str(d.arena[:0], d.stop))
-		b.stop = bedrockStopReason(b.finish)
+	if d.doc.IsString(d.stop) {
+		raw := string(d.doc.Str(d.arena[:0], d.stop))
+		b.setFinish(raw, bedrockStopReason(raw))
 	}
 	d.stopped = true
-	b.progressed = true
-	b.done = d.metadata
+	b.progress()
+	if d.metadata {
+		b.end()
+	}
 	return nil
 }
 
@@ -666,13 +690,13 @@ func (d *bedrockDecoder) messageStop(ev *sse.Event) error {
 // Anthropic's does; totalTokens is Bedrock's own total, else the sum.
 func (d *bedrockDecoder) applyUsage() {
 	s := d.usage
-	if !s.ok() || d.doc.data[s.start] != '{' {
+	if !s.OK() || d.doc.Data[s.Start] != '{' {
 		return
 	}
 	u := new(Usage)
-	walkObject(&d.doc, u, s.start, 0, func(u *Usage, key []byte, i, depth int) (int, error) {
-		v, end, err := d.doc.valueSpan(i, depth)
-		n, ok := jsonInt(d.doc.data, v)
+	jsonscan.WalkObject(&d.doc, u, s.Start, 0, func(u *Usage, key []byte, i, depth int) (int, error) {
+		v, end, err := d.doc.ValueSpan(i, depth)
+		n, ok := jsonscan.Int(d.doc.Data, v)
 		if !ok {
 			return end, err
 		}
@@ -693,5 +717,5 @@ func (d *bedrockDecoder) applyUsage() {
 	if u.TotalTokens == 0 {
 		u.TotalTokens = u.PromptTokens + u.CachedTokens + u.CacheWriteTokens + u.CompletionTokens
 	}
-	d.b.usage = u
+	d.b.setUsage(u)
 }

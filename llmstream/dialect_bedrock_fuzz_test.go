@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"testing/iotest"
+
+	"github.com/airlock-go/airlock/internal/jsonscan"
 )
 
 // FuzzBedrockDecode reads any body as Bedrock frames: never a panic, and
@@ -22,7 +24,7 @@ func FuzzBedrockDecode(f *testing.F) {
 		want := bedrockOutcomeOf(t, m, err)
 		if err == nil {
 			for _, c := range m.ToolCalls {
-				if !validJSON([]byte(c.Function.Arguments)) {
+				if !jsonscan.Valid([]byte(c.Function.Arguments)) {
 					t.Fatalf("call %q handed out with arguments %q", c.ID, c.Function.Arguments)
 				}
 			}

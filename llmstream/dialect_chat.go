@@ -7,36 +7,59 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/airlock-go/airlock/internal/jsonscan"
 	"github.com/airlock-go/airlock/sse"
 	"github.com/airlock-go/airlock/toolcall"
 )
 
 // This file is the OpenAI Chat Completions dialect (DialectChat): its
-// request, its error bodies, and the decoder that reads one
-// chat.completion.chunk into the bridge in a single pass over the event,
-// validating all of it. Only choice 0 is followed. Nothing is applied to
-// the message until the whole event has proved to be valid JSON (see
-// chatDecoder.apply), so a bad event leaves the message as it was before it.
+// error bodies and the decoder that reads one chat.completion.chunk into
+// the bridge in a single pass over the event, validating all of it. The
+// request encoder is in encode_chat.go, the whole JSON completion some
+// servers send instead of a stream in whole_chat.go.
+//
+// POST {base}/chat/completions with "Authorization: Bearer <key>". Each
+// event's data is one chat.completion.chunk; of its choices only index 0
+// is followed:
+//
+//	{"error":{...}} (non-null)        → *APIError, message/type/code kept exactly
+//	data that is not one JSON object  → *EventError (ErrBadEvent), raw data kept
+//	delta.content                     → text (a string, or parts: "text" parts are
+//	                                    text, "thinking"/"reasoning" parts reasoning)
+//	delta.reasoning_content/reasoning → reasoning (both in one delta: the first)
+//	delta.refusal                     → refusal
+//	delta.tool_calls                  → the toolcall.Assembler
+//	finish_reason                     → kept; "error" fails the stream (OpenRouter)
+//	usage, x_groq.usage               → kept, the last one wins
+//	event: error, an "error:" field   → *APIError (llama.cpp reports failures so)
+//
+// Empty or absent choices, a choice with no delta, null for any member,
+// role on every chunk and unknown members are normal; a delta and a
+// finish reason in one chunk apply the delta first. The stream ends
+// properly with "[DONE]", or at its end after a finish reason. Nothing is
+// applied to the message until the whole event has proved to be valid
+// JSON (see chatDecoder.apply), so a bad event leaves the message as it
+// was before it.
 
 // chatDecoder reads OpenAI chat.completion.chunk events into a Bridge.
 type chatDecoder struct {
 	b  *Bridge
-	ev event
+	ev chatEvent
 }
 
 func (c *chatDecoder) event(ev *sse.Event) error {
 	b := c.b
 	if string(ev.Data) == "[DONE]" {
-		b.done = true
+		b.end()
 		return nil
 	}
 	if len(ev.Data) == 0 {
 		return nil
 	}
-	c.ev.validUTF8 = b.validUTF8
-	nc, nr, nf := len(b.content), len(b.reasoning), len(b.refusal)
+	c.ev.ValidUTF8 = b.validUTF8
+	lens := b.textLens()
 	if at, err := c.decodeChunk(ev.Data); err != nil {
-		b.content, b.reasoning, b.refusal = b.content[:nc], b.reasoning[:nr], b.refusal[:nf]
+		b.truncateText(lens)
 		return b.fail(b.eventError(ev.Data, at, err))
 	}
 	return c.apply()
@@ -49,28 +72,28 @@ func (c *chatDecoder) complete() bool { return c.b.done || c.b.finish != "" }
 // event validated.
 type mark struct {
 	kind bufKind
-	span span
+	span jsonscan.Span
 }
 
 // pendingCall is a tool-call fragment whose strings sit in Bridge.arena.
 type pendingCall struct {
 	index                      int
 	noIndex                    bool
-	id, typ, name, args, extra span
+	id, typ, name, args, extra jsonscan.Span
 }
 
-// event is the per-event decode state, reset for each event and reused.
-type event struct {
-	doc
+// chatEvent is the per-event decode state, reset for each event and reused.
+type chatEvent struct {
+	jsonscan.Doc
 	marks     []mark
 	calls     []pendingCall
 	arena     []byte
-	prefix    []byte // the previous event's ignored leading members; see walkTop
-	extras    []byte // provider extras of tool calls, apart from arena so each call's stay contiguous
-	finish    span   // raw JSON string in data
-	usage     span   // raw JSON in data
-	groqUsage span
-	apiErr    span
+	prefix    []byte        // the previous event's ignored leading members; see walkTop
+	extras    []byte        // provider extras of tool calls, apart from arena so each call's stay contiguous
+	finish    jsonscan.Span // raw JSON string in data
+	usage     jsonscan.Span // raw JSON in data
+	groqUsage jsonscan.Span
+	apiErr    jsonscan.Span
 
 	choiceIndex   int
 	reasoningSeen bool
@@ -78,18 +101,19 @@ type event struct {
 
 // snapshot is what a choice other than index 0 must roll back to.
 type snapshot struct {
-	content, reasoning, refusal, marks, calls, arena, extras int
-	finish                                                   span
+	text                        textLens
+	marks, calls, arena, extras int
+	finish                      jsonscan.Span
 }
 
 func (c *chatDecoder) snapshot() snapshot {
 	e := &c.ev
-	return snapshot{len(c.b.content), len(c.b.reasoning), len(c.b.refusal), len(e.marks), len(e.calls), len(e.arena), len(e.extras), e.finish}
+	return snapshot{c.b.textLens(), len(e.marks), len(e.calls), len(e.arena), len(e.extras), e.finish}
 }
 
 func (c *chatDecoder) restore(s snapshot) {
 	e := &c.ev
-	c.b.content, c.b.reasoning, c.b.refusal = c.b.content[:s.content], c.b.reasoning[:s.reasoning], c.b.refusal[:s.refusal]
+	c.b.truncateText(s.text)
 	e.marks, e.calls, e.arena, e.extras = e.marks[:s.marks], e.calls[:s.calls], e.arena[:s.arena], e.extras[:s.extras]
 	e.finish = s.finish
 }
@@ -97,22 +121,22 @@ func (c *chatDecoder) restore(s snapshot) {
 // decodeChunk walks the event data. On error the caller rolls back.
 func (c *chatDecoder) decodeChunk(d []byte) (int, error) {
 	e := &c.ev
-	e.data = d
+	e.Data = d
 	e.marks, e.calls, e.arena, e.extras = e.marks[:0], e.calls[:0], e.arena[:0], e.extras[:0]
-	e.finish, e.usage, e.groqUsage, e.apiErr = noSpan, noSpan, noSpan, noSpan
-	i := skipWS(d, 0)
+	e.finish, e.usage, e.groqUsage, e.apiErr = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
+	i := jsonscan.SkipWS(d, 0)
 	if i >= len(d) || d[i] != '{' {
-		if end, err := skipValue(d, i, 0); err != nil {
+		if end, err := jsonscan.SkipValue(d, i, 0); err != nil {
 			return end, err
 		}
-		return i, errNotObject
+		return i, jsonscan.ErrNotObject
 	}
 	i, err := c.walkTop(i)
 	if err != nil {
 		return i, err
 	}
-	if i = skipWS(d, i); i != len(d) {
-		return i, errTrailing
+	if i = jsonscan.SkipWS(d, i); i != len(d) {
+		return i, jsonscan.ErrTrailing
 	}
 	return i, nil
 }
@@ -125,22 +149,22 @@ func (c *chatDecoder) decodeChunk(d []byte) (int, error) {
 // those bytes resumes after them, since identical leading bytes parse
 // identically and contribute nothing. It is most of the chunk's bytes.
 func (c *chatDecoder) walkTop(i int) (int, error) {
-	d := c.ev.data
+	d := c.ev.Data
 	prefix := c.ev.prefix
 	if n := len(prefix); n > 0 && len(d) > n && string(d[:n]) == string(prefix) {
 		i = n - 1 // at the comma, as after a member
 	} else {
 		prefix = prefix[:0]
 		c.ev.prefix = prefix // until this event proves its own
-		if i = skipWS(d, i+1); i < len(d) && d[i] == '}' {
+		if i = jsonscan.SkipWS(d, i+1); i < len(d) && d[i] == '}' {
 			return i + 1, nil
 		}
 		i-- // the loop steps over the '{' as it would over a comma
 	}
 	leading := true // every member so far was ignored
 	for {
-		i = skipWS(d, i+1)
-		key, at, err := c.ev.readKey(i)
+		i = jsonscan.SkipWS(d, i+1)
+		key, at, err := c.ev.ReadKey(i)
 		if err != nil {
 			return at, err
 		}
@@ -151,8 +175,8 @@ func (c *chatDecoder) walkTop(i int) (int, error) {
 		if i, err = c.topMember(key, at, 1); err != nil {
 			return i, err
 		}
-		if i = skipWS(d, i); i >= len(d) {
-			return i, errSyntax
+		if i = jsonscan.SkipWS(d, i); i >= len(d) {
+			return i, jsonscan.ErrSyntax
 		}
 		switch d[i] {
 		case ',':
@@ -167,41 +191,41 @@ func (c *chatDecoder) walkTop(i int) (int, error) {
 			c.ev.prefix = prefix
 			return i + 1, nil
 		default:
-			return i, errSyntax
+			return i, jsonscan.ErrSyntax
 		}
 	}
 }
 
 func (c *chatDecoder) topMember(key []byte, i, depth int) (int, error) {
-	d := c.ev.data
+	d := c.ev.Data
 	switch string(key) {
 	case "choices":
 		if d[i] == '[' {
-			return walkArray(&c.ev.doc, c, i, depth, (*chatDecoder).choice)
+			return jsonscan.WalkArray(&c.ev.Doc, c, i, depth, (*chatDecoder).choice)
 		}
 	case "error":
-		s, end, err := c.ev.valueSpan(i, depth)
+		s, end, err := c.ev.ValueSpan(i, depth)
 		c.ev.apiErr = s
 		return end, err
 	case "usage":
-		s, end, err := c.ev.valueSpan(i, depth)
+		s, end, err := c.ev.ValueSpan(i, depth)
 		c.ev.usage = s
 		return end, err
 	case "x_groq":
 		if d[i] == '{' {
-			return walkObject(&c.ev.doc, c, i, depth, (*chatDecoder).groqMember)
+			return jsonscan.WalkObject(&c.ev.Doc, c, i, depth, (*chatDecoder).groqMember)
 		}
 	}
-	return skipValue(d, i, depth)
+	return jsonscan.SkipValue(d, i, depth)
 }
 
 func (c *chatDecoder) groqMember(key []byte, i, depth int) (int, error) {
 	if string(key) == "usage" {
-		s, end, err := c.ev.valueSpan(i, depth)
+		s, end, err := c.ev.ValueSpan(i, depth)
 		c.ev.groqUsage = s
 		return end, err
 	}
-	return skipValue(c.ev.data, i, depth)
+	return jsonscan.SkipValue(c.ev.Data, i, depth)
 }
 
 // choiceHead and choiceTail are how nearly every chunk's choice begins and
@@ -212,9 +236,9 @@ const (
 )
 
 func (c *chatDecoder) choice(pos, i, depth int) (int, error) {
-	d := c.ev.data
+	d := c.ev.Data
 	if d[i] != '{' {
-		return skipValue(d, i, depth)
+		return jsonscan.SkipValue(d, i, depth)
 	}
 	e := &c.ev
 	snap := c.snapshot()
@@ -225,20 +249,20 @@ func (c *chatDecoder) choice(pos, i, depth int) (int, error) {
 		// Nearly every chunk's choice starts this way: read the index and
 		// the delta's opening straight off, then carry on as usual.
 		e.choiceIndex = 0
-		end, err = walkObject(&c.ev.doc, c, i+len(choiceHead)-1, depth+1, (*chatDecoder).deltaMember)
+		end, err = jsonscan.WalkObject(&c.ev.Doc, c, i+len(choiceHead)-1, depth+1, (*chatDecoder).deltaMember)
 		if err == nil {
 			if len(d)-end >= len(choiceTail) && string(d[end:end+len(choiceTail)]) == choiceTail {
 				end += len(choiceTail)
-			} else if end, err = nextMember(d, end, '}'); err == nil {
+			} else if end, err = jsonscan.NextMember(d, end, '}'); err == nil {
 				if end < 0 {
 					end = -end - 1
 				} else {
-					end, err = walkMembers(&c.ev.doc, c, end, depth+1, (*chatDecoder).choiceMember)
+					end, err = jsonscan.WalkMembers(&c.ev.Doc, c, end, depth+1, (*chatDecoder).choiceMember)
 				}
 			}
 		}
 	} else {
-		end, err = walkObject(&c.ev.doc, c, i, depth, (*chatDecoder).choiceMember)
+		end, err = jsonscan.WalkObject(&c.ev.Doc, c, i, depth, (*chatDecoder).choiceMember)
 	}
 	if err != nil {
 		return end, err
@@ -250,39 +274,39 @@ func (c *chatDecoder) choice(pos, i, depth int) (int, error) {
 }
 
 func (c *chatDecoder) choiceMember(key []byte, i, depth int) (int, error) {
-	d := c.ev.data
+	d := c.ev.Data
 	e := &c.ev
 	switch string(key) {
 	case "index":
-		end, err := skipValue(d, i, depth)
+		end, err := jsonscan.SkipValue(d, i, depth)
 		if err != nil {
 			return end, err
 		}
-		if n, ok := parseIndex(d[i:end]); ok {
+		if n, ok := jsonscan.ParseIndex(d[i:end]); ok {
 			e.choiceIndex = n
 		}
 		return end, nil
 	case "delta":
 		if d[i] == '{' {
-			return walkObject(&c.ev.doc, c, i, depth, (*chatDecoder).deltaMember)
+			return jsonscan.WalkObject(&c.ev.Doc, c, i, depth, (*chatDecoder).deltaMember)
 		}
 	case "finish_reason":
 		if d[i] == '"' {
-			end, err := skipString(d, i)
+			end, err := jsonscan.SkipString(d, i)
 			if err == nil && end-i > 2 {
-				e.finish = span{i, end}
+				e.finish = jsonscan.Span{Start: i, End: end}
 			}
 			return end, err
 		}
 	}
-	return skipValue(d, i, depth)
+	return jsonscan.SkipValue(d, i, depth)
 }
 
 // appendText decodes the string at d[i] into the buffer of kind k and
 // records a mark for the callback.
 func (c *chatDecoder) appendText(k bufKind, i int) (int, error) {
 	buf := c.b.buffer(k)
-	if room := len(c.ev.data) - i; cap(*buf)-len(*buf) < room {
+	if room := len(c.ev.Data) - i; cap(*buf)-len(*buf) < room {
 		// The rest of the event bounds the decoded text. Double the buffer
 		// ourselves: append grows large slices by only 1.25x, which copies
 		// a long answer many more times. No more room than that is kept: a
@@ -292,15 +316,15 @@ func (c *chatDecoder) appendText(k bufKind, i int) (int, error) {
 	start := len(*buf)
 	var end int
 	var err error
-	*buf, end, err = appendStringUTF8(*buf, c.ev.data, i, c.ev.validUTF8)
+	*buf, end, err = jsonscan.AppendStringUTF8(*buf, c.ev.Data, i, c.ev.ValidUTF8)
 	if err == nil && len(*buf) > start {
-		c.ev.marks = append(c.ev.marks, mark{k, span{start, len(*buf)}})
+		c.ev.marks = append(c.ev.marks, mark{k, jsonscan.Span{Start: start, End: len(*buf)}})
 	}
 	return end, err
 }
 
 func (c *chatDecoder) deltaMember(key []byte, i, depth int) (int, error) {
-	d := c.ev.data
+	d := c.ev.Data
 	e := &c.ev
 	switch string(key) {
 	case "content":
@@ -308,14 +332,14 @@ func (c *chatDecoder) deltaMember(key []byte, i, depth int) (int, error) {
 		case '"':
 			return c.appendText(inContent, i)
 		case '[':
-			return walkArray(&c.ev.doc, c, i, depth, (*chatDecoder).contentPart)
+			return jsonscan.WalkArray(&c.ev.Doc, c, i, depth, (*chatDecoder).contentPart)
 		}
 	case "reasoning_content", "reasoning":
 		// Some servers send both names with the same text; the first
 		// one in a delta wins so the text is not doubled.
 		if d[i] == '"' {
 			if e.reasoningSeen {
-				return skipString(d, i)
+				return jsonscan.SkipString(d, i)
 			}
 			before := len(c.b.reasoning)
 			end, err := c.appendText(inReasoning, i)
@@ -328,10 +352,10 @@ func (c *chatDecoder) deltaMember(key []byte, i, depth int) (int, error) {
 		}
 	case "tool_calls":
 		if d[i] == '[' {
-			return walkArray(&c.ev.doc, c, i, depth, (*chatDecoder).toolCall)
+			return jsonscan.WalkArray(&c.ev.Doc, c, i, depth, (*chatDecoder).toolCall)
 		}
 	}
-	return skipValue(d, i, depth)
+	return jsonscan.SkipValue(d, i, depth)
 }
 
 // contentPart takes one element of a content array: a "text" part (or one
@@ -341,13 +365,13 @@ func (c *chatDecoder) deltaMember(key []byte, i, depth int) (int, error) {
 // is skipped without losing the others. Members may come in any order, so
 // the part is walked first and its text taken after.
 func (c *chatDecoder) contentPart(_, i, depth int) (int, error) {
-	d := c.ev.data
+	d := c.ev.Data
 	if d[i] != '{' {
-		return skipValue(d, i, depth)
+		return jsonscan.SkipValue(d, i, depth)
 	}
-	typ, text, thinking := noSpan, noSpan, noSpan
-	end, err := walkObject(&c.ev.doc, c, i, depth, func(c *chatDecoder, key []byte, i, depth int) (int, error) {
-		s, end, err := c.ev.valueSpan(i, depth)
+	typ, text, thinking := jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
+	end, err := jsonscan.WalkObject(&c.ev.Doc, c, i, depth, func(c *chatDecoder, key []byte, i, depth int) (int, error) {
+		s, end, err := c.ev.ValueSpan(i, depth)
 		switch string(key) {
 		case "type":
 			typ = s
@@ -362,8 +386,8 @@ func (c *chatDecoder) contentPart(_, i, depth int) (int, error) {
 		return end, err
 	}
 	kind := inContent
-	if typ.ok() && d[typ.start] == '"' {
-		switch t := d[typ.start+1 : typ.end-1]; string(t) {
+	if typ.OK() && d[typ.Start] == '"' {
+		switch t := d[typ.Start+1 : typ.End-1]; string(t) {
 		case "text":
 		case "thinking", "reasoning":
 			kind = inReasoning
@@ -371,26 +395,26 @@ func (c *chatDecoder) contentPart(_, i, depth int) (int, error) {
 			return end, nil
 		}
 	}
-	if kind == inReasoning && thinking.ok() {
+	if kind == inReasoning && thinking.OK() {
 		text = thinking
 	}
-	if !text.ok() {
+	if !text.OK() {
 		return end, nil
 	}
-	switch d[text.start] {
+	switch d[text.Start] {
 	case '"':
-		_, err = c.appendText(kind, text.start)
+		_, err = c.appendText(kind, text.Start)
 	case '[':
 		// Nested parts, as Mistral sends its thinking: their texts.
-		_, err = walkArray(&c.ev.doc, c, text.start, depth, func(c *chatDecoder, _, i, depth int) (int, error) {
-			if c.ev.data[i] != '{' {
-				return skipValue(c.ev.data, i, depth)
+		_, err = jsonscan.WalkArray(&c.ev.Doc, c, text.Start, depth, func(c *chatDecoder, _, i, depth int) (int, error) {
+			if c.ev.Data[i] != '{' {
+				return jsonscan.SkipValue(c.ev.Data, i, depth)
 			}
-			return walkObject(&c.ev.doc, c, i, depth, func(c *chatDecoder, key []byte, i, depth int) (int, error) {
-				if string(key) == "text" && c.ev.data[i] == '"' {
+			return jsonscan.WalkObject(&c.ev.Doc, c, i, depth, func(c *chatDecoder, key []byte, i, depth int) (int, error) {
+				if string(key) == "text" && c.ev.Data[i] == '"' {
 					return c.appendText(kind, i)
 				}
-				return skipValue(c.ev.data, i, depth)
+				return jsonscan.SkipValue(c.ev.Data, i, depth)
 			})
 		})
 	}
@@ -398,71 +422,71 @@ func (c *chatDecoder) contentPart(_, i, depth int) (int, error) {
 }
 
 // arenaString decodes the string at d[i] into the arena.
-func (c *chatDecoder) arenaString(i int) (span, int, error) {
+func (c *chatDecoder) arenaString(i int) (jsonscan.Span, int, error) {
 	e := &c.ev
 	start := len(e.arena)
 	var end int
 	var err error
-	e.arena, end, err = appendStringUTF8(e.arena, e.data, i, e.validUTF8)
-	return span{start, len(e.arena)}, end, err
+	e.arena, end, err = jsonscan.AppendStringUTF8(e.arena, e.Data, i, e.ValidUTF8)
+	return jsonscan.Span{Start: start, End: len(e.arena)}, end, err
 }
 
 // arenaRaw copies the raw JSON value d[i:end] into the arena.
-func (c *chatDecoder) arenaRaw(i, depth int) (span, int, error) {
+func (c *chatDecoder) arenaRaw(i, depth int) (jsonscan.Span, int, error) {
 	e := &c.ev
-	end, err := skipValue(e.data, i, depth)
+	end, err := jsonscan.SkipValue(e.Data, i, depth)
 	if err != nil {
-		return noSpan, end, err
+		return jsonscan.NoSpan, end, err
 	}
 	start := len(e.arena)
-	e.arena = append(e.arena, e.data[i:end]...)
-	return span{start, len(e.arena)}, end, nil
+	e.arena = append(e.arena, e.Data[i:end]...)
+	return jsonscan.Span{Start: start, End: len(e.arena)}, end, nil
 }
 
 func (c *chatDecoder) toolCall(_, i, depth int) (int, error) {
-	d := c.ev.data
+	d := c.ev.Data
 	e := &c.ev
 	if d[i] != '{' {
-		return skipValue(d, i, depth)
+		return jsonscan.SkipValue(d, i, depth)
 	}
-	e.calls = append(e.calls, pendingCall{noIndex: true, id: noSpan, typ: noSpan, name: noSpan, args: noSpan, extra: noSpan})
+	e.calls = append(e.calls, pendingCall{noIndex: true, id: jsonscan.NoSpan, typ: jsonscan.NoSpan, name: jsonscan.NoSpan, args: jsonscan.NoSpan, extra: jsonscan.NoSpan})
 	n := len(e.calls) - 1
-	end, err := walkObject(&c.ev.doc, c, i, depth, (*chatDecoder).toolCallMember)
+	end, err := jsonscan.WalkObject(&c.ev.Doc, c, i, depth, (*chatDecoder).toolCallMember)
 	if err != nil {
 		return end, err
 	}
 	pc := &e.calls[n]
-	if pc.extra.ok() {
+	if pc.extra.OK() {
 		e.extras = append(e.extras, '}')
-		pc.extra.end = len(e.extras)
-	} else if pc.id.empty() && pc.name.empty() && pc.args.empty() {
+		pc.extra.End = len(e.extras)
+	} else if pc.id.Empty() && pc.name.Empty() && pc.args.Empty() {
 		// A fragment with nothing in it (an index alone) is no progress:
 		// it neither reaches the assembler nor keeps the idle timer alive.
 		e.calls = e.calls[:n]
 		return end, nil
 	}
-	e.marks = append(e.marks, mark{inCall, span{n, n}})
+	e.marks = append(e.marks, mark{inCall, jsonscan.Span{Start: n, End: n}})
 	return end, nil
 }
 
 func (c *chatDecoder) toolCallMember(key []byte, i, depth int) (int, error) {
-	d := c.ev.data
+	d := c.ev.Data
 	e := &c.ev
 	pc := &e.calls[len(e.calls)-1]
-	var s span
+	var s jsonscan.Span
 	var end int
 	var err error
 	switch string(key) {
 	case "index":
-		end, err = skipValue(d, i, depth)
+		end, err = jsonscan.SkipValue(d, i, depth)
 		if err == nil {
-			n, ok := parseIndex(d[i:end])
+			n, ok := jsonscan.ParseIndex(d[i:end])
 			pc.index, pc.noIndex = n, !ok
 		}
 		return end, err
 	case "id", "type":
 		if d[i] != '"' {
-			return skipValue(d, i, depth) // not a string: ignored, never echoed as an extra
+			return jsonscan.SkipValue(d, i, depth) // not a string: ignored, never echoed as an extra
 		}
 		s, end, err = c.arenaString(i)
 		if string(key) == "id" {
@@ -473,49 +497,32 @@ func (c *chatDecoder) toolCallMember(key []byte, i, depth int) (int, error) {
 		return end, err
 	case "function":
 		if d[i] == '{' {
-			return walkObject(&c.ev.doc, c, i, depth, (*chatDecoder).functionMember)
+			return jsonscan.WalkObject(&c.ev.Doc, c, i, depth, (*chatDecoder).functionMember)
 		}
-		return skipValue(d, i, depth)
+		return jsonscan.SkipValue(d, i, depth)
 	}
 	if d[i] == 'n' {
-		return skipValue(d, i, depth)
+		return jsonscan.SkipValue(d, i, depth)
 	}
 	// Any other member is a provider extra, kept as raw JSON and echoed
 	// back with the call. Its span grows as members are appended.
-	if !pc.extra.ok() {
-		pc.extra = span{len(e.extras), 0}
+	if !pc.extra.OK() {
+		pc.extra = jsonscan.Span{Start: len(e.extras), End: 0}
 		e.extras = append(e.extras, '{')
 	} else {
 		e.extras = append(e.extras, ',')
 	}
-	e.extras = appendQuoted(e.extras, key)
+	e.extras = jsonscan.AppendQuoted(e.extras, key)
 	e.extras = append(e.extras, ':')
-	end, err = skipValue(d, i, depth)
+	end, err = jsonscan.SkipValue(d, i, depth)
 	if err == nil {
 		e.extras = append(e.extras, d[i:end]...)
 	}
 	return end, err
 }
 
-// appendQuoted appends s as a JSON string.
-func appendQuoted(dst, s []byte) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	for _, c := range s {
-		switch {
-		case c == '"' || c == '\\':
-			dst = append(dst, '\\', c)
-		case c < 0x20:
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-		default:
-			dst = append(dst, c)
-		}
-	}
-	return append(dst, '"')
-}
-
 func (c *chatDecoder) functionMember(key []byte, i, depth int) (int, error) {
-	d := c.ev.data
+	d := c.ev.Data
 	e := &c.ev
 	pc := &e.calls[len(e.calls)-1]
 	switch string(key) {
@@ -540,7 +547,7 @@ func (c *chatDecoder) functionMember(key []byte, i, depth int) (int, error) {
 			return end, err
 		}
 	}
-	return skipValue(d, i, depth)
+	return jsonscan.SkipValue(d, i, depth)
 }
 
 // apply hands a validated event's pieces on, in arrival order: tool-call
@@ -548,11 +555,11 @@ func (c *chatDecoder) functionMember(key []byte, i, depth int) (int, error) {
 // reason, usage and provider error.
 func (c *chatDecoder) apply() error {
 	e := &c.ev
-	d := e.data
+	d := e.Data
 	for _, mk := range e.marks {
-		c.b.progressed = true
+		c.b.progress()
 		if mk.kind == inCall {
-			if err := c.addCall(&e.calls[mk.span.start]); err != nil {
+			if err := c.addCall(&e.calls[mk.span.Start]); err != nil {
 				return c.b.fail(err)
 			}
 			continue
@@ -561,35 +568,29 @@ func (c *chatDecoder) apply() error {
 			continue
 		}
 		buf := *c.b.buffer(mk.kind)
-		kind := DeltaText
-		switch mk.kind {
-		case inReasoning:
-			kind = DeltaReasoning
-		case inRefusal:
-			kind = DeltaRefusal
-		}
-		if err := c.b.deliver(Delta{Kind: kind, Text: string(buf[mk.span.start:mk.span.end])}); err != nil {
+		if err := c.b.deliver(Delta{Kind: mk.kind.deltaKind(), Text: string(buf[mk.span.Start:mk.span.End])}); err != nil {
 			return err
 		}
 	}
-	if e.finish.ok() {
-		c.b.progressed = true
-		if f := d[e.finish.start+1 : e.finish.end-1]; string(f) != c.b.finish {
-			c.b.finish = decodedString(d, e.finish)
+	if e.finish.OK() {
+		c.b.progress()
+		if f := d[e.finish.Start+1 : e.finish.End-1]; string(f) != c.b.finish {
+			raw := jsonscan.DecodedString(d, e.finish)
+			c.b.setFinish(raw, chatStopReason(raw))
 		}
 	}
-	if e.usage.ok() {
-		if u := decodeUsage(d[e.usage.start:e.usage.end]); u != nil {
-			c.b.usage = u
+	if e.usage.OK() {
+		if u := decodeUsage(d[e.usage.Start:e.usage.End]); u != nil {
+			c.b.setUsage(u)
 		}
 	}
-	if e.groqUsage.ok() {
-		if u := decodeUsage(d[e.groqUsage.start:e.groqUsage.end]); u != nil {
-			c.b.usage = u
+	if e.groqUsage.OK() {
+		if u := decodeUsage(d[e.groqUsage.Start:e.groqUsage.End]); u != nil {
+			c.b.setUsage(u)
 		}
 	}
-	if e.apiErr.ok() {
-		return c.b.fail(c.b.apiError(d[e.apiErr.start:e.apiErr.end]))
+	if e.apiErr.OK() {
+		return c.b.fail(c.b.apiError(d[e.apiErr.Start:e.apiErr.End]))
 	}
 	return c.checkFinish()
 }
@@ -603,40 +604,28 @@ func (c *chatDecoder) checkFinish() error {
 	return nil
 }
 
-// decodedString is the value of the validated JSON string at s in d.
-func decodedString(d []byte, s span) string {
-	raw := d[s.start:s.end]
-	for _, c := range raw[1 : len(raw)-1] {
-		if c == '\\' || c >= 0x80 {
-			v, _, _ := appendString(nil, raw, 0)
-			return string(v)
-		}
-	}
-	return string(raw[1 : len(raw)-1])
-}
-
 func (c *chatDecoder) addCall(pc *pendingCall) error {
 	a := c.ev.arena
 	f := toolcall.Fragment{Index: pc.index, NoIndex: pc.noIndex}
-	if pc.id.ok() {
-		f.ID = string(a[pc.id.start:pc.id.end])
+	if pc.id.OK() {
+		f.ID = string(a[pc.id.Start:pc.id.End])
 	}
-	if pc.typ.ok() {
-		f.Type = string(a[pc.typ.start:pc.typ.end])
+	if pc.typ.OK() {
+		f.Type = string(a[pc.typ.Start:pc.typ.End])
 	}
-	if pc.name.ok() {
-		f.Name = string(a[pc.name.start:pc.name.end])
+	if pc.name.OK() {
+		f.Name = string(a[pc.name.Start:pc.name.End])
 	}
-	if pc.args.ok() {
+	if pc.args.OK() {
 		// Not copied, since nearly every fragment carries arguments: Add
 		// copies them into its call (as it copies Extra) and keeps nothing
 		// of f, and addFragment copies them for the callback.
-		if args := a[pc.args.start:pc.args.end]; len(args) > 0 {
+		if args := a[pc.args.Start:pc.args.End]; len(args) > 0 {
 			f.Arguments = unsafe.String(unsafe.SliceData(args), len(args))
 		}
 	}
-	if pc.extra.ok() {
-		f.Extra = c.ev.extras[pc.extra.start:pc.extra.end]
+	if pc.extra.OK() {
+		f.Extra = c.ev.extras[pc.extra.Start:pc.extra.End]
 	}
 	return c.b.addFragment(f)
 }
@@ -667,81 +656,7 @@ func (chatProtocol) header(h http.Header, apiKey string) {
 func (chatProtocol) newDecoder(b *Bridge) decoder { return &chatDecoder{b: b} }
 
 func (chatProtocol) parseError(raw []byte, status int) (*APIError, bool) {
-	e, ok := parseProviderError(raw, status)
-	if ok {
-		e.classify()
-	}
-	return e, ok
-}
-
-type chatRequest struct {
-	Model               string         `json:"model,omitempty"`
-	Messages            []wireMessage  `json:"messages"`
-	Stream              bool           `json:"stream"`
-	StreamOptions       *streamOptions `json:"stream_options,omitempty"`
-	Tools               []Tool         `json:"tools,omitempty"`
-	ToolChoice          any            `json:"tool_choice,omitempty"`
-	ParallelToolCalls   *bool          `json:"parallel_tool_calls,omitempty"`
-	Temperature         *float64       `json:"temperature,omitempty"`
-	TopP                *float64       `json:"top_p,omitempty"`
-	MaxTokens           *int           `json:"max_tokens,omitempty"`
-	MaxCompletionTokens *int           `json:"max_completion_tokens,omitempty"`
-	Stop                []string       `json:"stop,omitempty"`
-	Seed                *int64         `json:"seed,omitempty"`
-	ReasoningEffort     string         `json:"reasoning_effort,omitempty"`
-}
-
-type streamOptions struct {
-	IncludeUsage bool `json:"include_usage"`
-}
-
-// encode writes the chat.completions request. Messages go in the OpenAI
-// shape alone: continuity and is_error are this package's, and servers
-// reject members they do not know.
-func (chatProtocol) encode(r *Request, cfg *config) ([]byte, error) {
-	w := chatRequest{
-		Model: r.Model, Messages: make([]wireMessage, len(r.Messages)), Stream: true, Tools: r.Tools,
-		ParallelToolCalls: r.ParallelToolCalls, Temperature: r.Temperature, TopP: r.TopP,
-		MaxTokens: r.MaxTokens, MaxCompletionTokens: r.MaxCompletionTokens, Stop: r.Stop,
-		Seed: r.Seed, ReasoningEffort: r.ReasoningEffort,
-	}
-	for i := range r.Messages {
-		var err error
-		if w.Messages[i], err = r.Messages[i].chatWire(); err != nil {
-			return nil, err
-		}
-		w.Messages[i].ToolCalls = sentCalls(w.Messages[i].ToolCalls)
-	}
-	switch c := r.ToolChoice; c.Mode {
-	case ToolChoiceAuto, ToolChoiceNone, ToolChoiceRequired:
-		w.ToolChoice = c.Mode.String()
-	case ToolChoiceFunction:
-		w.ToolChoice = map[string]any{"type": "function", "function": map[string]string{"name": c.Name}}
-	}
-	if !cfg.noUsage {
-		w.StreamOptions = &streamOptions{IncludeUsage: true}
-	}
-	return json.Marshal(w)
-}
-
-// sentCalls is calls as a request sends them: with arguments that are not
-// one JSON object (a call agentloop refused and answered) written as {}.
-// vLLM, SGLang and llama.cpp's server parse the arguments of every call in
-// a conversation and refuse the request when they are not an object, and
-// would refuse every later turn of it the same way; the tool message that
-// answers the call says what the model sent wrong. calls itself is
-// returned when every call is sendable, else a copy.
-func sentCalls(calls []ToolCall) []ToolCall {
-	for i := range calls {
-		if args := sentArguments(calls[i].Function.Arguments); args != calls[i].Function.Arguments {
-			out := slices.Clone(calls)
-			for j := i; j < len(out); j++ {
-				out[j].Function.Arguments = sentArguments(out[j].Function.Arguments)
-			}
-			return out
-		}
-	}
-	return calls
+	return parseClassified(raw, status)
 }
 
 // decodeUsage reads a validated usage object; a usage of the wrong shape is
@@ -752,4 +667,48 @@ func decodeUsage(raw []byte) *Usage {
 		return nil
 	}
 	return &u
+}
+
+// chatStopReason maps a chat finish_reason.
+func chatStopReason(finish string) StopReason {
+	switch finish {
+	case "":
+		return 0
+	case "stop":
+		return StopEndTurn
+	case "tool_calls", "function_call":
+		return StopToolCalls
+	case "length":
+		return StopLength
+	case "content_filter":
+		return StopContentFilter
+	}
+	return StopOther
+}
+
+// errorKind maps the error types and codes of OpenAI and the servers
+// compatible with it (Groq's "tokens" and "requests", vLLM's and
+// llama.cpp's numeric codes).
+func (chatProtocol) errorKind(t string) ErrorKind {
+	switch t {
+	case "rate_limit_exceeded", "rate_limited", "429", "tokens", "requests":
+		return ErrorRateLimited
+	case "overloaded", "503", "529", "server_is_overloaded":
+		return ErrorOverloaded
+	case "invalid_api_key", "401":
+		return ErrorAuthentication
+	case "permission_denied", "insufficient_quota", "403":
+		return ErrorPermission
+	case "invalid_request_error", "invalid_request", "invalid_prompt", "400", "413", "422":
+		return ErrorInvalidRequest
+	case "context_length_exceeded", "string_above_max_length":
+		return ErrorContextLength
+	case "model_not_found", "404":
+		return ErrorNotFound
+	case "content_filter", "content_policy_violation":
+		return ErrorContentFiltered
+	case "server_error", "500", "502", "504":
+		return ErrorServer
+	}
+	return ErrorUnknown
 }

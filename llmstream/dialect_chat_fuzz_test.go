@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/airlock-go/airlock/internal/jsonscan"
 )
 
 // This file checks the hand-written chunk decoder against a reference built
@@ -49,7 +51,7 @@ type piece struct {
 func decoderRecord(prev, data []byte, validUTF8 bool) (record, bool) {
 	b := NewBridge()
 	c := b.decoder().(*chatDecoder)
-	c.ev.validUTF8 = validUTF8
+	c.ev.ValidUTF8 = validUTF8
 	if len(prev) > 0 {
 		c.decodeChunk(prev)
 	}
@@ -61,13 +63,13 @@ func decoderRecord(prev, data []byte, validUTF8 bool) (record, bool) {
 	for _, mk := range e.marks {
 		switch mk.kind {
 		case inCall:
-			c := e.calls[mk.span.start]
+			c := e.calls[mk.span.Start]
 			p := piece{Kind: "call", Index: c.index, NoIndex: c.noIndex}
-			str := func(s span) *string {
-				if !s.ok() {
+			str := func(s jsonscan.Span) *string {
+				if !s.OK() {
 					return nil
 				}
-				v := string(e.arena[s.start:s.end])
+				v := string(e.arena[s.Start:s.End])
 				return &v
 			}
 			p.ID, p.Type, p.Name, p.Args = str(c.id), str(c.typ), str(c.name), str(c.args)
@@ -75,26 +77,26 @@ func decoderRecord(prev, data []byte, validUTF8 bool) (record, bool) {
 				p.Index = 0
 			}
 			p.normalizeArgs()
-			if c.extra.ok() {
-				p.Extra = meaning(e.extras[c.extra.start:c.extra.end])
+			if c.extra.OK() {
+				p.Extra = meaning(e.extras[c.extra.Start:c.extra.End])
 			}
 			r.Pieces = append(r.Pieces, p)
 		default:
 			name := map[bufKind]string{inContent: "content", inReasoning: "reasoning", inRefusal: "refusal"}[mk.kind]
-			r.Pieces = append(r.Pieces, piece{Kind: name, Text: string((*b.buffer(mk.kind))[mk.span.start:mk.span.end])})
+			r.Pieces = append(r.Pieces, piece{Kind: name, Text: string((*b.buffer(mk.kind))[mk.span.Start:mk.span.End])})
 		}
 	}
-	if e.finish.ok() {
-		r.Finish = decodedString(data, e.finish)
+	if e.finish.OK() {
+		r.Finish = jsonscan.DecodedString(data, e.finish)
 	}
-	if e.usage.ok() {
-		r.Usage = meaning(data[e.usage.start:e.usage.end])
+	if e.usage.OK() {
+		r.Usage = meaning(data[e.usage.Start:e.usage.End])
 	}
-	if e.groqUsage.ok() {
-		r.Groq = meaning(data[e.groqUsage.start:e.groqUsage.end])
+	if e.groqUsage.OK() {
+		r.Groq = meaning(data[e.groqUsage.Start:e.groqUsage.End])
 	}
-	if e.apiErr.ok() {
-		r.Error = meaning(data[e.apiErr.start:e.apiErr.end])
+	if e.apiErr.OK() {
+		r.Error = meaning(data[e.apiErr.Start:e.apiErr.End])
 	}
 	return r, true
 }
@@ -245,7 +247,7 @@ func (r *record) choice(ch node, pos int) {
 	index := pos
 	for _, m := range ch.members {
 		if m.key == "index" && m.val.kind == '0' {
-			if n, ok := parseIndex([]byte(m.val.str)); ok {
+			if n, ok := jsonscan.ParseIndex([]byte(m.val.str)); ok {
 				index = n
 			}
 		}
@@ -359,7 +361,7 @@ func (r *record) call(c node) {
 		v := m.val
 		switch {
 		case m.key == "index":
-			if n, ok := parseIndex([]byte(v.str)); ok && v.kind == '0' {
+			if n, ok := jsonscan.ParseIndex([]byte(v.str)); ok && v.kind == '0' {
 				p.Index, p.NoIndex = n, false
 			} else {
 				p.Index, p.NoIndex = 0, true

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/airlock-go/airlock/internal/jsonscan"
 	"github.com/airlock-go/airlock/sse"
 	"github.com/airlock-go/airlock/toolcall"
 )
@@ -97,15 +98,11 @@ func (geminiProtocol) newDecoder(b *Bridge) decoder { return &geminiDecoder{b: b
 // inside a stream. A key Gemini rejects is a 400 INVALID_ARGUMENT whose
 // details say API_KEY_INVALID: it is an authentication failure.
 func (geminiProtocol) parseError(raw []byte, status int) (*APIError, bool) {
-	e, ok := parseProviderError(raw, status)
-	if !ok {
-		return nil, false
-	}
-	e.classify()
-	if geminiKeyInvalid(raw) {
+	e, ok := parseClassified(raw, status)
+	if ok && geminiKeyInvalid(raw) {
 		e.Kind = ErrorAuthentication
 	}
-	return e, true
+	return e, ok
 }
 
 // geminiKeyInvalid reports an error whose details carry the reason
@@ -139,13 +136,13 @@ func geminiKeyInvalid(raw []byte) bool {
 
 // gemPart is one part of the followed candidate, as spans of the event.
 type gemPart struct {
-	at, end        int  // the part's object, as offsets
-	text, sig      span // "text", "thoughtSignature"
+	at, end        int           // the part's object, as offsets
+	text, sig      jsonscan.Span // "text", "thoughtSignature"
 	thought        bool
 	other          string // the member naming another kind of part
 	fc             bool   // has a functionCall object
 	fcBad          bool   // functionCall is not an object (nor null)
-	name, id, args span
+	name, id, args jsonscan.Span
 	will           bool // functionCall.willContinue
 	argFrom, argTo int  // its partialArgs, in geminiDecoder.args
 	partial        bool // functionCall has a partialArgs member
@@ -155,8 +152,8 @@ type gemPart struct {
 type gemArg struct {
 	at      int
 	bad     bool // not an object
-	path    span
-	value   span
+	path    jsonscan.Span
+	value   jsonscan.Span
 	kind    argValue
 	kinds   int // value members present
 	will    bool
@@ -184,20 +181,20 @@ const (
 // geminiDecoder reads streamGenerateContent events into a Bridge.
 type geminiDecoder struct {
 	b   *Bridge
-	doc doc
+	doc jsonscan.Doc
 
 	// The current event, read in the one walk that validates it.
-	parts                 []gemPart
-	args                  []gemArg
-	segs                  []pathSeg
-	names                 []byte
-	cur                   int  // the part being walked
-	chosen                bool // the followed candidate was read
-	cIndex, cFin, cFinMsg span // the candidate being walked
-	finish, finishMsg     span // the followed candidate's
-	usage                 gemUsage
-	blockReason, blockMsg span
-	apiErr                bool
+	parts                                []gemPart
+	args                                 []gemArg
+	segs                                 []pathSeg
+	names                                []byte
+	cur                                  int           // the part being walked
+	chosen                               bool          // the followed candidate was read
+	candIndex, candFinish, candFinishMsg jsonscan.Span // the candidate being walked
+	finish, finishMsg                    jsonscan.Span // the followed candidate's
+	usage                                gemUsage
+	blockReason, blockMsg                jsonscan.Span
+	apiErr                               bool
 
 	// The stream.
 	finished bool
@@ -218,13 +215,12 @@ func (g *geminiDecoder) event(ev *sse.Event) error {
 	if len(ev.Data) == 0 {
 		return nil
 	}
-	g.doc.validUTF8 = b.validUTF8
 	g.parts, g.args, g.segs, g.names = g.parts[:0], g.args[:0], g.segs[:0], g.names[:0]
 	g.chosen, g.apiErr = false, false
-	g.finish, g.finishMsg, g.blockReason, g.blockMsg = noSpan, noSpan, noSpan, noSpan
+	g.finish, g.finishMsg, g.blockReason, g.blockMsg = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
 	g.usage = gemUsage{}
-	if at, err := walkEvent(&g.doc, g, ev.Data, (*geminiDecoder).member); err != nil {
-		return b.fail(b.eventError(ev.Data, at, err))
+	if err := readEvent(b, &g.doc, g, ev, (*geminiDecoder).member); err != nil {
+		return err
 	}
 	if g.apiErr {
 		return b.fail(b.apiError(ev.Data))
@@ -237,7 +233,7 @@ func (g *geminiDecoder) event(ev *sse.Event) error {
 	}
 	// The unspecified reason is no block: the Gemini API names it
 	// BLOCK_REASON_UNSPECIFIED, Vertex BLOCKED_REASON_UNSPECIFIED.
-	if g.doc.isString(g.blockReason) && !g.doc.is(g.blockReason, "BLOCK_REASON_UNSPECIFIED") && !g.doc.is(g.blockReason, "BLOCKED_REASON_UNSPECIFIED") {
+	if g.doc.IsString(g.blockReason) && !g.doc.Is(g.blockReason, "BLOCK_REASON_UNSPECIFIED") && !g.doc.Is(g.blockReason, "BLOCKED_REASON_UNSPECIFIED") {
 		return g.blocked()
 	}
 	for i := range g.parts {
@@ -245,7 +241,7 @@ func (g *geminiDecoder) event(ev *sse.Event) error {
 			return err
 		}
 	}
-	if g.doc.isString(g.finish) {
+	if g.doc.IsString(g.finish) {
 		return g.applyFinish(ev)
 	}
 	return nil
@@ -259,24 +255,24 @@ func (g *geminiDecoder) complete() bool {
 }
 
 func (g *geminiDecoder) member(key []byte, i, depth int) (int, error) {
-	d := g.doc.data
+	d := g.doc.Data
 	switch string(key) {
 	case "candidates":
 		if d[i] == '[' {
-			return walkArray(&g.doc, g, i, depth, (*geminiDecoder).candidate)
+			return jsonscan.WalkArray(&g.doc, g, i, depth, (*geminiDecoder).candidate)
 		}
 	case "usageMetadata":
 		if d[i] == '{' {
 			g.usage = gemUsage{}
-			return walkObject(&g.doc, g, i, depth, (*geminiDecoder).usageMember)
+			return jsonscan.WalkObject(&g.doc, g, i, depth, (*geminiDecoder).usageMember)
 		}
 	case "promptFeedback":
 		if d[i] == '{' {
-			return walkObject(&g.doc, g, i, depth, (*geminiDecoder).feedbackMember)
+			return jsonscan.WalkObject(&g.doc, g, i, depth, (*geminiDecoder).feedbackMember)
 		}
 	}
-	s, end, err := g.doc.valueSpan(i, depth)
-	if string(key) == "error" && s.ok() {
+	s, end, err := g.doc.ValueSpan(i, depth)
+	if string(key) == "error" && s.OK() {
 		g.apiErr = true
 	}
 	return end, err
@@ -285,19 +281,19 @@ func (g *geminiDecoder) member(key []byte, i, depth int) (int, error) {
 // candidate reads one candidate; the parts of any but the followed one
 // are dropped again.
 func (g *geminiDecoder) candidate(_, i, depth int) (int, error) {
-	if g.doc.data[i] != '{' {
-		_, end, err := g.doc.valueSpan(i, depth)
+	if g.doc.Data[i] != '{' {
+		_, end, err := g.doc.ValueSpan(i, depth)
 		return end, err
 	}
 	nparts, nargs, nsegs, nnames := len(g.parts), len(g.args), len(g.segs), len(g.names)
-	g.cIndex, g.cFin, g.cFinMsg = noSpan, noSpan, noSpan
-	end, err := walkObject(&g.doc, g, i, depth, (*geminiDecoder).candidateMember)
+	g.candIndex, g.candFinish, g.candFinishMsg = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
+	end, err := jsonscan.WalkObject(&g.doc, g, i, depth, (*geminiDecoder).candidateMember)
 	if err != nil {
 		return end, err
 	}
-	if !g.chosen && (!g.cIndex.ok() || string(g.doc.data[g.cIndex.start:g.cIndex.end]) == "0") {
+	if !g.chosen && (!g.candIndex.OK() || string(g.doc.Data[g.candIndex.Start:g.candIndex.End]) == "0") {
 		g.chosen = true
-		g.finish, g.finishMsg = g.cFin, g.cFinMsg
+		g.finish, g.finishMsg = g.candFinish, g.candFinishMsg
 		return end, nil
 	}
 	g.parts, g.args, g.segs, g.names = g.parts[:nparts], g.args[:nargs], g.segs[:nsegs], g.names[:nnames]
@@ -305,52 +301,52 @@ func (g *geminiDecoder) candidate(_, i, depth int) (int, error) {
 }
 
 func (g *geminiDecoder) candidateMember(key []byte, i, depth int) (int, error) {
-	if string(key) == "content" && g.doc.data[i] == '{' {
-		return walkObject(&g.doc, g, i, depth, (*geminiDecoder).contentMember)
+	if string(key) == "content" && g.doc.Data[i] == '{' {
+		return jsonscan.WalkObject(&g.doc, g, i, depth, (*geminiDecoder).contentMember)
 	}
-	s, end, err := g.doc.valueSpan(i, depth)
+	s, end, err := g.doc.ValueSpan(i, depth)
 	switch string(key) {
 	case "index":
-		g.cIndex = s
+		g.candIndex = s
 	case "finishReason":
-		g.cFin = s
+		g.candFinish = s
 	case "finishMessage":
-		g.cFinMsg = s
+		g.candFinishMsg = s
 	}
 	return end, err
 }
 
 func (g *geminiDecoder) contentMember(key []byte, i, depth int) (int, error) {
-	if string(key) == "parts" && g.doc.data[i] == '[' {
-		return walkArray(&g.doc, g, i, depth, (*geminiDecoder).part)
+	if string(key) == "parts" && g.doc.Data[i] == '[' {
+		return jsonscan.WalkArray(&g.doc, g, i, depth, (*geminiDecoder).part)
 	}
-	_, end, err := g.doc.valueSpan(i, depth)
+	_, end, err := g.doc.ValueSpan(i, depth)
 	return end, err
 }
 
 func (g *geminiDecoder) part(_, i, depth int) (int, error) {
-	if g.doc.data[i] != '{' {
-		_, end, err := g.doc.valueSpan(i, depth) // not a part: ignored
+	if g.doc.Data[i] != '{' {
+		_, end, err := g.doc.ValueSpan(i, depth) // not a part: ignored
 		return end, err
 	}
-	g.parts = append(g.parts, gemPart{at: i, text: noSpan, sig: noSpan, name: noSpan, id: noSpan, args: noSpan})
+	g.parts = append(g.parts, gemPart{at: i, text: jsonscan.NoSpan, sig: jsonscan.NoSpan, name: jsonscan.NoSpan, id: jsonscan.NoSpan, args: jsonscan.NoSpan})
 	g.cur = len(g.parts) - 1
-	end, err := walkObject(&g.doc, g, i, depth, (*geminiDecoder).partMember)
+	end, err := jsonscan.WalkObject(&g.doc, g, i, depth, (*geminiDecoder).partMember)
 	g.parts[g.cur].end = end
 	return end, err
 }
 
 func (g *geminiDecoder) partMember(key []byte, i, depth int) (int, error) {
-	d := g.doc.data
+	d := g.doc.Data
 	if string(key) == "functionCall" && d[i] == '{' {
 		p := &g.parts[g.cur]
 		p.fc, p.argFrom = true, len(g.args)
-		end, err := walkObject(&g.doc, g, i, depth, (*geminiDecoder).callMember)
+		end, err := jsonscan.WalkObject(&g.doc, g, i, depth, (*geminiDecoder).callMember)
 		p = &g.parts[g.cur]
 		p.argTo = len(g.args)
 		return end, err
 	}
-	s, end, err := g.doc.valueSpan(i, depth)
+	s, end, err := g.doc.ValueSpan(i, depth)
 	p := &g.parts[g.cur]
 	switch string(key) {
 	case "text":
@@ -360,10 +356,10 @@ func (g *geminiDecoder) partMember(key []byte, i, depth int) (int, error) {
 	case "thoughtSignature":
 		p.sig = s
 	case "functionCall":
-		p.fcBad = s.ok()
+		p.fcBad = s.OK()
 	case "partMetadata", "videoMetadata", "mediaResolution":
 	default:
-		if s.ok() && p.other == "" {
+		if s.OK() && p.other == "" {
 			p.other = string(key) // rare: code execution, inline data, ...
 		}
 	}
@@ -371,15 +367,15 @@ func (g *geminiDecoder) partMember(key []byte, i, depth int) (int, error) {
 }
 
 func (g *geminiDecoder) callMember(key []byte, i, depth int) (int, error) {
-	d := g.doc.data
+	d := g.doc.Data
 	if string(key) == "partialArgs" && d[i] == '[' {
 		g.parts[g.cur].partial = true
-		return walkArray(&g.doc, g, i, depth, (*geminiDecoder).partialArg)
+		return jsonscan.WalkArray(&g.doc, g, i, depth, (*geminiDecoder).partialArg)
 	}
 	if string(key) == "args" {
-		depth = argsDepth
+		depth = jsonscan.ArgsDepth
 	}
-	s, end, err := g.doc.valueSpan(i, depth)
+	s, end, err := g.doc.ValueSpan(i, depth)
 	p := &g.parts[g.cur]
 	switch string(key) {
 	case "name":
@@ -391,8 +387,8 @@ func (g *geminiDecoder) callMember(key []byte, i, depth int) (int, error) {
 	case "willContinue":
 		p.will = d[i] == 't'
 	case "partialArgs":
-		p.partial = p.partial || s.ok()
-		if s.ok() {
+		p.partial = p.partial || s.OK()
+		if s.OK() {
 			g.args = append(g.args, gemArg{at: i, bad: true})
 		}
 	}
@@ -400,17 +396,17 @@ func (g *geminiDecoder) callMember(key []byte, i, depth int) (int, error) {
 }
 
 func (g *geminiDecoder) partialArg(_, i, depth int) (int, error) {
-	g.args = append(g.args, gemArg{at: i, bad: g.doc.data[i] != '{', path: noSpan, value: noSpan})
-	if g.doc.data[i] != '{' {
-		_, end, err := g.doc.valueSpan(i, depth)
+	g.args = append(g.args, gemArg{at: i, bad: g.doc.Data[i] != '{', path: jsonscan.NoSpan, value: jsonscan.NoSpan})
+	if g.doc.Data[i] != '{' {
+		_, end, err := g.doc.ValueSpan(i, depth)
 		return end, err
 	}
-	return walkObject(&g.doc, g, i, depth, (*geminiDecoder).argMember)
+	return jsonscan.WalkObject(&g.doc, g, i, depth, (*geminiDecoder).argMember)
 }
 
 func (g *geminiDecoder) argMember(key []byte, i, depth int) (int, error) {
-	d := g.doc.data
-	s, end, err := g.doc.valueSpan(i, depth)
+	d := g.doc.Data
+	s, end, err := g.doc.ValueSpan(i, depth)
 	a := &g.args[len(g.args)-1]
 	var kind argValue
 	switch string(key) {
@@ -422,31 +418,31 @@ func (g *geminiDecoder) argMember(key []byte, i, depth int) (int, error) {
 		return end, err
 	case "stringValue":
 		kind = argString
-		if s.ok() && d[i] != '"' {
+		if s.OK() && d[i] != '"' {
 			a.bad = true
 		}
 	case "numberValue":
 		kind = argNumber
-		if s.ok() && d[i] != '-' && (d[i] < '0' || d[i] > '9') {
+		if s.OK() && d[i] != '-' && (d[i] < '0' || d[i] > '9') {
 			a.bad = true
 		}
 	case "boolValue":
 		kind = argBool
-		if s.ok() && d[i] != 't' && d[i] != 'f' {
+		if s.OK() && d[i] != 't' && d[i] != 'f' {
 			a.bad = true
 		}
 	case "nullValue":
 		// Proto's NullValue: JSON null, or the enum's name.
 		a.kinds++
 		a.kind = argNull
-		if s.ok() && !g.doc.is(s, "NULL_VALUE") {
+		if s.OK() && !g.doc.Is(s, "NULL_VALUE") {
 			a.nullBad = true
 		}
 		return end, err
 	default:
 		return end, err
 	}
-	if s.ok() { // null is absent
+	if s.OK() { // null is absent
 		a.kinds++
 		a.kind, a.value = kind, s
 	}
@@ -454,8 +450,8 @@ func (g *geminiDecoder) argMember(key []byte, i, depth int) (int, error) {
 }
 
 func (g *geminiDecoder) usageMember(key []byte, i, depth int) (int, error) {
-	s, end, err := g.doc.valueSpan(i, depth)
-	n, ok := jsonInt(g.doc.data, s)
+	s, end, err := g.doc.ValueSpan(i, depth)
+	n, ok := jsonscan.Int(g.doc.Data, s)
 	if !ok {
 		return end, err
 	}
@@ -479,7 +475,7 @@ func (g *geminiDecoder) usageMember(key []byte, i, depth int) (int, error) {
 }
 
 func (g *geminiDecoder) feedbackMember(key []byte, i, depth int) (int, error) {
-	s, end, err := g.doc.valueSpan(i, depth)
+	s, end, err := g.doc.ValueSpan(i, depth)
 	switch string(key) {
 	case "blockReason":
 		g.blockReason = s
@@ -497,15 +493,15 @@ func (g *geminiDecoder) check() (int, error) {
 	for i := range g.parts {
 		p := &g.parts[i]
 		switch {
-		case p.text.ok() && !d.isString(p.text):
+		case p.text.OK() && !d.IsString(p.text):
 			return p.at, fmt.Errorf("part %d: text is not a string", i)
-		case p.sig.ok() && !d.isString(p.sig):
+		case p.sig.OK() && !d.IsString(p.sig):
 			return p.at, fmt.Errorf("part %d: thoughtSignature is not a string", i)
 		case p.fcBad:
 			return p.at, fmt.Errorf("part %d: functionCall is not an object", i)
-		case p.name.ok() && !d.isString(p.name), p.id.ok() && !d.isString(p.id):
+		case p.name.OK() && !d.IsString(p.name), p.id.OK() && !d.IsString(p.id):
 			return p.at, fmt.Errorf("part %d: a functionCall name or id is not a string", i)
-		case p.args.ok() && d.data[p.args.start] != '{':
+		case p.args.OK() && d.Data[p.args.Start] != '{':
 			return p.at, fmt.Errorf("part %d: functionCall args is not an object", i)
 		}
 		for j := p.argFrom; j < p.argTo; j++ {
@@ -527,10 +523,10 @@ func (g *geminiDecoder) checkArg(a *gemArg) error {
 		return fmt.Errorf("%w: nullValue is neither null nor \"NULL_VALUE\"", ErrArgumentPath)
 	case a.kinds > 1:
 		return fmt.Errorf("%w: a partial argument with more than one value", ErrArgumentPath)
-	case !d.isString(a.path):
+	case !d.IsString(a.path):
 		return fmt.Errorf("%w: a partial argument without a jsonPath string", ErrArgumentPath)
 	}
-	g.path = d.str(g.path[:0], a.path)
+	g.path = d.Str(g.path[:0], a.path)
 	a.segFrom = len(g.segs)
 	var err error
 	g.segs, g.names, err = parsePath(g.path, g.segs, g.names)
@@ -540,15 +536,12 @@ func (g *geminiDecoder) checkArg(a *gemArg) error {
 
 // applyUsage replaces the usage: each usageMetadata is the whole so far.
 func (g *geminiDecoder) applyUsage() {
-	b, u := g.b, &g.usage
-	if b.usage == nil {
-		b.usage = new(Usage)
-	}
+	u := &g.usage
 	total := u.total
 	if !u.hasTotal {
 		total = u.prompt + u.toolUse + u.candidates + u.thoughts
 	}
-	*b.usage = Usage{
+	*g.b.usageRef() = Usage{
 		PromptTokens: u.prompt, CompletionTokens: u.candidates + u.thoughts, TotalTokens: total,
 		CachedTokens: u.cached, ReasoningTokens: u.thoughts,
 	}
@@ -556,10 +549,10 @@ func (g *geminiDecoder) applyUsage() {
 
 // blocked fails the stream for a prompt Gemini refused to answer.
 func (g *geminiDecoder) blocked() error {
-	reason := string(g.doc.str(nil, g.blockReason))
+	reason := string(g.doc.Str(nil, g.blockReason))
 	msg := "the prompt was blocked: " + reason
-	if g.doc.isString(g.blockMsg) {
-		msg = string(g.doc.str(nil, g.blockMsg))
+	if g.doc.IsString(g.blockMsg) {
+		msg = string(g.doc.Str(nil, g.blockMsg))
 	}
 	e := &APIError{Message: msg, Type: reason, Kind: ErrorContentFiltered}
 	e.redact(g.b.cfg.secrets)
@@ -577,55 +570,55 @@ func (g *geminiDecoder) applyPart(ev *sse.Event, p *gemPart) error {
 			g.closeRun()
 			g.openRun(runThought, Block{Type: "thought"}, len(b.reasoning))
 		}
-		if d.isString(p.text) {
+		if d.IsString(p.text) {
 			if err := b.text(inReasoning, d, p.text); err != nil {
 				return err
 			}
 		}
-		if d.isString(p.sig) {
-			b.blocks[g.runSlot].Signature = string(d.str(nil, p.sig))
+		if d.IsString(p.sig) {
+			b.block(g.runSlot).Signature = string(d.Str(nil, p.sig))
 			g.closeRun()
 		}
-	case d.isString(p.text) && p.text.end-p.text.start == 2 && !d.isString(p.sig):
+	case d.IsString(p.text) && p.text.End-p.text.Start == 2 && !d.IsString(p.sig):
 		// An empty text part (the last chunk often has one): nothing.
-	case d.isString(p.text) || (d.isString(p.sig) && p.other == ""):
-		if !p.text.ok() && g.run != runNone {
+	case d.IsString(p.text) || (d.IsString(p.sig) && p.other == ""):
+		if !p.text.OK() && g.run != runNone {
 			// A part with only a signature signs the block before it.
-			b.blocks[g.runSlot].Signature = string(d.str(nil, p.sig))
+			b.block(g.runSlot).Signature = string(d.Str(nil, p.sig))
 			g.closeRun()
-			b.progressed = true
+			b.progress()
 			return nil
 		}
 		if g.run != runText {
 			g.closeRun()
 			g.openRun(runText, Block{Type: BlockText}, len(b.content))
 		}
-		if p.text.ok() {
+		if p.text.OK() {
 			if err := b.text(inContent, d, p.text); err != nil {
 				return err
 			}
-			b.blocks[g.runSlot].Bytes = len(b.content) - g.runStart
+			b.block(g.runSlot).Bytes = len(b.content) - g.runStart
 		}
-		if d.isString(p.sig) {
-			b.blocks[g.runSlot].Signature = string(d.str(nil, p.sig))
+		if d.IsString(p.sig) {
+			b.block(g.runSlot).Signature = string(d.Str(nil, p.sig))
 			g.closeRun()
-			b.progressed = true
+			b.progress()
 		}
 	case p.other != "":
 		g.closeRun()
-		blk := Block{Type: p.other, Raw: append(json.RawMessage(nil), d.data[p.at:p.end]...)}
-		if d.isString(p.sig) {
-			blk.Signature = string(d.str(nil, p.sig))
+		blk := Block{Type: p.other, Raw: append(json.RawMessage(nil), d.Data[p.at:p.end]...)}
+		if d.IsString(p.sig) {
+			blk.Signature = string(d.Str(nil, p.sig))
 		}
-		b.blocks = append(b.blocks, blk)
-		b.progressed = true
+		b.addBlock(blk)
+		b.progress()
 	}
 	return nil
 }
 
 func (g *geminiDecoder) openRun(k runKind, blk Block, start int) {
-	g.run, g.runSlot, g.runStart = k, len(g.b.blocks), start
-	g.b.blocks = append(g.b.blocks, blk)
+	g.run, g.runSlot, g.runStart = k, g.b.blockCount(), start
+	g.b.addBlock(blk)
 }
 
 // closeRun ends the open text or thought block; a thought block is then
@@ -633,25 +626,20 @@ func (g *geminiDecoder) openRun(k runKind, blk Block, start int) {
 func (g *geminiDecoder) closeRun() {
 	b := g.b
 	if g.run == runThought {
-		blk := &b.blocks[g.runSlot]
+		blk := b.block(g.runSlot)
 		text := b.reasoning[g.runStart:]
-		if len(text) == 0 && blk.Signature == "" && g.runSlot == len(b.blocks)-1 {
-			b.blocks = b.blocks[:g.runSlot] // nothing to keep
+		if len(text) == 0 && blk.Signature == "" && g.runSlot == b.blockCount()-1 {
+			b.truncateBlocks(g.runSlot) // nothing to keep
 		} else {
-			raw := appendQuoted([]byte(`{"thought":true,"text":`), text)
+			raw := jsonscan.AppendQuoted([]byte(`{"thought":true,"text":`), text)
 			if blk.Signature != "" {
 				raw = append(raw, `,"thoughtSignature":`...)
-				raw = appendQuoted(raw, []byte(blk.Signature))
+				raw = jsonscan.AppendQuoted(raw, []byte(blk.Signature))
 			}
 			blk.Raw = append(raw, '}')
 		}
 	}
 	g.run = runNone
-}
-
-// outOfOrder fails the stream with the event that broke the sequence.
-func (g *geminiDecoder) outOfOrder(ev *sse.Event, at int, why string) error {
-	return g.b.fail(g.b.eventError(ev.Data, at, fmt.Errorf("%w: %s", ErrOutOfOrder, why)))
 }
 
 // applyCall applies a functionCall part: a whole call, the opening of a
@@ -660,50 +648,50 @@ func (g *geminiDecoder) outOfOrder(ev *sse.Event, at int, why string) error {
 // name and id again: neither starts anything.
 func (g *geminiDecoder) applyCall(ev *sse.Event, p *gemPart) error {
 	b, d := g.b, &g.doc
-	named := d.isString(p.name) && p.name.end-p.name.start > 2 // not ""
-	args := p.args.ok() && !isEmptyObject(d.data[p.args.start:p.args.end])
+	named := d.IsString(p.name) && p.name.End-p.name.Start > 2 // not ""
+	args := p.args.OK() && !jsonscan.IsEmptyObject(d.Data[p.args.Start:p.args.End])
 	if g.open >= 0 {
 		if args || (named && !g.continuesOpen(p)) {
-			return g.outOfOrder(ev, p.at, fmt.Sprintf("a new function call while call %d is still streaming its arguments", g.open))
+			return g.b.outOfOrder(ev, p.at, fmt.Sprintf("a new function call while call %d is still streaming its arguments", g.open))
 		}
-		if blk := &b.blocks[g.openSlot]; blk.Signature == "" && d.isString(p.sig) {
-			blk.Signature = string(d.str(nil, p.sig))
+		if blk := b.block(g.openSlot); blk.Signature == "" && d.IsString(p.sig) {
+			blk.Signature = string(d.Str(nil, p.sig))
 		}
 		return g.streamArgs(ev, p, toolcall.Fragment{Index: g.open}, false)
 	}
 	if !named {
-		if !p.partial && !p.args.ok() && !p.id.ok() {
+		if !p.partial && !p.args.OK() && !p.id.OK() {
 			return nil // an empty functionCall: the end of a call already closed
 		}
-		return g.outOfOrder(ev, p.at, "function-call arguments for a call that was never opened (no name)")
+		return g.b.outOfOrder(ev, p.at, "function-call arguments for a call that was never opened (no name)")
 	}
 	if args && (p.will || p.partial) {
-		return g.outOfOrder(ev, p.at, "a function call with both args and streamed arguments")
+		return g.b.outOfOrder(ev, p.at, "a function call with both args and streamed arguments")
 	}
 	g.closeRun()
 	n := g.calls
 	g.calls++
 	blk := Block{Type: BlockToolCall, Call: n}
-	f := toolcall.Fragment{Index: n, Type: "function", Name: string(d.str(nil, p.name))}
-	if d.isString(p.id) && p.id.end-p.id.start > 2 {
-		f.ID = string(d.str(nil, p.id))
+	f := toolcall.Fragment{Index: n, Type: "function", Name: string(d.Str(nil, p.name))}
+	if d.IsString(p.id) && p.id.End-p.id.Start > 2 {
+		f.ID = string(d.Str(nil, p.id))
 		blk.ID = f.ID
-		b.keepBlocks = true // only the state says the id is Gemini's own, to send back
+		b.keepContinuity() // only the state says the id is Gemini's own, to send back
 	}
-	if d.isString(p.sig) {
-		blk.Signature = string(d.str(nil, p.sig))
+	if d.IsString(p.sig) {
+		blk.Signature = string(d.Str(nil, p.sig))
 	}
-	b.blocks = append(b.blocks, blk)
+	b.addBlock(blk)
 	if p.will || p.partial {
 		if p.will {
-			g.open, g.openSlot = n, len(b.blocks)-1
+			g.open, g.openSlot = n, b.blockCount()-1
 			g.openName = append(g.openName[:0], f.Name...)
 		}
 		return g.streamArgs(ev, p, f, true)
 	}
-	if p.args.ok() {
+	if p.args.OK() {
 		// The object as sent: validated JSON, which the assembler copies.
-		raw := d.data[p.args.start:p.args.end]
+		raw := d.Data[p.args.Start:p.args.End]
 		f.Arguments = unsafe.String(unsafe.SliceData(raw), len(raw))
 	}
 	if err := b.addFragment(f); err != nil {
@@ -716,14 +704,14 @@ func (g *geminiDecoder) applyCall(ev *sse.Event, p *gemPart) error {
 // its name, and no id or the call's own.
 func (g *geminiDecoder) continuesOpen(p *gemPart) bool {
 	d := &g.doc
-	if g.path = d.str(g.path[:0], p.name); string(g.path) != string(g.openName) {
+	if g.path = d.Str(g.path[:0], p.name); string(g.path) != string(g.openName) {
 		return false
 	}
-	if !d.isString(p.id) || p.id.end-p.id.start <= 2 {
+	if !d.IsString(p.id) || p.id.End-p.id.Start <= 2 {
 		return true
 	}
-	g.path = d.str(g.path[:0], p.id)
-	return string(g.path) == g.b.blocks[g.openSlot].ID
+	g.path = d.Str(g.path[:0], p.id)
+	return string(g.path) == g.b.block(g.openSlot).ID
 }
 
 // streamArgs adds a part's partial arguments to the streamed call of f
@@ -740,8 +728,8 @@ func (g *geminiDecoder) streamArgs(ev *sse.Event, p *gemPart, f toolcall.Fragmen
 		a := &g.args[j]
 		var raw []byte
 		switch {
-		case a.value.ok():
-			raw = d.data[a.value.start:a.value.end]
+		case a.value.OK():
+			raw = d.Data[a.value.Start:a.value.End]
 			if a.kind == argString {
 				raw = raw[1 : len(raw)-1] // the content, escapes kept
 			}
@@ -749,7 +737,7 @@ func (g *geminiDecoder) streamArgs(ev *sse.Event, p *gemPart, f toolcall.Fragmen
 			raw = jsonNull
 		}
 		var err error
-		frag, err = g.pa.add(frag, g.segs[a.segFrom:a.segTo], g.names, a.kind, raw, a.will, d.str(g.path[:0], a.path))
+		frag, err = g.pa.add(frag, g.segs[a.segFrom:a.segTo], g.names, a.kind, raw, a.will, d.Str(g.path[:0], a.path))
 		if err != nil {
 			return b.fail(b.eventError(ev.Data, a.at, err))
 		}
@@ -776,23 +764,24 @@ var jsonNull = []byte("null")
 // no usable answer fail the stream.
 func (g *geminiDecoder) applyFinish(ev *sse.Event) error {
 	b, d := g.b, &g.doc
-	if g.finish.end-g.finish.start > 2 && !d.is(g.finish, b.finish) {
-		b.finish = string(d.str(nil, g.finish)) // kept on a failure too: MAX_TOKENS says why a call was cut
+	if g.finish.End-g.finish.Start > 2 && !d.Is(g.finish, b.finish) {
+		raw := string(d.Str(nil, g.finish)) // kept on a failure too: MAX_TOKENS says why a call was cut
+		b.setFinish(raw, geminiStopReason(raw))
 	}
 	if g.open >= 0 {
-		return g.outOfOrder(ev, g.finish.start, fmt.Sprintf("the candidate finished (%s) while function call %d was still streaming its arguments", b.finish, g.open))
+		return g.b.outOfOrder(ev, g.finish.Start, fmt.Sprintf("the candidate finished (%s) while function call %d was still streaming its arguments", b.finish, g.open))
 	}
-	if g.finish.end-g.finish.start <= 2 {
+	if g.finish.End-g.finish.Start <= 2 {
 		return nil // "": no reason
 	}
-	g.finished, b.progressed = true, true
-	b.stop = geminiStopReason(b.finish)
+	g.finished = true
+	b.progress()
 	if !geminiFailure(b.finish) {
 		return nil
 	}
 	msg := "Gemini stopped the response: finishReason " + b.finish
-	if d.isString(g.finishMsg) {
-		msg = string(d.str(nil, g.finishMsg))
+	if d.IsString(g.finishMsg) {
+		msg = string(d.Str(nil, g.finishMsg))
 	}
 	e := &APIError{Message: msg, Type: b.finish}
 	e.classify()
@@ -810,7 +799,7 @@ func geminiStopReason(r string) StopReason {
 	case "":
 		return 0
 	}
-	if geminiFailure(r) && kindOf(r) == ErrorContentFiltered {
+	if geminiFailure(r) && (geminiProtocol{}).errorKind(r) == ErrorContentFiltered {
 		return StopContentFilter
 	}
 	return StopOther
@@ -826,4 +815,30 @@ func geminiFailure(r string) bool {
 		return true
 	}
 	return false
+}
+
+// errorKind maps Gemini's error statuses (google.rpc codes) and the
+// finish and block reasons that fail a stream.
+func (geminiProtocol) errorKind(t string) ErrorKind {
+	switch t {
+	case "RESOURCE_EXHAUSTED":
+		return ErrorRateLimited
+	case "UNAVAILABLE":
+		return ErrorOverloaded
+	case "UNAUTHENTICATED":
+		return ErrorAuthentication
+	case "PERMISSION_DENIED":
+		return ErrorPermission
+	case "INVALID_ARGUMENT", "FAILED_PRECONDITION":
+		return ErrorInvalidRequest
+	case "NOT_FOUND":
+		return ErrorNotFound
+	case "SAFETY", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII",
+		"RECITATION", "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION":
+		return ErrorContentFiltered
+	case "INTERNAL", "DEADLINE_EXCEEDED",
+		"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL": // the model botched a call: try again
+		return ErrorServer
+	}
+	return ErrorUnknown
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/airlock-go/airlock/internal/jsonscan"
 	"github.com/airlock-go/airlock/sse"
 	"github.com/airlock-go/airlock/toolcall"
 )
@@ -186,7 +187,7 @@ type respPart struct {
 // responsesDecoder reads Responses events into a Bridge.
 type responsesDecoder struct {
 	b         *Bridge
-	doc       doc
+	doc       jsonscan.Doc
 	items     []respItem
 	byIndex   map[int]int      // output_index → position in items, once they stop being equal
 	callMax   int              // the highest index a call has in the assembler, -1 for none
@@ -206,15 +207,15 @@ type responsesDecoder struct {
 	name        string // the SSE event name, for data without "type"
 
 	// The current event's members, as spans of doc.data, read in the one
-	// walk that validates it: the top level, then inside "item" (i...),
-	// "part" (p...) and "response" (r...). Content and summary elements of
-	// an item are read later (c...), from data already validated.
-	typ, outIndex, contentIndex, summaryIndex, delta, text, args, refusal, name2 span
-	item, part, resp                                                             span
-	iType, iID, iCallID, iName, iArgs, iContent, iSummary                        span
-	pType, pText, pRefusal                                                       span
-	rStatus, rReason, rUsage, rError, rOutput                                    span
-	cType, cText, cRefusal                                                       span
+	// walk that validates it: the top level, then inside "item" (inItem),
+	// "part" (inPart) and "response" (inResp). Content and summary elements of
+	// an item are read later (inElem), from data already validated.
+	typ, outIndex, contentIndex, summaryIndex, delta, text, args, refusal, callName jsonscan.Span
+	item, part, resp                                                                jsonscan.Span
+	inItem                                                                          struct{ typ, id, callID, name, args, content, summary jsonscan.Span }
+	inPart                                                                          struct{ typ, text, refusal jsonscan.Span }
+	inResp                                                                          struct{ status, reason, usage, err, output jsonscan.Span }
+	inElem                                                                          struct{ typ, text, refusal jsonscan.Span }
 
 	cur   *respItem // the item close is filling, for the element walkers
 	broke bool      // appendText began a new paragraph of reasoning
@@ -227,30 +228,29 @@ func (r *responsesDecoder) event(ev *sse.Event) error {
 	if len(ev.Data) == 0 || string(ev.Data) == "[DONE]" {
 		return nil
 	}
-	r.doc.validUTF8 = b.validUTF8
-	r.typ, r.outIndex, r.contentIndex, r.summaryIndex, r.delta, r.text, r.args, r.refusal, r.name2 = noSpan, noSpan, noSpan, noSpan, noSpan, noSpan, noSpan, noSpan, noSpan
-	r.item, r.part, r.resp = noSpan, noSpan, noSpan
+	r.typ, r.outIndex, r.contentIndex, r.summaryIndex, r.delta, r.text, r.args, r.refusal, r.callName = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
+	r.item, r.part, r.resp = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
 	r.resetItem()
-	r.pType, r.pText, r.pRefusal = noSpan, noSpan, noSpan
-	r.rStatus, r.rReason, r.rUsage, r.rError, r.rOutput = noSpan, noSpan, noSpan, noSpan, noSpan
-	if at, err := walkEvent(&r.doc, r, ev.Data, (*responsesDecoder).member); err != nil {
-		return b.fail(b.eventError(ev.Data, at, err))
+	r.inPart.typ, r.inPart.text, r.inPart.refusal = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
+	r.inResp.status, r.inResp.reason, r.inResp.usage, r.inResp.err, r.inResp.output = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
+	if err := readEvent(b, &r.doc, r, ev, (*responsesDecoder).member); err != nil {
+		return err
 	}
 	r.name = ev.Type
 	return r.apply(ev)
 }
 
 func (r *responsesDecoder) resetItem() {
-	r.iType, r.iID, r.iCallID, r.iName, r.iArgs, r.iContent, r.iSummary = noSpan, noSpan, noSpan, noSpan, noSpan, noSpan, noSpan
+	r.inItem.typ, r.inItem.id, r.inItem.callID, r.inItem.name, r.inItem.args, r.inItem.content, r.inItem.summary = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
 }
 
 // member records the top-level members the decoder reads; every value is
 // validated on the way.
 func (r *responsesDecoder) member(key []byte, i, depth int) (int, error) {
-	d := r.doc.data
+	d := r.doc.Data
 	if d[i] == '{' {
-		var fn memberFunc[*responsesDecoder]
-		var at *span
+		var fn jsonscan.MemberFunc[*responsesDecoder]
+		var at *jsonscan.Span
 		switch string(key) {
 		case "item":
 			fn, at = (*responsesDecoder).itemMember, &r.item
@@ -260,12 +260,12 @@ func (r *responsesDecoder) member(key []byte, i, depth int) (int, error) {
 			fn, at = (*responsesDecoder).responseMember, &r.resp
 		}
 		if fn != nil {
-			end, err := walkObject(&r.doc, r, i, depth, fn)
-			*at = span{i, end}
+			end, err := jsonscan.WalkObject(&r.doc, r, i, depth, fn)
+			*at = jsonscan.Span{Start: i, End: end}
 			return end, err
 		}
 	}
-	s, end, err := r.doc.valueSpan(i, depth)
+	s, end, err := r.doc.ValueSpan(i, depth)
 	switch string(key) {
 	case "type":
 		r.typ = s
@@ -284,80 +284,80 @@ func (r *responsesDecoder) member(key []byte, i, depth int) (int, error) {
 	case "refusal":
 		r.refusal = s
 	case "name":
-		r.name2 = s
+		r.callName = s
 	}
 	return end, err
 }
 
 func (r *responsesDecoder) itemMember(key []byte, i, depth int) (int, error) {
-	s, end, err := r.doc.valueSpan(i, depth)
+	s, end, err := r.doc.ValueSpan(i, depth)
 	switch string(key) {
 	case "type":
-		r.iType = s
+		r.inItem.typ = s
 	case "id":
-		r.iID = s
+		r.inItem.id = s
 	case "call_id":
-		r.iCallID = s
+		r.inItem.callID = s
 	case "name":
-		r.iName = s
+		r.inItem.name = s
 	case "arguments":
-		r.iArgs = s
+		r.inItem.args = s
 	case "content":
-		r.iContent = s
+		r.inItem.content = s
 	case "summary":
-		r.iSummary = s
+		r.inItem.summary = s
 	}
 	return end, err
 }
 
 func (r *responsesDecoder) partMember(key []byte, i, depth int) (int, error) {
-	s, end, err := r.doc.valueSpan(i, depth)
+	s, end, err := r.doc.ValueSpan(i, depth)
 	switch string(key) {
 	case "type":
-		r.pType = s
+		r.inPart.typ = s
 	case "text":
-		r.pText = s
+		r.inPart.text = s
 	case "refusal":
-		r.pRefusal = s
+		r.inPart.refusal = s
 	}
 	return end, err
 }
 
 func (r *responsesDecoder) responseMember(key []byte, i, depth int) (int, error) {
-	if string(key) == "incomplete_details" && r.doc.data[i] == '{' {
-		return walkObject(&r.doc, r, i, depth, (*responsesDecoder).incompleteMember)
+	if string(key) == "incomplete_details" && r.doc.Data[i] == '{' {
+		return jsonscan.WalkObject(&r.doc, r, i, depth, (*responsesDecoder).incompleteMember)
 	}
-	s, end, err := r.doc.valueSpan(i, depth)
+	s, end, err := r.doc.ValueSpan(i, depth)
 	switch string(key) {
 	case "status":
-		r.rStatus = s
+		r.inResp.status = s
 	case "usage":
-		r.rUsage = s
+		r.inResp.usage = s
 	case "error":
-		r.rError = s
+		r.inResp.err = s
 	case "output":
-		r.rOutput = s
+		r.inResp.output = s
 	}
 	return end, err
 }
 
 func (r *responsesDecoder) incompleteMember(key []byte, i, depth int) (int, error) {
-	s, end, err := r.doc.valueSpan(i, depth)
+	s, end, err := r.doc.ValueSpan(i, depth)
 	if string(key) == "reason" {
-		r.rReason = s
+		r.inResp.reason = s
 	}
 	return end, err
 }
 
 func (r *responsesDecoder) contentMember(key []byte, i, depth int) (int, error) {
-	s, end, err := r.doc.valueSpan(i, depth)
+	s, end, err := r.doc.ValueSpan(i, depth)
 	switch string(key) {
 	case "type":
-		r.cType = s
+		r.inElem.typ = s
 	case "text":
-		r.cText = s
+		r.inElem.text = s
 	case "refusal":
-		r.cRefusal = s
+		r.inElem.refusal = s
 	}
 	return end, err
 }
@@ -365,20 +365,15 @@ func (r *responsesDecoder) contentMember(key []byte, i, depth int) (int, error) 
 // eventType is the event's type: its data's "type", else (a proxy may drop
 // it) the SSE event name. The string aliases the event's data.
 func (r *responsesDecoder) eventType() string {
-	if !r.doc.isString(r.typ) {
+	if !r.doc.IsString(r.typ) {
 		return r.name
 	}
-	raw := r.doc.data[r.typ.start+1 : r.typ.end-1]
+	raw := r.doc.Data[r.typ.Start+1 : r.typ.End-1]
 	if bytes.IndexByte(raw, '\\') >= 0 {
-		r.arena = r.doc.str(r.arena[:0], r.typ)
+		r.arena = r.doc.Str(r.arena[:0], r.typ)
 		raw = r.arena
 	}
 	return unsafe.String(unsafe.SliceData(raw), len(raw))
-}
-
-// outOfOrder fails the stream with the event that broke the sequence.
-func (r *responsesDecoder) outOfOrder(ev *sse.Event, why string) error {
-	return r.b.fail(r.b.eventError(ev.Data, 0, fmt.Errorf("%w: %s", ErrOutOfOrder, why)))
 }
 
 func (r *responsesDecoder) apply(ev *sse.Event) error {
@@ -407,7 +402,7 @@ func (r *responsesDecoder) apply(ev *sse.Event) error {
 	case "response.reasoning_summary_text.done":
 		return r.doneText(ev, respReasoning, inReasoning, true, r.summaryIndex, r.text)
 	case "response.reasoning_summary_part.done":
-		return r.doneText(ev, respReasoning, inReasoning, true, r.summaryIndex, r.pText)
+		return r.doneText(ev, respReasoning, inReasoning, true, r.summaryIndex, r.inPart.text)
 	case "response.reasoning_text.done":
 		return r.doneText(ev, respReasoning, inReasoning, false, r.contentIndex, r.text)
 	case "response.content_part.done":
@@ -426,11 +421,11 @@ func (r *responsesDecoder) apply(ev *sse.Event) error {
 
 // index reads the validated value at s as an output, content or summary
 // index: a non-negative integer up to toolcall.MaxIndex.
-func (r *responsesDecoder) index(s span) (int, bool) {
-	if !s.ok() || r.doc.data[s.start] < '0' || r.doc.data[s.start] > '9' {
+func (r *responsesDecoder) index(s jsonscan.Span) (int, bool) {
+	if !s.OK() || r.doc.Data[s.Start] < '0' || r.doc.Data[s.Start] > '9' {
 		return 0, false
 	}
-	n, ok := parseIndex(r.doc.data[s.start:s.end])
+	n, ok := jsonscan.ParseIndex(r.doc.Data[s.Start:s.End])
 	return n, ok && n <= toolcall.MaxIndex
 }
 
@@ -449,10 +444,10 @@ const (
 // for an item of kind k, and a new one takes the next index. They close
 // their items in the order they opened them, at the end.
 func (r *responsesDecoder) eventItem(ev *sse.Event, k respKind, find respFind) (int, *respItem, error) {
-	if s := r.outIndex; s.ok() && r.doc.data[s.start] != 'n' { // present, not null
+	if s := r.outIndex; s.OK() && r.doc.Data[s.Start] != 'n' { // present, not null
 		n, ok := r.index(r.outIndex)
 		if !ok {
-			return 0, nil, r.outOfOrder(ev, "an item event without a usable output_index")
+			return 0, nil, r.b.outOfOrder(ev, 0, "an item event without a usable output_index")
 		}
 		return n, r.lookup(n), nil
 	}
@@ -473,12 +468,12 @@ func (r *responsesDecoder) eventItem(ev *sse.Event, k respKind, find respFind) (
 // with its call_id or id among the maxDoneMatch oldest, else the oldest.
 func (r *responsesDecoder) doneMatch(q *respQueue) *respItem {
 	oldest := q.oldest(r.items)
-	if oldest == nil || !r.item.ok() {
+	if oldest == nil || !r.item.OK() {
 		return oldest
 	}
 	var callID string
-	if r.doc.isString(r.iCallID) {
-		callID = string(r.doc.str(nil, r.iCallID))
+	if r.doc.IsString(r.inItem.callID) {
+		callID = string(r.doc.Str(nil, r.inItem.callID))
 	}
 	id := r.itemID()
 	if callID == "" && id == "" {
@@ -488,7 +483,7 @@ func (r *responsesDecoder) doneMatch(q *respQueue) *respItem {
 		it := &r.items[pos]
 		switch {
 		case it.done || it.index < 0:
-		case it.slot >= 0 && id != "" && r.b.blocks[it.slot].ID == id:
+		case it.slot >= 0 && id != "" && r.b.block(it.slot).ID == id:
 			return it
 		case it.kind == respCall && callID != "":
 			if p, _ := r.b.assembler().Preview(it.call); p.ID == callID {
@@ -597,13 +592,13 @@ func (r *responsesDecoder) callIndex(n int) int {
 }
 
 // itemKind is the kind of an item of type typ.
-func (r *responsesDecoder) itemKind(typ span) respKind {
+func (r *responsesDecoder) itemKind(typ jsonscan.Span) respKind {
 	switch {
-	case r.doc.is(typ, "message"):
+	case r.doc.Is(typ, "message"):
 		return respMessage
-	case r.doc.is(typ, "function_call"):
+	case r.doc.Is(typ, "function_call"):
 		return respCall
-	case r.doc.is(typ, "reasoning"):
+	case r.doc.Is(typ, "reasoning"):
 		return respReasoning
 	}
 	return respRaw
@@ -675,19 +670,19 @@ func (r *responsesDecoder) textItem(ev *sse.Event, k respKind, find respFind) (*
 	case it == nil:
 		it = r.open(n, k)
 		if k == respMessage {
-			it.slot = len(r.b.blocks)
-			r.b.blocks = append(r.b.blocks, Block{Type: BlockText})
+			it.slot = r.b.blockCount()
+			r.b.addBlock(Block{Type: BlockText})
 		}
 	case it.done:
-		return nil, r.outOfOrder(ev, fmt.Sprintf("a text event for output item %d after its output_item.done", n))
+		return nil, r.b.outOfOrder(ev, 0, fmt.Sprintf("a text event for output item %d after its output_item.done", n))
 	case it.kind != k:
-		return nil, r.outOfOrder(ev, fmt.Sprintf("%s text for output item %d, a %v item", k, n, it.kind))
+		return nil, r.b.outOfOrder(ev, 0, fmt.Sprintf("%s text for output item %d, a %v item", k, n, it.kind))
 	}
 	return it, nil
 }
 
 // textDelta appends a text, refusal or reasoning delta.
-func (r *responsesDecoder) textDelta(ev *sse.Event, k respKind, buf bufKind, summary bool, part span) error {
+func (r *responsesDecoder) textDelta(ev *sse.Event, k respKind, buf bufKind, summary bool, part jsonscan.Span) error {
 	p, err := r.partIndex(ev, part)
 	if err != nil {
 		return err
@@ -696,7 +691,7 @@ func (r *responsesDecoder) textDelta(ev *sse.Event, k respKind, buf bufKind, sum
 	if err != nil {
 		return err
 	}
-	if !r.doc.isString(r.delta) || r.delta.end-r.delta.start == 2 {
+	if !r.doc.IsString(r.delta) || r.delta.End-r.delta.Start == 2 {
 		return nil // no text
 	}
 	it.streamed |= textKind(buf, summary)
@@ -717,32 +712,29 @@ func (r *responsesDecoder) textDelta(ev *sse.Event, k respKind, buf bufKind, sum
 }
 
 // partIndex reads a content or summary index; absent means 0.
-func (r *responsesDecoder) partIndex(ev *sse.Event, s span) (int, error) {
-	if !s.ok() {
+func (r *responsesDecoder) partIndex(ev *sse.Event, s jsonscan.Span) (int, error) {
+	if !s.OK() {
 		return 0, nil
 	}
 	p, ok := r.index(s)
 	if !ok {
-		return 0, r.outOfOrder(ev, "a content or summary index that is not a small integer")
+		return 0, r.b.outOfOrder(ev, 0, "a content or summary index that is not a small integer")
 	}
 	return p, nil
 }
 
 // appendText appends the non-empty JSON string at s, part p of item it, to
 // buffer k.
-func (r *responsesDecoder) appendText(it *respItem, k bufKind, summary bool, p int, s span) error {
+func (r *responsesDecoder) appendText(it *respItem, k bufKind, summary bool, p int, s jsonscan.Span) error {
 	b := r.b
 	// A new reasoning part reads as a new paragraph: one of another item,
 	// or one a part event announced or closed its predecessor for. A new
 	// part index alone is not enough: one server numbers every delta as a
 	// part of its own.
 	if it.claim(summary, p) && k == inReasoning && len(b.reasoning) > 0 && (r.reasonAt != it.pos || r.reasonBreak) {
-		b.reasoning = append(b.reasoning, "\n\n"...)
 		r.broke = true
-		if b.onDelta != nil {
-			if err := b.deliver(Delta{Kind: DeltaReasoning, Text: "\n\n"}); err != nil {
-				return err
-			}
+		if err := b.appendRaw(inReasoning, "\n\n"); err != nil {
+			return err
 		}
 	}
 	if k == inReasoning {
@@ -753,7 +745,7 @@ func (r *responsesDecoder) appendText(it *respItem, k bufKind, summary bool, p i
 		return err
 	}
 	if it.slot >= 0 && k == inContent {
-		b.blocks[it.slot].Bytes += len(b.content) - before
+		b.block(it.slot).Bytes += len(b.content) - before
 	}
 	return nil
 }
@@ -762,7 +754,7 @@ func (r *responsesDecoder) appendText(it *respItem, k bufKind, summary bool, p i
 // text yet, of an item no delta gave text of this kind to. A server may
 // number each delta as a part of its own and close the item with yet
 // another part index, so the parts of a streamed item are not trusted.
-func (r *responsesDecoder) doneText(ev *sse.Event, k respKind, buf bufKind, summary bool, part, text span) error {
+func (r *responsesDecoder) doneText(ev *sse.Event, k respKind, buf bufKind, summary bool, part, text jsonscan.Span) error {
 	p, err := r.partIndex(ev, part)
 	if err != nil {
 		return err
@@ -771,9 +763,9 @@ func (r *responsesDecoder) doneText(ev *sse.Event, k respKind, buf bufKind, summ
 	if err != nil {
 		return err
 	}
-	if it.streamed&textKind(buf, summary) == 0 && !it.has(summary, p) && r.doc.isString(text) && text.end-text.start > 2 {
+	if it.streamed&textKind(buf, summary) == 0 && !it.has(summary, p) && r.doc.IsString(text) && text.End-text.Start > 2 {
 		err = r.appendText(it, buf, summary, p, text)
-	} else if r.doc.isString(text) {
+	} else if r.doc.IsString(text) {
 		err = r.completeText(it, buf, respPart{summary, p}, text)
 	}
 	if buf == inReasoning {
@@ -789,34 +781,31 @@ func (r *responsesDecoder) doneText(ev *sse.Event, k respKind, buf bufKind, summ
 // already; the Message has the done text). Deltas that other text
 // followed in the buffer stand as they are: the done text cannot be put
 // in their place without moving that text.
-func (r *responsesDecoder) completeText(it *respItem, k bufKind, part respPart, text span) error {
+func (r *responsesDecoder) completeText(it *respItem, k bufKind, part respPart, text jsonscan.Span) error {
 	b := r.b
 	buf := b.buffer(k)
 	run := it.run
 	if !run.ok || run.buf != k || run.part != part || run.end != len(*buf) {
 		return nil
 	}
-	r.arena = r.doc.str(r.arena[:0], text)
+	r.arena = r.doc.Str(r.arena[:0], text)
 	full, got := r.arena, (*buf)[run.start:run.end]
 	if len(full) <= len(got) && string(full) == string(got[:len(full)]) {
 		return nil // nothing more (or a done shorter than its deltas: they stand)
 	}
 	before := len(*buf)
 	if len(full) > len(got) && string(full[:len(got)]) == string(got) {
-		*buf = append(*buf, full[len(got):]...)
-		if b.onDelta != nil {
-			if err := b.deliver(Delta{Kind: k.deltaKind(), Text: string(full[len(got):])}); err != nil {
-				return err
-			}
+		if err := b.appendRaw(k, string(full[len(got):])); err != nil {
+			return err
 		}
 	} else {
-		*buf = append((*buf)[:run.start], full...)
+		b.replaceText(k, run.start, full)
 	}
 	if it.slot >= 0 && k == inContent {
-		b.blocks[it.slot].Bytes += len(*buf) - before
+		b.block(it.slot).Bytes += len(*buf) - before
 	}
 	it.run.end = len(*buf)
-	b.progressed = true
+	b.progress()
 	return nil
 }
 
@@ -824,7 +813,7 @@ func (r *responsesDecoder) completeText(it *respItem, k bufKind, part respPart, 
 // message, or a reasoning_text part of a reasoning item.
 func (r *responsesDecoder) donePart(ev *sse.Event) error {
 	k := respMessage
-	if r.doc.is(r.pType, "reasoning_text") {
+	if r.doc.Is(r.inPart.typ, "reasoning_text") {
 		k = respReasoning
 	}
 	_, it, err := r.eventItem(ev, k, findOldest)
@@ -832,14 +821,14 @@ func (r *responsesDecoder) donePart(ev *sse.Event) error {
 		return err
 	}
 	switch {
-	case r.doc.is(r.pType, "refusal"):
-		return r.doneText(ev, respMessage, inRefusal, false, r.contentIndex, r.pRefusal)
-	case r.doc.is(r.pType, "reasoning_text"), it != nil && it.kind == respReasoning:
-		return r.doneText(ev, respReasoning, inReasoning, false, r.contentIndex, r.pText)
+	case r.doc.Is(r.inPart.typ, "refusal"):
+		return r.doneText(ev, respMessage, inRefusal, false, r.contentIndex, r.inPart.refusal)
+	case r.doc.Is(r.inPart.typ, "reasoning_text"), it != nil && it.kind == respReasoning:
+		return r.doneText(ev, respReasoning, inReasoning, false, r.contentIndex, r.inPart.text)
 	case it != nil && it.kind != respMessage:
 		return nil // a part of another item's content: kept with the item
 	}
-	return r.doneText(ev, respMessage, inContent, false, r.contentIndex, r.pText)
+	return r.doneText(ev, respMessage, inContent, false, r.contentIndex, r.inPart.text)
 }
 
 // argsDelta hands an argument delta to the assembler.
@@ -848,10 +837,10 @@ func (r *responsesDecoder) argsDelta(ev *sse.Event) error {
 	if err != nil {
 		return err
 	}
-	if !r.doc.isString(r.delta) {
+	if !r.doc.IsString(r.delta) {
 		return nil
 	}
-	r.arena = r.doc.str(r.arena[:0], r.delta)
+	r.arena = r.doc.Str(r.arena[:0], r.delta)
 	if len(r.arena) == 0 {
 		return nil
 	}
@@ -876,13 +865,13 @@ func (r *responsesDecoder) callItem(ev *sse.Event, find respFind) (*respItem, er
 		return nil, err
 	case it == nil:
 		it = r.open(n, respCall)
-		it.slot = len(r.b.blocks)
-		r.b.blocks = append(r.b.blocks, Block{Type: BlockToolCall, Call: it.call})
+		it.slot = r.b.blockCount()
+		r.b.addBlock(Block{Type: BlockToolCall, Call: it.call})
 		return it, nil
 	case it.kind != respCall:
-		return nil, r.outOfOrder(ev, fmt.Sprintf("function-call arguments for output item %d, a %v item", n, it.kind))
+		return nil, r.b.outOfOrder(ev, 0, fmt.Sprintf("function-call arguments for output item %d, a %v item", n, it.kind))
 	case it.done:
-		return nil, r.outOfOrder(ev, fmt.Sprintf("function-call arguments for output item %d after its output_item.done", n))
+		return nil, r.b.outOfOrder(ev, 0, fmt.Sprintf("function-call arguments for output item %d after its output_item.done", n))
 	}
 	return it, nil
 }
@@ -895,11 +884,11 @@ func (r *responsesDecoder) argsDone(ev *sse.Event) error {
 	}
 	if it.argsEnd {
 		// Each one may restart every call (see fullArguments): once.
-		return r.outOfOrder(ev, fmt.Sprintf("function_call_arguments.done twice for output item %d", it.index))
+		return r.b.outOfOrder(ev, 0, fmt.Sprintf("function_call_arguments.done twice for output item %d", it.index))
 	}
 	it.argsEnd = true
-	if r.doc.isString(r.name2) {
-		if err := r.header(it, noSpan, r.name2); err != nil {
+	if r.doc.IsString(r.callName) {
+		if err := r.header(it, jsonscan.NoSpan, r.callName); err != nil {
 			return err
 		}
 	}
@@ -909,14 +898,14 @@ func (r *responsesDecoder) argsDone(ev *sse.Event) error {
 // header gives the call the id and name it has none of yet. Only what is
 // missing is sent: an id that changed at a call's end must not read as a
 // new call at the same index.
-func (r *responsesDecoder) header(it *respItem, callID, name span) error {
+func (r *responsesDecoder) header(it *respItem, callID, name jsonscan.Span) error {
 	f := toolcall.Fragment{Index: it.call, Type: "function"}
 	p, started := r.b.assembler().Preview(it.call)
-	if r.doc.isString(callID) && p.ID == "" {
-		f.ID = string(r.doc.str(nil, callID))
+	if r.doc.IsString(callID) && p.ID == "" {
+		f.ID = string(r.doc.Str(nil, callID))
 	}
-	if r.doc.isString(name) && p.Name == "" {
-		f.Name = string(r.doc.str(nil, name))
+	if r.doc.IsString(name) && p.Name == "" {
+		f.Name = string(r.doc.Str(nil, name))
 	}
 	if started && f.ID == "" && f.Name == "" {
 		return nil
@@ -929,12 +918,12 @@ func (r *responsesDecoder) header(it *respItem, callID, name span) error {
 
 // fullArguments makes the JSON string at s, when non-empty, the call's
 // arguments, whatever the deltas brought.
-func (r *responsesDecoder) fullArguments(it *respItem, s span) error {
-	if !r.doc.isString(s) || s.end-s.start == 2 {
+func (r *responsesDecoder) fullArguments(it *respItem, s jsonscan.Span) error {
+	if !r.doc.IsString(s) || s.End-s.Start == 2 {
 		return nil
 	}
 	b := r.b
-	r.arena = r.doc.str(r.arena[:0], s)
+	r.arena = r.doc.Str(r.arena[:0], s)
 	p, _ := b.assembler().Preview(it.call)
 	switch {
 	case bytes.Equal(p.Partial, r.arena):
@@ -947,7 +936,7 @@ func (r *responsesDecoder) fullArguments(it *respItem, s span) error {
 	}
 	// The deltas said something else: start the calls over, this one with
 	// the full arguments. Rare, so it may cost a copy of every call.
-	fresh := toolcall.NewAssembler(b.cfg.toolOpts...)
+	fresh := b.newAssembler()
 	for i := range r.items {
 		c := &r.items[i]
 		if c.kind != respCall {
@@ -965,30 +954,30 @@ func (r *responsesDecoder) fullArguments(it *respItem, s span) error {
 			return b.fail(err)
 		}
 	}
-	b.asm = fresh
-	b.progressed = true
+	b.swapAssembler(fresh)
+	b.progress()
 	return nil
 }
 
 // addItem is output_item.added.
 func (r *responsesDecoder) addItem(ev *sse.Event) error {
-	n, it, err := r.eventItem(ev, r.itemKind(r.iType), findNew)
+	n, it, err := r.eventItem(ev, r.itemKind(r.inItem.typ), findNew)
 	switch {
 	case err != nil:
 		return err
-	case !r.item.ok():
-		return r.outOfOrder(ev, "output_item.added without an item")
+	case !r.item.OK():
+		return r.b.outOfOrder(ev, 0, "output_item.added without an item")
 	}
 	// An empty message or reasoning item carries nothing yet: it is no
 	// progress for the idle timeout. A call's header is (addFragment), and
 	// so is another item: a server tool at work.
-	r.b.progressed = r.itemKind(r.iType) == respRaw
+	r.b.setProgress(r.itemKind(r.inItem.typ) == respRaw)
 	if it != nil {
 		switch {
-		case !it.added && !it.done && it.kind == r.itemKind(r.iType):
+		case !it.added && !it.done && it.kind == r.itemKind(r.inItem.typ):
 			return r.adopt(it) // its deltas came first
 		case it.kind == respCall && !it.done:
-			return r.outOfOrder(ev, fmt.Sprintf("output item %d added again while its call is open", n))
+			return r.b.outOfOrder(ev, 0, fmt.Sprintf("output item %d added again while its call is open", n))
 		}
 		// Another item at the same output_index: Ollama gives a call the
 		// index of the message before it, older vLLM a message the index
@@ -1017,13 +1006,13 @@ func (r *responsesDecoder) adopt(it *respItem) error {
 	id := r.itemID()
 	switch {
 	case it.slot < 0: // reasoning
-		it.slot = len(r.b.blocks)
-		r.b.blocks = append(r.b.blocks, Block{Type: "reasoning", ID: id, Raw: slices.Clone(r.doc.data[r.item.start:r.item.end])})
-	case r.b.blocks[it.slot].ID == "":
-		r.b.blocks[it.slot].ID = id
+		it.slot = r.b.blockCount()
+		r.b.addBlock(Block{Type: "reasoning", ID: id, Raw: slices.Clone(r.doc.Data[r.item.Start:r.item.End])})
+	case r.b.block(it.slot).ID == "":
+		r.b.block(it.slot).ID = id
 	}
 	if it.kind == respCall {
-		return r.header(it, r.iCallID, r.iName)
+		return r.header(it, r.inItem.callID, r.inItem.name)
 	}
 	return nil
 }
@@ -1032,60 +1021,60 @@ func (r *responsesDecoder) adopt(it *respItem) error {
 // block.
 func (r *responsesDecoder) begin(n int) (*respItem, error) {
 	b := r.b
-	it := r.open(n, r.itemKind(r.iType))
+	it := r.open(n, r.itemKind(r.inItem.typ))
 	it.added = true
-	it.slot = len(b.blocks)
+	it.slot = b.blockCount()
 	id := r.itemID()
 	switch it.kind {
 	case respMessage:
-		b.blocks = append(b.blocks, Block{Type: BlockText, ID: id})
+		b.addBlock(Block{Type: BlockText, ID: id})
 	case respCall:
-		b.blocks = append(b.blocks, Block{Type: BlockToolCall, Call: it.call, ID: id})
-		if r.doc.isString(r.iArgs) {
-			it.start = r.doc.str(nil, r.iArgs)
+		b.addBlock(Block{Type: BlockToolCall, Call: it.call, ID: id})
+		if r.doc.IsString(r.inItem.args) {
+			it.start = r.doc.Str(nil, r.inItem.args)
 		}
-		if err := r.header(it, r.iCallID, r.iName); err != nil {
+		if err := r.header(it, r.inItem.callID, r.inItem.name); err != nil {
 			return nil, err
 		}
 	default:
 		t := "reasoning"
 		if it.kind == respRaw {
 			t = "item"
-			if r.doc.isString(r.iType) {
-				t = string(r.doc.str(nil, r.iType))
+			if r.doc.IsString(r.inItem.typ) {
+				t = string(r.doc.Str(nil, r.inItem.typ))
 			}
 		}
-		b.blocks = append(b.blocks, Block{Type: t, ID: id, Raw: slices.Clone(r.doc.data[r.item.start:r.item.end])})
+		b.addBlock(Block{Type: t, ID: id, Raw: slices.Clone(r.doc.Data[r.item.Start:r.item.End])})
 	}
 	return it, nil
 }
 
 // itemID is the id of the item just read, "" for none.
 func (r *responsesDecoder) itemID() string {
-	if !r.doc.isString(r.iID) {
+	if !r.doc.IsString(r.inItem.id) {
 		return ""
 	}
-	return string(r.doc.str(nil, r.iID))
+	return string(r.doc.Str(nil, r.inItem.id))
 }
 
 // doneItem is output_item.done.
 func (r *responsesDecoder) doneItem(ev *sse.Event) error {
-	n, it, err := r.eventItem(ev, r.itemKind(r.iType), findOldest)
+	n, it, err := r.eventItem(ev, r.itemKind(r.inItem.typ), findOldest)
 	switch {
 	case err != nil:
 		return err
-	case !r.item.ok():
-		return r.outOfOrder(ev, "output_item.done without an item")
-	case it != nil && (it.done || r.iType.ok() && r.itemKind(r.iType) != it.kind) && it.took&(1<<r.itemKind(r.iType)) != 0:
+	case !r.item.OK():
+		return r.b.outOfOrder(ev, 0, "output_item.done without an item")
+	case it != nil && (it.done || r.inItem.typ.OK() && r.itemKind(r.inItem.typ) != it.kind) && it.took&(1<<r.itemKind(r.inItem.typ)) != 0:
 		return nil // late, for the item that gave up its index: it stands as it was ended
 	case it != nil && it.done:
-		return r.outOfOrder(ev, fmt.Sprintf("output item %d done twice", n))
-	case it != nil && r.iType.ok() && r.itemKind(r.iType) != it.kind:
-		return r.outOfOrder(ev, fmt.Sprintf("output item %d added as %v, done as another type", n, it.kind))
+		return r.b.outOfOrder(ev, 0, fmt.Sprintf("output item %d done twice", n))
+	case it != nil && r.inItem.typ.OK() && r.itemKind(r.inItem.typ) != it.kind:
+		return r.b.outOfOrder(ev, 0, fmt.Sprintf("output item %d added as %v, done as another type", n, it.kind))
 	}
 	// As for output_item.added: text or arguments it fills in count
 	// (Bridge.text, addFragment), an empty message or reasoning item not.
-	r.b.progressed = r.itemKind(r.iType) == respRaw
+	r.b.setProgress(r.itemKind(r.inItem.typ) == respRaw)
 	return r.close(n, it)
 }
 
@@ -1104,20 +1093,20 @@ func (r *responsesDecoder) close(n int, it *respItem) error {
 	defer func() { r.cur = nil }()
 	switch it.kind {
 	case respMessage:
-		if blk := &r.b.blocks[it.slot]; blk.ID == "" {
+		if blk := r.b.block(it.slot); blk.ID == "" {
 			blk.ID = r.itemID() // opened by a delta
 		}
-		return r.elements(r.iContent, (*responsesDecoder).messageContent)
+		return r.elements(r.inItem.content, (*responsesDecoder).messageContent)
 	case respCall:
-		if err := r.header(it, r.iCallID, r.iName); err != nil {
+		if err := r.header(it, r.inItem.callID, r.inItem.name); err != nil {
 			return err
 		}
-		if r.doc.isString(r.iArgs) && r.iArgs.end-r.iArgs.start > 2 {
-			return r.fullArguments(it, r.iArgs)
+		if r.doc.IsString(r.inItem.args) && r.inItem.args.End-r.inItem.args.Start > 2 {
+			return r.fullArguments(it, r.inItem.args)
 		}
 		return r.startArguments(it)
 	case respReasoning:
-		summary, content := r.iSummary, r.iContent
+		summary, content := r.inItem.summary, r.inItem.content
 		if err := r.elements(summary, (*responsesDecoder).reasoningSummary); err != nil {
 			return err
 		}
@@ -1125,13 +1114,13 @@ func (r *responsesDecoder) close(n int, it *respItem) error {
 			return err
 		}
 	}
-	raw := slices.Clone(r.doc.data[r.item.start:r.item.end])
+	raw := slices.Clone(r.doc.Data[r.item.Start:r.item.End])
 	if it.slot < 0 {
 		// Opened by a delta: its block goes where the item is known.
-		it.slot = len(r.b.blocks)
-		r.b.blocks = append(r.b.blocks, Block{Type: "reasoning", ID: r.itemID()})
+		it.slot = r.b.blockCount()
+		r.b.addBlock(Block{Type: "reasoning", ID: r.itemID()})
 	}
-	r.b.blocks[it.slot].Raw = raw
+	r.b.block(it.slot).Raw = raw
 	return nil
 }
 
@@ -1162,21 +1151,21 @@ func (r *responsesDecoder) startArguments(it *respItem) error {
 }
 
 // elements walks the validated array at s, if it is one, with fn.
-func (r *responsesDecoder) elements(s span, fn elemFunc[*responsesDecoder]) error {
-	if !s.ok() || r.doc.data[s.start] != '[' {
+func (r *responsesDecoder) elements(s jsonscan.Span, fn jsonscan.ElemFunc[*responsesDecoder]) error {
+	if !s.OK() || r.doc.Data[s.Start] != '[' {
 		return nil
 	}
-	_, err := walkArray(&r.doc, r, s.start, 0, fn)
+	_, err := jsonscan.WalkArray(&r.doc, r, s.Start, 0, fn)
 	return err
 }
 
 // contentElem reads the members of a content or summary element.
 func (r *responsesDecoder) contentElem(i, depth int) (int, error) {
-	r.cType, r.cText, r.cRefusal = noSpan, noSpan, noSpan
-	if r.doc.data[i] != '{' {
-		return skipValue(r.doc.data, i, depth)
+	r.inElem.typ, r.inElem.text, r.inElem.refusal = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
+	if r.doc.Data[i] != '{' {
+		return jsonscan.SkipValue(r.doc.Data, i, depth)
 	}
-	return walkObject(&r.doc, r, i, depth, (*responsesDecoder).contentMember)
+	return jsonscan.WalkObject(&r.doc, r, i, depth, (*responsesDecoder).contentMember)
 }
 
 // messageContent fills content part pos of the message item r.cur.
@@ -1186,10 +1175,10 @@ func (r *responsesDecoder) messageContent(pos, i, depth int) (int, error) {
 		return end, err
 	}
 	switch {
-	case r.doc.is(r.cType, "refusal"):
-		return end, r.fill(inRefusal, false, pos, r.cRefusal)
-	case r.doc.is(r.cType, "output_text"), !r.cType.ok():
-		return end, r.fill(inContent, false, pos, r.cText)
+	case r.doc.Is(r.inElem.typ, "refusal"):
+		return end, r.fill(inRefusal, false, pos, r.inElem.refusal)
+	case r.doc.Is(r.inElem.typ, "output_text"), !r.inElem.typ.OK():
+		return end, r.fill(inContent, false, pos, r.inElem.text)
 	}
 	return end, nil
 }
@@ -1201,7 +1190,7 @@ func (r *responsesDecoder) reasoningSummary(pos, i, depth int) (int, error) {
 		return end, err
 	}
 	r.reasonBreak = true // each element is a part of its own
-	return end, r.fill(inReasoning, true, pos, r.cText)
+	return end, r.fill(inReasoning, true, pos, r.inElem.text)
 }
 
 // reasoningContent fills content part pos of the reasoning item r.cur.
@@ -1211,13 +1200,13 @@ func (r *responsesDecoder) reasoningContent(pos, i, depth int) (int, error) {
 		return end, err
 	}
 	r.reasonBreak = true
-	return end, r.fill(inReasoning, false, pos, r.cText)
+	return end, r.fill(inReasoning, false, pos, r.inElem.text)
 }
 
 // fill appends the text at s to part p of r.cur unless that part has text
 // or deltas gave the item text of this kind (see doneText).
-func (r *responsesDecoder) fill(k bufKind, summary bool, p int, s span) error {
-	if r.cur.streamed&textKind(k, summary) != 0 || r.cur.has(summary, p) || !r.doc.isString(s) || s.end-s.start == 2 {
+func (r *responsesDecoder) fill(k bufKind, summary bool, p int, s jsonscan.Span) error {
+	if r.cur.streamed&textKind(k, summary) != 0 || r.cur.has(summary, p) || !r.doc.IsString(s) || s.End-s.Start == 2 {
 		return nil
 	}
 	return r.appendText(r.cur, k, summary, p, s)
@@ -1228,17 +1217,17 @@ func (r *responsesDecoder) fill(k bufKind, summary bool, p int, s span) error {
 // those never streamed.
 func (r *responsesDecoder) terminal(ev *sse.Event) error {
 	b := r.b
-	status, reason, usage := r.rStatus, r.rReason, r.rUsage
-	if r.doc.is(status, "failed") {
+	status, reason, usage := r.inResp.status, r.inResp.reason, r.inResp.usage
+	if r.doc.Is(status, "failed") {
 		return r.failed()
 	}
-	if err := r.elements(r.rOutput, (*responsesDecoder).outputItem); err != nil {
+	if err := r.elements(r.inResp.output, (*responsesDecoder).outputItem); err != nil {
 		return err
 	}
 	for i := range r.items {
 		it := &r.items[i]
 		if it.kind == respCall && !it.added {
-			return r.outOfOrder(ev, fmt.Sprintf("function-call arguments for output item %d, which was never added", it.index))
+			return r.b.outOfOrder(ev, 0, fmt.Sprintf("function-call arguments for output item %d, which was never added", it.index))
 		}
 		if !it.done {
 			if err := r.closeBare(it); err != nil {
@@ -1247,36 +1236,37 @@ func (r *responsesDecoder) terminal(ev *sse.Event) error {
 		}
 	}
 	r.applyUsage(usage)
+	var raw string
 	switch {
-	case r.doc.isString(reason) && reason.end-reason.start > 2:
-		b.finish = string(r.doc.str(r.arena[:0], reason))
-	case r.name == "response.incomplete" || r.doc.is(r.typ, "response.incomplete") || r.doc.is(status, "incomplete"):
-		b.finish = "incomplete"
-	case r.doc.isString(status) && status.end-status.start > 2:
-		b.finish = string(r.doc.str(r.arena[:0], status))
+	case r.doc.IsString(reason) && reason.End-reason.Start > 2:
+		raw = string(r.doc.Str(r.arena[:0], reason))
+	case r.name == "response.incomplete" || r.doc.Is(r.typ, "response.incomplete") || r.doc.Is(status, "incomplete"):
+		raw = "incomplete"
+	case r.doc.IsString(status) && status.End-status.Start > 2:
+		raw = string(r.doc.Str(r.arena[:0], status))
 	default:
-		b.finish = "completed"
+		raw = "completed"
 	}
-	b.stop = responsesStopReason(b.finish)
-	b.progressed = true
-	b.done = true
+	b.setFinish(raw, responsesStopReason(raw))
+	b.progress()
+	b.end()
 	return nil
 }
 
 // outputItem closes output item pos with its final form in the terminal
 // response, unless the stream closed it already.
 func (r *responsesDecoder) outputItem(pos, i, depth int) (int, error) {
-	if r.doc.data[i] != '{' {
-		return skipValue(r.doc.data, i, depth)
+	if r.doc.Data[i] != '{' {
+		return jsonscan.SkipValue(r.doc.Data, i, depth)
 	}
 	r.resetItem()
-	end, err := walkObject(&r.doc, r, i, depth, (*responsesDecoder).itemMember)
+	end, err := jsonscan.WalkObject(&r.doc, r, i, depth, (*responsesDecoder).itemMember)
 	if err != nil {
 		return end, err
 	}
-	r.item = span{i, end}
+	r.item = jsonscan.Span{Start: i, End: end}
 	it := r.lookup(pos)
-	if it != nil && (it.done || (r.iType.ok() && r.itemKind(r.iType) != it.kind)) {
+	if it != nil && (it.done || (r.inItem.typ.OK() && r.itemKind(r.inItem.typ) != it.kind)) {
 		return end, nil // closed already, or not the same item: left as the stream made it
 	}
 	return end, r.close(pos, it)
@@ -1286,43 +1276,40 @@ func (r *responsesDecoder) outputItem(pos, i, depth int) (int, error) {
 // failed: the provider's error, from response.error.
 func (r *responsesDecoder) failed() error {
 	b := r.b
-	r.applyUsage(r.rUsage)
-	if s := r.rError; s.ok() && r.doc.data[s.start] == '{' {
-		return b.fail(b.apiError(r.doc.data[s.start:s.end]))
+	r.applyUsage(r.inResp.usage)
+	if s := r.inResp.err; s.OK() && r.doc.Data[s.Start] == '{' {
+		return b.fail(b.apiError(r.doc.Data[s.Start:s.End]))
 	}
 	return b.fail(&APIError{Message: "the response failed and the provider sent no error", Kind: ErrorServer})
 }
 
 // applyUsage reads a Responses usage object into the message's usage.
-func (r *responsesDecoder) applyUsage(s span) {
-	if !s.ok() || r.doc.data[s.start] != '{' {
+func (r *responsesDecoder) applyUsage(s jsonscan.Span) {
+	if !s.OK() || r.doc.Data[s.Start] != '{' {
 		return
 	}
-	b := r.b
-	if b.usage == nil {
-		b.usage = new(Usage)
-	}
-	*b.usage = Usage{TotalTokens: -1}
-	walkObject(&r.doc, r, s.start, 0, (*responsesDecoder).usageMember)
-	if u := b.usage; u.TotalTokens < 0 {
+	u := r.b.usageRef()
+	*u = Usage{TotalTokens: -1}
+	jsonscan.WalkObject(&r.doc, r, s.Start, 0, (*responsesDecoder).usageMember)
+	if u.TotalTokens < 0 {
 		u.TotalTokens = u.PromptTokens + u.CompletionTokens
 	}
 }
 
 func (r *responsesDecoder) usageMember(key []byte, i, depth int) (int, error) {
-	d := r.doc.data
+	d := r.doc.Data
 	if d[i] == '{' {
 		switch string(key) {
 		case "input_tokens_details", "output_tokens_details":
-			return walkObject(&r.doc, r, i, depth, (*responsesDecoder).usageMember)
+			return jsonscan.WalkObject(&r.doc, r, i, depth, (*responsesDecoder).usageMember)
 		}
 	}
-	s, end, err := r.doc.valueSpan(i, depth)
-	n, ok := jsonInt(d, s)
+	s, end, err := r.doc.ValueSpan(i, depth)
+	n, ok := jsonscan.Int(d, s)
 	if !ok {
 		return end, err
 	}
-	u := r.b.usage
+	u := r.b.usageRef()
 	switch string(key) {
 	case "input_tokens":
 		u.PromptTokens = n
@@ -1352,4 +1339,22 @@ func responsesStopReason(r string) StopReason {
 		return 0
 	}
 	return StopOther
+}
+
+// errorKind maps the Responses API's own error codes: its error events'
+// types and response.error's codes (the rest are OpenAI's, as in chat).
+func (responsesProtocol) errorKind(t string) ErrorKind {
+	switch t {
+	case "too_many_requests":
+		return ErrorRateLimited
+	case "vector_store_timeout":
+		return ErrorServer
+	case "image_content_policy_violation":
+		return ErrorContentFiltered
+	case "invalid_image", "invalid_image_format", "invalid_base64_image", "invalid_image_url", "invalid_image_mode", "image_too_large",
+		"image_too_small", "image_parse_error", "image_file_too_large", "unsupported_image_media_type", "empty_image_file",
+		"failed_to_download_image", "image_file_not_found":
+		return ErrorInvalidRequest
+	}
+	return ErrorUnknown
 }

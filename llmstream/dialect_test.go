@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock-go/airlock/internal/jsonscan"
 	"github.com/airlock-go/airlock/sse"
 )
 
@@ -82,7 +83,7 @@ func TestUnknownDialectIsMisuse(t *testing.T) {
 func TestDeepEventSmallStack(t *testing.T) {
 	if os.Getenv("LLMSTREAM_DEEP_CHILD") == "1" {
 		debug.SetMaxStack(256 << 10)
-		n := maxJSONDepth - 2
+		n := jsonscan.MaxDepth - 2
 		data := "data: {\"x\":" + strings.Repeat("[", n) + strings.Repeat("]", n) + "}\n\ndata: {\"y\":" + strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n) + "}\n\n" +
 			"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\n"
 		m, err := ReadMessage(strings.NewReader(data))

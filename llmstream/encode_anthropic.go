@@ -201,7 +201,7 @@ func anthropicAssistant(m *Message) ([]json.RawMessage, error) {
 				if p.text && blank {
 					continue
 				}
-				raw, err := p.anthropic(m)
+				raw, err := anthropicBlock(p, m)
 				if err != nil {
 					return nil, err
 				}
@@ -234,8 +234,8 @@ func anthropicAssistant(m *Message) ([]json.RawMessage, error) {
 	return out, nil
 }
 
-// anthropic writes one placed block.
-func (p placed) anthropic(m *Message) (json.RawMessage, error) {
+// anthropicBlock writes one placed block as an Anthropic content block.
+func anthropicBlock(p placed, m *Message) (json.RawMessage, error) {
 	switch {
 	case p.call != nil:
 		return toolUseBlock(p.call)

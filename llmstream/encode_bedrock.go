@@ -190,7 +190,7 @@ func bedrockAssistant(m *Message) ([]json.RawMessage, error) {
 	if c := m.Continuity; c != nil && c.Dialect == DialectBedrock {
 		if placed, ok := placeBlocks(m, c.Blocks); ok {
 			for _, p := range placed {
-				raw, err := p.bedrock()
+				raw, err := bedrockContent(p)
 				if err != nil {
 					return nil, err
 				}
@@ -227,9 +227,10 @@ func bedrockAssistant(m *Message) ([]json.RawMessage, error) {
 	return out, nil
 }
 
-// bedrock writes one placed block; blank text is left out, and a block of
-// a type Bedrock does not know (from a hand-made Continuity) too.
-func (p placed) bedrock() (json.RawMessage, error) {
+// bedrockContent writes one placed block as a Converse content block; blank
+// text is left out, and so is a block of a type Bedrock does not know (from
+// a hand-made Continuity).
+func bedrockContent(p placed) (json.RawMessage, error) {
 	switch {
 	case p.call != nil:
 		return bedrockToolUse(p.call)

@@ -218,7 +218,7 @@ func responsesAssistant(m *Message, stateless bool) ([]json.RawMessage, error) {
 	}
 	if placedBlocks != nil {
 		for _, p := range placedBlocks {
-			raw, err := p.responses(stateless, ids)
+			raw, err := responsesItem(p, stateless, ids)
 			if err != nil {
 				return nil, err
 			}
@@ -284,8 +284,9 @@ func keepRaw(blk *Block, stateless bool) bool {
 	return json.Unmarshal(blk.Raw, &item) == nil && item.EncryptedContent != ""
 }
 
-// responses writes one placed block; nil for none.
-func (p placed) responses(stateless, ids bool) (json.RawMessage, error) {
+// responsesItem writes one placed block as a Responses input item; nil
+// for none.
+func responsesItem(p placed, stateless, ids bool) (json.RawMessage, error) {
 	id := ""
 	if ids && p.block != nil {
 		id = p.block.ID

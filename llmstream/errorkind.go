@@ -122,41 +122,22 @@ func (e *APIError) classify() {
 	}
 }
 
-// kindOf maps a provider's error type or code, as chat servers, Anthropic,
-// the Responses API and Gemini name them.
+// kindOf maps a provider's error type or code by every dialect's own
+// vocabulary (each dialect file's errorKind), since a proxy or a
+// compatible server may answer in another provider's words.
 func kindOf(t string) ErrorKind {
-	switch t {
-	// The Responses API's own: its error event's types, response.error's codes.
-	case "too_many_requests":
-		return ErrorRateLimited
-	case "vector_store_timeout":
-		return ErrorServer
-	case "image_content_policy_violation":
-		return ErrorContentFiltered
-	case "invalid_image", "invalid_image_format", "invalid_base64_image", "invalid_image_url", "invalid_image_mode", "image_too_large",
-		"image_too_small", "image_parse_error", "image_file_too_large", "unsupported_image_media_type", "empty_image_file",
-		"failed_to_download_image", "image_file_not_found":
-		return ErrorInvalidRequest
-	case "rate_limit_error", "rate_limit_exceeded", "rate_limited", "RESOURCE_EXHAUSTED", "429", "tokens", "requests":
-		return ErrorRateLimited
-	case "overloaded_error", "overloaded", "UNAVAILABLE", "503", "529", "server_is_overloaded":
-		return ErrorOverloaded
-	case "authentication_error", "invalid_api_key", "UNAUTHENTICATED", "401":
-		return ErrorAuthentication
-	case "permission_error", "permission_denied", "PERMISSION_DENIED", "insufficient_quota", "billing_error", "403":
-		return ErrorPermission
-	case "invalid_request_error", "invalid_request", "INVALID_ARGUMENT", "FAILED_PRECONDITION", "invalid_prompt", "400", "413", "422", "request_too_large":
-		return ErrorInvalidRequest
-	case "context_length_exceeded", "string_above_max_length":
-		return ErrorContextLength
-	case "not_found_error", "model_not_found", "NOT_FOUND", "404":
-		return ErrorNotFound
-	case "content_filter", "content_policy_violation", "SAFETY", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII",
-		"RECITATION", "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION":
-		return ErrorContentFiltered
-	case "api_error", "server_error", "INTERNAL", "500", "502", "504", "DEADLINE_EXCEEDED", "timeout_error",
-		"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL": // Gemini's model botched a call: try again
-		return ErrorServer
+	for d := DialectChat; d < dialectEnd; d++ {
+		if v, ok := d.protocol().(errorVocabulary); ok {
+			if k := v.errorKind(t); k != ErrorUnknown {
+				return k
+			}
+		}
 	}
 	return ErrorUnknown
+}
+
+// errorVocabulary is a protocol that names the error types and codes its
+// provider sends.
+type errorVocabulary interface {
+	errorKind(t string) ErrorKind
 }

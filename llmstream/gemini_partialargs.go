@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/airlock-go/airlock/internal/jsonscan"
 )
 
 // This file builds a function call's arguments object from Gemini's
@@ -43,8 +45,8 @@ const maxPathIndex = 1<<31 - 1
 // pathSeg is one step of a path: a member name (held in the names buffer
 // the path was parsed into) or an array index.
 type pathSeg struct {
-	name    span // in the names buffer; for a member
-	index   int  // for an element
+	name    jsonscan.Span // in the names buffer; for a member
+	index   int           // for an element
 	isIndex bool
 }
 
@@ -69,7 +71,7 @@ func parsePath(path []byte, segs []pathSeg, names []byte) ([]pathSeg, []byte, er
 			}
 			from := len(names)
 			names = append(names, name...)
-			segs = append(segs, pathSeg{name: span{from, len(names)}})
+			segs = append(segs, pathSeg{name: jsonscan.Span{Start: from, End: len(names)}})
 		case '[':
 			i = skipPathSpace(path, i+1)
 			if i >= len(path) {
@@ -97,7 +99,7 @@ func parsePath(path []byte, segs []pathSeg, names []byte) ([]pathSeg, []byte, er
 				if names, i, err = appendPathName(names, path, i); err != nil {
 					return segs, names, err
 				}
-				seg = pathSeg{name: span{from, len(names)}}
+				seg = pathSeg{name: jsonscan.Span{Start: from, End: len(names)}}
 			default:
 				return segs, names, pathError(path, "has a selector other than an index or a quoted name")
 			}
@@ -147,11 +149,11 @@ func appendPathName(names, p []byte, i int) ([]byte, int, error) {
 			if e == '\'' {
 				names = append(names, e) // not a JSON escape
 			} else {
-				names = append(names, unescape[e])
+				names = append(names, jsonscan.Unescape[e])
 			}
 			i += 2
 		case 'u':
-			r, ok := hex4(p, i+2)
+			r, ok := jsonscan.Hex4(p, i+2)
 			if !ok {
 				return names, i, pathError(p, "has a bad \\u escape")
 			}
@@ -159,7 +161,7 @@ func appendPathName(names, p []byte, i int) ([]byte, int, error) {
 			if utf16.IsSurrogate(r) {
 				r2, ok := rune(0), false
 				if len(p)-i >= 6 && p[i] == '\\' && p[i+1] == 'u' {
-					r2, ok = hex4(p, i+2)
+					r2, ok = jsonscan.Hex4(p, i+2)
 				}
 				dec := utf16.DecodeRune(r, r2)
 				if !ok || dec == utf8.RuneError {
@@ -267,7 +269,7 @@ func (p *partialArgs) add(dst []byte, segs []pathSeg, names []byte, kind argValu
 	if n == 0 {
 		return dst, pathError(path, "names the whole arguments object, not a member of it")
 	}
-	if n >= maxJSONDepth {
+	if n >= jsonscan.MaxDepth {
 		return dst, pathError(path, "is nested too deeply")
 	}
 	if segs[0].isIndex {
@@ -319,7 +321,7 @@ func (p *partialArgs) add(dst []byte, segs []pathSeg, names []byte, kind argValu
 			p.leaf = segs[n-1]
 			p.leafName = p.leafName[:0]
 			if !p.leaf.isIndex {
-				p.leafName = append(p.leafName, names[p.leaf.name.start:p.leaf.name.end]...)
+				p.leafName = append(p.leafName, names[p.leaf.name.Start:p.leaf.name.End]...)
 			}
 		} else {
 			dst = append(dst, '"')
@@ -347,7 +349,7 @@ func (p *partialArgs) continues(segs []pathSeg, names []byte) bool {
 	if last.isIndex || p.leaf.isIndex {
 		return last.isIndex && p.leaf.isIndex && last.index == p.leaf.index
 	}
-	return string(names[last.name.start:last.name.end]) == string(p.leafName)
+	return string(names[last.name.Start:last.name.End]) == string(p.leafName)
 }
 
 // common returns how many of the leaf's containers (segs but the last) are
@@ -369,7 +371,7 @@ func (p *partialArgs) sameSeg(a pathSeg, b pathSeg, names []byte) bool {
 	if a.isIndex || b.isIndex {
 		return a.isIndex && b.isIndex && a.index == b.index
 	}
-	return string(p.frameNames[a.name.start:a.name.end]) == string(names[b.name.start:b.name.end])
+	return string(p.frameNames[a.name.Start:a.name.End]) == string(names[b.name.Start:b.name.End])
 }
 
 // check reports why the path cannot be placed once the frames above k are
@@ -384,7 +386,7 @@ func (p *partialArgs) check(segs []pathSeg, names []byte, k int, path []byte) er
 			return pathError(path, "goes back to an array element already written")
 		}
 		return pathError(path, fmt.Sprintf("skips to element %d of an array that has %d", seg.index, parent.count))
-	case !parent.isArray && p.taken(parent.id, names[seg.name.start:seg.name.end]):
+	case !parent.isArray && p.taken(parent.id, names[seg.name.Start:seg.name.End]):
 		return pathError(path, "sets a member that already has a value")
 	}
 	// Beyond k every container is new, so each step is its first.
@@ -417,12 +419,12 @@ func (p *partialArgs) place(dst []byte, seg pathSeg, names []byte) []byte {
 	if f.isArray {
 		return dst
 	}
-	name := names[seg.name.start:seg.name.end]
+	name := names[seg.name.Start:seg.name.End]
 	if p.used == nil {
 		p.used = make(map[string]struct{})
 	}
 	p.used[string(p.memberKey(f.id, name))] = struct{}{}
-	dst = appendQuoted(dst, name)
+	dst = jsonscan.AppendQuoted(dst, name)
 	return append(dst, ':')
 }
 
@@ -431,8 +433,8 @@ func (p *partialArgs) push(seg pathSeg, names []byte, isArray bool) {
 	f := argFrame{isArray: isArray, seg: seg}
 	if !seg.isIndex {
 		from := len(p.frameNames)
-		p.frameNames = append(p.frameNames, names[seg.name.start:seg.name.end]...)
-		f.seg.name = span{from, len(p.frameNames)}
+		p.frameNames = append(p.frameNames, names[seg.name.Start:seg.name.End]...)
+		f.seg.name = jsonscan.Span{Start: from, End: len(p.frameNames)}
 	}
 	if !isArray {
 		f.id = p.nextID
@@ -446,7 +448,7 @@ func (p *partialArgs) pop(dst []byte) []byte {
 	f := p.stack[len(p.stack)-1]
 	p.stack = p.stack[:len(p.stack)-1]
 	if !f.seg.isIndex {
-		p.frameNames = p.frameNames[:f.seg.name.start]
+		p.frameNames = p.frameNames[:f.seg.name.Start]
 	}
 	return append(dst, closerOf(f.isArray))
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/airlock-go/airlock/internal/jsonscan"
 )
 
 func TestParsePath(t *testing.T) {
@@ -65,7 +67,7 @@ func TestParsePath(t *testing.T) {
 			if s.isIndex {
 				got = append(got, fmt.Sprintf("[%d]", s.index))
 			} else {
-				got = append(got, string(names[s.name.start:s.name.end]))
+				got = append(got, string(names[s.name.Start:s.name.End]))
 			}
 		}
 		if !reflect.DeepEqual(got, tc.want) {
@@ -341,7 +343,7 @@ func TestPartialArgsRefused(t *testing.T) {
 		{"the root as an array", []op{num("$[0]")}},
 		{"no value", []op{{"$.a", argNone, "", false}}},
 		{"a number into a continuing string", []op{{"$.a", argString, "x", true}, num("$.a")}},
-		{"too deep", []op{num("$" + strings.Repeat(".a", maxJSONDepth))}},
+		{"too deep", []op{num("$" + strings.Repeat(".a", jsonscan.MaxDepth))}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var p partialArgs

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock-go/airlock/internal/jsonscan"
 	"github.com/airlock-go/airlock/sse"
 )
 
@@ -63,7 +64,7 @@ func TestWholeCompletionSize(t *testing.T) {
 		{"one above", limit + 1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := NewBridge().whole(bytes.NewReader(body(tc.size)), limit)
+			m, err := chatProtocol{}.readWhole(NewBridge(), bytes.NewReader(body(tc.size)), limit)
 			if got := errors.Is(err, sse.ErrEventTooLarge); got != tc.tooBig {
 				t.Fatalf("err = %v, want too large: %v", err, tc.tooBig)
 			}
@@ -85,7 +86,7 @@ func TestWholeLargeCallInOneEvent(t *testing.T) {
 	}
 }
 
-// The decoder accepts JSON nested maxJSONDepth deep, as encoding/json does,
+// The decoder accepts JSON nested jsonscan.MaxDepth deep, as encoding/json does,
 // wherever the nesting sits: at the limit, one below, one above. Past it the
 // event is an EventError for errDepth and nothing of it is applied.
 func TestMaxJSONDepth(t *testing.T) {
@@ -103,9 +104,9 @@ func TestMaxJSONDepth(t *testing.T) {
 			depth int
 			bad   bool
 		}{
-			{"one below", maxJSONDepth - 1, false},
-			{"at", maxJSONDepth, false},
-			{"one above", maxJSONDepth + 1, true},
+			{"one below", jsonscan.MaxDepth - 1, false},
+			{"at", jsonscan.MaxDepth, false},
+			{"one above", jsonscan.MaxDepth + 1, true},
 		} {
 			t.Run(p.name+"/"+tc.name, func(t *testing.T) {
 				n := tc.depth - p.containers
@@ -115,7 +116,7 @@ func TestMaxJSONDepth(t *testing.T) {
 					t.Fatal(err)
 				}
 				err := b.Handle(sse.Event{Data: []byte(data)})
-				if got := errors.Is(err, ErrBadEvent) && errors.Is(err, errDepth); got != tc.bad {
+				if got := errors.Is(err, ErrBadEvent) && errors.Is(err, jsonscan.ErrDepth); got != tc.bad {
 					t.Fatalf("err = %.200v, want a depth error: %v", err, tc.bad)
 				}
 				if !tc.bad {
@@ -149,7 +150,7 @@ func TestEventErrorExcerpt(t *testing.T) {
 		{"a line end and an escape", `a\n` + "\n\x1b[2J", `a\n [2J`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := (&EventError{Data: []byte(tc.data), Err: errSyntax}).Error()
+			got := (&EventError{Data: []byte(tc.data), Err: jsonscan.ErrSyntax}).Error()
 			if !strings.HasSuffix(got, ": "+tc.want) {
 				t.Errorf("Error() = %q, want it to end with %q", got, tc.want)
 			}

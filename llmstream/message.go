@@ -216,7 +216,11 @@ type ToolFunction struct {
 	Strict *bool `json:"strict,omitempty"`
 }
 
-type wireMessage struct {
+// messageJSON is a Message's own JSON: the members of an OpenAI chat
+// message, which tools that read conversations know, plus this package's
+// "is_error" and "continuity". It is not a wire format: each dialect
+// writes its own (the chat dialect's is wireMessage).
+type messageJSON struct {
 	Role       string          `json:"role"`
 	Content    json.RawMessage `json:"content,omitempty"`
 	Refusal    string          `json:"refusal,omitempty"`
@@ -227,34 +231,31 @@ type wireMessage struct {
 	Continuity *Continuity     `json:"continuity,omitempty"`
 }
 
-// chatWire is m as the chat dialect sends it: the OpenAI message alone.
-func (m *Message) chatWire() (wireMessage, error) {
-	w := wireMessage{Role: m.Role, Refusal: m.Refusal, Name: m.Name, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID}
-	if !(m.Role == "assistant" && m.Content == "" && len(m.ToolCalls) > 0) {
+// MarshalJSON writes the message as messageJSON: the OpenAI chat message
+// members, with "is_error" and "continuity" when they are set. Content is
+// left out of an assistant message that has only calls.
+func (m Message) MarshalJSON() ([]byte, error) {
+	w := messageJSON{Role: m.Role, Refusal: m.Refusal, Name: m.Name, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, IsError: m.IsError, Continuity: m.Continuity}
+	if !m.callsOnly() {
 		c, err := json.Marshal(m.Content)
 		if err != nil {
-			return w, err
+			return nil, err
 		}
 		w.Content = c
 	}
-	return w, nil
-}
-
-// MarshalJSON writes the OpenAI chat message JSON, with "is_error" and
-// "continuity" when they are set.
-func (m Message) MarshalJSON() ([]byte, error) {
-	w, err := m.chatWire()
-	if err != nil {
-		return nil, err
-	}
-	w.IsError, w.Continuity = m.IsError, m.Continuity
 	return json.Marshal(w)
 }
 
-// UnmarshalJSON reads the OpenAI chat message JSON. Content may be a string,
-// null, or an array of content parts.
+// callsOnly reports an assistant message with calls and no text, whose
+// content is left out rather than sent as "".
+func (m *Message) callsOnly() bool {
+	return m.Role == "assistant" && m.Content == "" && len(m.ToolCalls) > 0
+}
+
+// UnmarshalJSON reads a Message's JSON (see MarshalJSON). Content may be a
+// string, null, or an array of content parts.
 func (m *Message) UnmarshalJSON(data []byte) error {
-	var w wireMessage
+	var w messageJSON
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}

@@ -72,6 +72,15 @@ func parseProviderError(raw []byte, status int) (*APIError, bool) {
 	return e, true
 }
 
+// parseClassified is parseProviderError with the error's Kind set.
+func parseClassified(raw []byte, status int) (*APIError, bool) {
+	e, ok := parseProviderError(raw, status)
+	if ok {
+		e.classify()
+	}
+	return e, ok
+}
+
 // jsonText is a string's value, a number's text, or "" for null, absent
 // and anything else.
 func jsonText(raw json.RawMessage) string {

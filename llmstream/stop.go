@@ -6,19 +6,9 @@ import "fmt"
 // zero value means unknown: the stream gave no reason, or one this package
 // does not know (the raw value is always in [Message.FinishReason]).
 //
-//	StopReason         chat              Anthropic         Responses               Gemini
-//	StopEndTurn        stop              end_turn,         completed               STOP
-//	                                     stop_sequence
-//	StopToolCalls      tool_calls,       tool_use          (a call was made)       (a call was made)
-//	                   function_call
-//	StopLength         length            max_tokens,       incomplete:             MAX_TOKENS,
-//	                                     model_context_    max_output_tokens       CONTINUATION
-//	                                     window_exceeded
-//	StopContentFilter  content_filter    —                 incomplete:             SAFETY, RECITATION,
-//	                                                       content_filter          BLOCKLIST, ... (failures)
-//	StopRefusal        —                 refusal           —                       —
-//	StopPause          —                 pause_turn        —                       —
-//	StopOther          anything else     anything else     anything else           anything else
+// Each dialect maps its own values, in its dialect file (chatStopReason,
+// anthropicStopReason, responsesStopReason, geminiStopReason,
+// bedrockStopReason).
 //
 // A message that carries tool calls has StopToolCalls whatever the
 // provider said, unless the reason is a length, filter, refusal or pause.
@@ -67,21 +57,4 @@ func (r StopReason) String() string {
 		return "other"
 	}
 	return fmt.Sprintf("StopReason(%d)", uint8(r))
-}
-
-// chatStopReason maps a chat finish_reason.
-func chatStopReason(finish string) StopReason {
-	switch finish {
-	case "":
-		return 0
-	case "stop":
-		return StopEndTurn
-	case "tool_calls", "function_call":
-		return StopToolCalls
-	case "length":
-		return StopLength
-	case "content_filter":
-		return StopContentFilter
-	}
-	return StopOther
 }

@@ -82,54 +82,15 @@ func newHTTPTransport(cfg *config) *http.Transport {
 	}
 }
 
-// Do sends req and returns the response of its last attempt, with the same
-// shape as [http.Client.Do], so that code written against an interface with
-// that one method takes either.
-//
-// Do returns only 2xx responses. Their Body enforces the limits while the
-// caller reads it: the stream cap ([WithMaxStreamBytes]), the low-speed rule
-// ([WithLowSpeed]) and the total timeout ([WithTimeout]), each with its
-// error; it returns io.EOF at the end. The caller must Close the Body, which
-// releases the connection and every timer the exchange started; no goroutine
-// of the Client outlives it.
-//
-// Any other status is returned as a [*StatusError], its body read (up to
-// [MaxErrorBodyBytes]) and closed. Failed attempts are retried before Do
-// returns, as [WithRetry] describes: connection failures (dial, proxy, TLS
-// handshake, connect timeout) and the answers 408, 409, 429 and 5xx
-// (Anthropic's 529 among them), unless the server's "x-should-retry" says
-// otherwise ("false" stops the retries, "true" allows one whatever the
-// status); the wait is the server's retry-after-ms or Retry-After (seconds
-// or HTTP date), or with neither the retryDelay of a google.rpc.RetryInfo
-// detail in a JSON error body (as Gemini answers a 429), up to
-// [DefaultMaxRetryAfter], else an exponential backoff with jitter; once Do
-// has returned a response, nothing is retried. Redirects are followed as
-// by http.Client (at most 10, the body replayed), except that a redirect
-// to another host name (a subdomain too) or from https to http drops every
-// header that carries a credential, whatever its name (see below); each
-// redirect counts against the same limits. The request body is closed, as by http.Client,
-// even on errors;
-// to retry, Do replays it through req.GetBody, or buffers a body without one
-// (up to [MaxBufferedRequestBytes]; a longer one disables retries).
-//
-// Cancelling req's context ends Do, or a Read of the body, at once with an
-// error that matches [context.Canceled]; its deadline passing gives a
-// [*TimeoutError] that matches both [ErrTimeout] and
-// [context.DeadlineExceeded]. Other errors: [*OptionError] (bad options),
-// [*TimeoutError] (total or connect timeout), [*StalledError],
-// [*StreamTooLargeError] (a declared Content-Length over the cap),
-// [ErrMisuse] (a zero Client, a nil request or one without a URL), and the
-// network errors of net/http, such as a *url.Error.
-//
-// No error and no [Event] carries a credential of the request: the value of
-// a header whose name marks one (Authorization, Proxy-Authorization,
-// Api-Key, X-Api-Key, X-Goog-Api-Key, Cookie, any name with "key", "token",
-// "secret", "auth", ...), the URL's userinfo, or a secret query value (key,
-// api-key, api_key, token, sig, ...). net/http's *url.Error is rewritten
-// with the URL redacted, a proxy address net/http cannot use is printed
-// without its user and password, and a credential the server echoed is
-// replaced by "REDACTED" in a [StatusError]'s Body and every error text.
-// Values shorter than 8 bytes are not treated as secrets.
+// Do sends req and returns the response of its last attempt, with the shape
+// of [http.Client.Do]. Only 2xx responses are returned, their Body enforcing
+// the limits of the options ([WithTimeout], [WithLowSpeed],
+// [WithMaxStreamBytes]) as it is read; the caller must Close it, which
+// releases the connection and every timer. Any other status is a
+// [*StatusError]; attempts are retried only before Do returns
+// ([WithRetry]). Each option's doc names the error its breach returns;
+// cancelling req's context ends Do or a Read at once. The README's
+// transport section gives redirects, body replay and redaction.
 func (c *Client) Do(req *http.Request) (*http.Response, error) {
 	switch {
 	case c.err != nil:

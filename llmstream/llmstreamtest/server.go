@@ -98,8 +98,9 @@ func NewTestServer(tb testing.TB, opts ...Option) *Server {
 	return s
 }
 
-// NewHandler returns a server that does not listen: mount it in a server
-// of your own (it is an http.Handler; see [Server.ServeHTTP]). Its URL is
+// NewHandler returns the fake server as an http.Handler only
+// ([Server.ServeHTTP]): a *Server that does not listen, to mount in a
+// server of your own, with Requests and Close as usual. Its URL is
 // empty, its Client is a plain *http.Client, and its ClientOptions name no
 // server: add llmstream.WithBaseURL with the URL you mounted it at, or
 // every call fails with llmstream.ErrInvalidRequest (it never falls back

@@ -10,17 +10,14 @@ import (
 	"github.com/airlock-go/airlock/toolcall"
 )
 
-// maxWholeBytes bounds a whole JSON completion, in bytes.
-const maxWholeBytes = 64 << 20
-
-// whole reads a non-streaming chat completion, which some servers send
+// readWhole reads a non-streaming chat completion, which some servers send
 // when they ignore "stream": true, into the same materialized message,
 // with the same deltas delivered (all at once) and the same validation of
 // its tool calls by the assembler.
 // Bodies over limit bytes (maxWholeBytes in production) fail with
 // sse.ErrEventTooLarge; a body that broke off is [ErrInterrupted], as a
 // stream would be.
-func (b *Bridge) whole(r io.Reader, limit int) (Message, error) {
+func (chatProtocol) readWhole(b *Bridge, r io.Reader, limit int) (Message, error) {
 	data, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
 	switch {
 	case err != nil:
@@ -47,18 +44,18 @@ func (b *Bridge) whole(r io.Reader, limit int) (Message, error) {
 		b.fail(b.apiError(resp.Error))
 		return b.Message()
 	}
-	b.usage = resp.Usage
+	b.setUsage(resp.Usage)
 	for _, ch := range resp.Choices {
 		if ch.Index == 0 {
 			b.wholeChoice(data, ch.Message)
-			b.finish = ch.FinishReason
+			b.setFinish(ch.FinishReason, chatStopReason(ch.FinishReason))
 			break
 		}
 	}
 	if b.err == nil && b.finish == "error" {
 		b.fail(finishError())
 	}
-	b.done = true
+	b.end()
 	return b.Message()
 }
 
@@ -82,15 +79,10 @@ func (b *Bridge) wholeChoice(data, raw json.RawMessage) {
 	}
 	content, partReasoning := contentParts(m.Content)
 	for _, t := range []struct {
-		kind DeltaKind
-		buf  *[]byte
+		kind bufKind
 		text string
-	}{{DeltaReasoning, &b.reasoning, reasoning + partReasoning}, {DeltaText, &b.content, content}, {DeltaRefusal, &b.refusal, jsonString(m.Refusal)}} {
-		if t.text == "" {
-			continue
-		}
-		*t.buf = append(*t.buf, t.text...)
-		if b.onDelta != nil && b.deliver(Delta{Kind: t.kind, Text: t.text}) != nil {
+	}{{inReasoning, reasoning + partReasoning}, {inContent, content}, {inRefusal, jsonString(m.Refusal)}} {
+		if t.text != "" && b.appendRaw(t.kind, t.text) != nil {
 			return
 		}
 	}

@@ -1,4 +1,13 @@
-package llmstream
+// Package jsonscan is a small JSON scanner for the one shape llmstream's
+// decoders read on every event: it validates a whole event in one walk,
+// records where the members are (Span), and decodes strings into the
+// caller's buffers, never allocating. It accepts exactly what
+// encoding/json.Valid accepts (RFC 8259, nesting at most MaxDepth, invalid
+// UTF-8 inside strings tolerated) and decodes strings as
+// encoding/json.Unmarshal does (each invalid UTF-8 byte and each lone
+// surrogate escape becomes U+FFFD). llmstream's FuzzChunk checks it
+// against encoding/json.
+package jsonscan
 
 import (
 	"encoding/binary"
@@ -10,44 +19,37 @@ import (
 	"github.com/airlock-go/airlock/toolcall"
 )
 
-// This file is a small JSON scanner for the one shape the bridge decodes on
-// every event. It accepts exactly what encoding/json.Valid accepts (RFC 8259,
-// nesting at most maxJSONDepth, invalid UTF-8 inside strings tolerated) and
-// decodes strings the way encoding/json.Unmarshal does (each invalid UTF-8
-// byte and each lone surrogate escape becomes U+FFFD). It never allocates:
-// strings are appended to caller-owned buffers. FuzzChunk checks it against
-// encoding/json.
+// MaxDepth is encoding/json's nesting limit, so both accept the same texts.
+const MaxDepth = 10000
 
-// maxJSONDepth is encoding/json's nesting limit, so both accept the same texts.
-const maxJSONDepth = 10000
-
-// argsDepth is the depth to walk a tool call's arguments object at when
+// ArgsDepth is the depth to walk a tool call's arguments object at when
 // an event carries it as JSON (Gemini's args, Anthropic's input): its
 // nesting is the toolcall assembler's to judge, the same in every
 // dialect, so the event walk puts no limit on it. skipNested keeps a byte
 // per level, so the event's size still bounds the walk.
-const argsDepth = -1 << 30 // fits a 32-bit int; past a GiB of nesting the limit applies again
+const ArgsDepth = -1 << 30 // fits a 32-bit int; past a GiB of nesting the limit applies again
 
-// errSyntax reports text that is not JSON; the caller wraps it with the offset.
-var errSyntax = errors.New("invalid JSON")
+// ErrSyntax reports text that is not JSON; the caller wraps it with the offset.
+var ErrSyntax = errors.New("invalid JSON")
 
-// errDepth reports nesting deeper than maxJSONDepth.
-var errDepth = errors.New("JSON nested too deeply")
+// ErrDepth reports nesting deeper than MaxDepth.
+var ErrDepth = errors.New("JSON nested too deeply")
 
+// ErrNotObject and ErrTrailing report an event that is not one JSON object.
 var (
-	errNotObject = errors.New("not a JSON object")
-	errTrailing  = errors.New("data after the JSON value")
+	ErrNotObject = errors.New("not a JSON object")
+	ErrTrailing  = errors.New("data after the JSON value")
 )
 
-// span is a half-open byte range; start < 0 means absent.
-type span struct{ start, end int }
+// Span is a half-open byte range; start < 0 means absent.
+type Span struct{ Start, End int }
 
-var noSpan = span{-1, -1}
+var NoSpan = Span{-1, -1}
 
-func (s span) ok() bool { return s.start >= 0 }
+func (s Span) OK() bool { return s.Start >= 0 }
 
-// empty reports an absent or zero-length span.
-func (s span) empty() bool { return s.start >= s.end }
+// Empty reports an absent or zero-length span.
+func (s Span) Empty() bool { return s.Start >= s.End }
 
 const (
 	lsb = 0x0101010101010101
@@ -87,7 +89,7 @@ func plainRun(d []byte, i int, ascii bool) int {
 	return i
 }
 
-func skipWS(d []byte, i int) int {
+func SkipWS(d []byte, i int) int {
 	for i < len(d) {
 		switch d[i] {
 		case ' ', '\t', '\n', '\r':
@@ -99,17 +101,17 @@ func skipWS(d []byte, i int) int {
 	return i
 }
 
-// skipValue validates the value starting at d[i] (no leading space), which
+// SkipValue validates the value starting at d[i] (no leading space), which
 // sits inside depth containers, and returns the offset just past it.
-func skipValue(d []byte, i, depth int) (int, error) {
+func SkipValue(d []byte, i, depth int) (int, error) {
 	if i >= len(d) {
-		return i, errSyntax
+		return i, ErrSyntax
 	}
 	switch c := d[i]; {
 	case c == '{' || c == '[':
 		return skipNested(d, i, depth)
 	case c == '"':
-		return skipString(d, i)
+		return SkipString(d, i)
 	case c == 't':
 		return skipLiteral(d, i, "true")
 	case c == 'f':
@@ -119,12 +121,12 @@ func skipValue(d []byte, i, depth int) (int, error) {
 	case c == '-' || (c >= '0' && c <= '9'):
 		return skipNumber(d, i)
 	}
-	return i, errSyntax
+	return i, ErrSyntax
 }
 
 func skipLiteral(d []byte, i int, lit string) (int, error) {
 	if len(d)-i < len(lit) || string(d[i:i+len(lit)]) != lit {
-		return i, errSyntax
+		return i, ErrSyntax
 	}
 	return i + len(lit), nil
 }
@@ -140,7 +142,7 @@ func skipNumber(d []byte, i int) (int, error) {
 		for i++; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
 		}
 	default:
-		return i, errSyntax
+		return i, ErrSyntax
 	}
 	if i < len(d) && d[i] == '.' {
 		i++
@@ -148,7 +150,7 @@ func skipNumber(d []byte, i int) (int, error) {
 		for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
 		}
 		if i == start {
-			return i, errSyntax
+			return i, ErrSyntax
 		}
 	}
 	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
@@ -160,7 +162,7 @@ func skipNumber(d []byte, i int) (int, error) {
 		for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
 		}
 		if i == start {
-			return i, errSyntax
+			return i, ErrSyntax
 		}
 	}
 	return i, nil
@@ -175,11 +177,11 @@ func skipNested(d []byte, i, depth int) (int, error) {
 	open := small[:0]
 	for {
 		// d[i] opens a container.
-		if depth+len(open)+1 > maxJSONDepth {
-			return i, errDepth
+		if depth+len(open)+1 > MaxDepth {
+			return i, ErrDepth
 		}
 		open = append(open, d[i])
-		i = skipWS(d, i+1)
+		i = SkipWS(d, i+1)
 		if i < len(d) && d[i] == closer(open[len(open)-1]) {
 			i++
 			open = open[:len(open)-1]
@@ -192,7 +194,7 @@ func skipNested(d []byte, i, depth int) (int, error) {
 			if d[i] == '{' || d[i] == '[' {
 				continue
 			}
-			if i, err = skipValue(d, i, 0); err != nil {
+			if i, err = SkipValue(d, i, 0); err != nil {
 				return i, err
 			}
 		}
@@ -202,8 +204,8 @@ func skipNested(d []byte, i, depth int) (int, error) {
 				return i, nil
 			}
 			top := open[len(open)-1]
-			if i = skipWS(d, i); i >= len(d) {
-				return i, errSyntax
+			if i = SkipWS(d, i); i >= len(d) {
+				return i, ErrSyntax
 			}
 			if d[i] == closer(top) {
 				i++
@@ -211,16 +213,16 @@ func skipNested(d []byte, i, depth int) (int, error) {
 				continue
 			}
 			if d[i] != ',' {
-				return i, errSyntax
+				return i, ErrSyntax
 			}
 			var err error
-			if i, err = elementStart(d, skipWS(d, i+1), top); err != nil {
+			if i, err = elementStart(d, SkipWS(d, i+1), top); err != nil {
 				return i, err
 			}
 			if d[i] == '{' || d[i] == '[' {
 				break
 			}
-			if i, err = skipValue(d, i, 0); err != nil {
+			if i, err = SkipValue(d, i, 0); err != nil {
 				return i, err
 			}
 		}
@@ -240,75 +242,75 @@ func closer(c byte) byte {
 func elementStart(d []byte, i int, container byte) (int, error) {
 	if container == '{' {
 		if i >= len(d) || d[i] != '"' {
-			return i, errSyntax
+			return i, ErrSyntax
 		}
 		var err error
-		if i, err = skipString(d, i); err != nil {
+		if i, err = SkipString(d, i); err != nil {
 			return i, err
 		}
-		if i = skipWS(d, i); i >= len(d) || d[i] != ':' {
-			return i, errSyntax
+		if i = SkipWS(d, i); i >= len(d) || d[i] != ':' {
+			return i, ErrSyntax
 		}
-		i = skipWS(d, i+1)
+		i = SkipWS(d, i+1)
 	}
 	if i >= len(d) {
-		return i, errSyntax
+		return i, ErrSyntax
 	}
 	return i, nil
 }
 
-// nextMember steps over the separator after an element of an object or array
+// NextMember steps over the separator after an element of an object or array
 // closed by end. It returns the offset of the next element, or -(offset just
 // past end)-1 when the container closed.
-func nextMember(d []byte, i int, end byte) (int, error) {
-	i = skipWS(d, i)
+func NextMember(d []byte, i int, end byte) (int, error) {
+	i = SkipWS(d, i)
 	if i >= len(d) {
-		return i, errSyntax
+		return i, ErrSyntax
 	}
 	switch d[i] {
 	case ',':
-		return skipWS(d, i+1), nil
+		return SkipWS(d, i+1), nil
 	case end:
 		return -(i + 1) - 1, nil
 	}
-	return i, errSyntax
+	return i, ErrSyntax
 }
 
-// skipString validates the string starting at the quote d[i] and returns the
+// SkipString validates the string starting at the quote d[i] and returns the
 // offset past its closing quote.
-func skipString(d []byte, i int) (int, error) {
+func SkipString(d []byte, i int) (int, error) {
 	i++
 	for {
 		if i = plainRun(d, i, false); i >= len(d) {
-			return i, errSyntax
+			return i, ErrSyntax
 		}
 		switch c := d[i]; {
 		case c == '"':
 			return i + 1, nil
 		case c == '\\':
 			if i+1 >= len(d) {
-				return i, errSyntax
+				return i, ErrSyntax
 			}
 			switch d[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
-				if _, ok := hex4(d, i+2); !ok {
-					return i, errSyntax
+				if _, ok := Hex4(d, i+2); !ok {
+					return i, ErrSyntax
 				}
 				i += 6
 			default:
-				return i, errSyntax
+				return i, ErrSyntax
 			}
 		case c < 0x20:
-			return i, errSyntax
+			return i, ErrSyntax
 		default:
-			return i, errSyntax // unreachable: plainRun stops only at the cases above
+			return i, ErrSyntax // unreachable: plainRun stops only at the cases above
 		}
 	}
 }
 
-func hex4(d []byte, i int) (rune, bool) {
+func Hex4(d []byte, i int) (rune, bool) {
 	if len(d)-i < 4 {
 		return 0, false
 	}
@@ -329,19 +331,19 @@ func hex4(d []byte, i int) (rune, bool) {
 	return r, true
 }
 
-// unescape maps the letter of a one-letter escape to its byte.
-var unescape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+// Unescape maps the letter of a one-letter escape to its byte.
+var Unescape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
-// appendString validates the string starting at the quote d[i], appends its
+// AppendString validates the string starting at the quote d[i], appends its
 // decoded text to dst and returns the offset past its closing quote.
-func appendString(dst, d []byte, i int) ([]byte, int, error) {
-	return appendStringUTF8(dst, d, i, false)
+func AppendString(dst, d []byte, i int) ([]byte, int, error) {
+	return AppendStringUTF8(dst, d, i, false)
 }
 
-// appendStringUTF8 is appendString for text whose bytes are known to be
+// AppendStringUTF8 is appendString for text whose bytes are known to be
 // valid UTF-8 when valid is true (the sse package guarantees it for every
 // event it reads), which skips the check.
-func appendStringUTF8(dst, d []byte, i int, valid bool) ([]byte, int, error) {
+func AppendStringUTF8(dst, d []byte, i int, valid bool) ([]byte, int, error) {
 	i++
 	for {
 		// A run up to the next quote, backslash or control byte is copied
@@ -354,23 +356,23 @@ func appendStringUTF8(dst, d []byte, i int, valid bool) ([]byte, int, error) {
 			dst = appendValid(dst, run)
 		}
 		if i >= len(d) {
-			return dst, i, errSyntax
+			return dst, i, ErrSyntax
 		}
 		switch c := d[i]; {
 		case c == '"':
 			return dst, i + 1, nil
 		case c == '\\':
 			if i+1 >= len(d) {
-				return dst, i, errSyntax
+				return dst, i, ErrSyntax
 			}
 			switch e := d[i+1]; e {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				dst = append(dst, unescape[e])
+				dst = append(dst, Unescape[e])
 				i += 2
 			case 'u':
-				r, ok := hex4(d, i+2)
+				r, ok := Hex4(d, i+2)
 				if !ok {
-					return dst, i, errSyntax
+					return dst, i, ErrSyntax
 				}
 				i += 6
 				if utf16.IsSurrogate(r) {
@@ -378,7 +380,7 @@ func appendStringUTF8(dst, d []byte, i int, valid bool) ([]byte, int, error) {
 					// rune; anything else is U+FFFD, as in encoding/json.
 					r2, ok := rune(0), false
 					if len(d)-i >= 6 && d[i] == '\\' && d[i+1] == 'u' {
-						r2, ok = hex4(d, i+2)
+						r2, ok = Hex4(d, i+2)
 					}
 					if dec := utf16.DecodeRune(r, r2); ok && dec != utf8.RuneError {
 						r = dec
@@ -389,12 +391,12 @@ func appendStringUTF8(dst, d []byte, i int, valid bool) ([]byte, int, error) {
 				}
 				dst = utf8.AppendRune(dst, r)
 			default:
-				return dst, i, errSyntax
+				return dst, i, ErrSyntax
 			}
 		case c < 0x20:
-			return dst, i, errSyntax
+			return dst, i, ErrSyntax
 		default:
-			return dst, i, errSyntax // unreachable: plainRun stops only at the cases above
+			return dst, i, ErrSyntax // unreachable: plainRun stops only at the cases above
 		}
 	}
 }
@@ -414,12 +416,12 @@ func appendValid(dst, run []byte) []byte {
 	return dst
 }
 
-// parseIndex reads the number num (already validated JSON) as an index.
+// ParseIndex reads the number num (already validated JSON) as an index.
 // ok is false for fractions, exponents and negatives: no usable integer.
 // An integer past toolcall.MaxIndex reads as MaxIndex+1, so that a tool
 // call's index is refused by the assembler (ErrInvalidIndex) and a choice's
 // is not taken for choice 0, rather than either counting as no index.
-func parseIndex(num []byte) (int, bool) {
+func ParseIndex(num []byte) (int, bool) {
 	if len(num) == 0 {
 		return 0, false
 	}
@@ -433,20 +435,20 @@ func parseIndex(num []byte) (int, bool) {
 	return int(n), true
 }
 
-// doc is the JSON text of one event being walked, and the scratch a walk
+// Doc is the JSON text of one event being walked, and the scratch a walk
 // needs. Every dialect's decoder walks its events with it.
-type doc struct {
-	data      []byte
+type Doc struct {
+	Data      []byte
 	key       []byte // a decoded key that had escapes; valid until the next readKey
-	validUTF8 bool   // data is known to be valid UTF-8 (it came through an sse.Reader)
+	ValidUTF8 bool   // data is known to be valid UTF-8 (it came through an sse.Reader)
 }
 
-// readKey reads the member name at data[i] and the colon after it, and
+// ReadKey reads the member name at data[i] and the colon after it, and
 // returns the name and the offset of the member's value.
-func (s *doc) readKey(i int) ([]byte, int, error) {
-	d := s.data
+func (s *Doc) ReadKey(i int) ([]byte, int, error) {
+	d := s.Data
 	if i >= len(d) || d[i] != '"' {
-		return nil, i, errSyntax
+		return nil, i, ErrSyntax
 	}
 	var key []byte
 	end := plainRun(d, i+1, false)
@@ -457,77 +459,77 @@ func (s *doc) readKey(i int) ([]byte, int, error) {
 		// which is safe because a key is used only before its value is
 		// walked.
 		var err error
-		if s.key, end, err = appendString(s.key[:0], d, i); err != nil {
+		if s.key, end, err = AppendString(s.key[:0], d, i); err != nil {
 			return nil, end, err
 		}
 		key = s.key
 	}
-	if end = skipWS(d, end); end >= len(d) || d[end] != ':' {
-		return nil, end, errSyntax
+	if end = SkipWS(d, end); end >= len(d) || d[end] != ':' {
+		return nil, end, ErrSyntax
 	}
-	if end = skipWS(d, end+1); end >= len(d) {
-		return nil, end, errSyntax
+	if end = SkipWS(d, end+1); end >= len(d) {
+		return nil, end, ErrSyntax
 	}
 	return key, end, nil
 }
 
-// valueSpan validates the value at data[i] and returns its span, or noSpan
+// ValueSpan validates the value at data[i] and returns its span, or noSpan
 // when it is null.
-func (s *doc) valueSpan(i, depth int) (span, int, error) {
-	end, err := skipValue(s.data, i, depth)
-	if err != nil || s.data[i] == 'n' {
-		return noSpan, end, err
+func (s *Doc) ValueSpan(i, depth int) (Span, int, error) {
+	end, err := SkipValue(s.Data, i, depth)
+	if err != nil || s.Data[i] == 'n' {
+		return NoSpan, end, err
 	}
-	return span{i, end}, end, nil
+	return Span{i, end}, end, nil
 }
 
-// str decodes the validated JSON string at sp into dst.
-func (s *doc) str(dst []byte, sp span) []byte {
-	dst, _, _ = appendStringUTF8(dst, s.data, sp.start, s.validUTF8)
+// Str decodes the validated JSON string at sp into dst.
+func (s *Doc) Str(dst []byte, sp Span) []byte {
+	dst, _, _ = AppendStringUTF8(dst, s.Data, sp.Start, s.ValidUTF8)
 	return dst
 }
 
-// isString reports that sp holds a JSON string.
-func (s *doc) isString(sp span) bool { return sp.ok() && s.data[sp.start] == '"' }
+// IsString reports that sp holds a JSON string.
+func (s *Doc) IsString(sp Span) bool { return sp.OK() && s.Data[sp.Start] == '"' }
 
-// is reports that sp holds the JSON string lit (with no escapes in it).
-func (s *doc) is(sp span, lit string) bool {
-	return sp.end-sp.start == len(lit)+2 && s.data[sp.start] == '"' && string(s.data[sp.start+1:sp.end-1]) == lit
+// Is reports that sp holds the JSON string lit (with no escapes in it).
+func (s *Doc) Is(sp Span, lit string) bool {
+	return sp.End-sp.Start == len(lit)+2 && s.Data[sp.Start] == '"' && string(s.Data[sp.Start+1:sp.End-1]) == lit
 }
 
-// memberFunc handles the value of one object member starting at data[i]
+// MemberFunc handles the value of one object member starting at data[i]
 // and returns the offset past it; t is the decoder walking.
-type memberFunc[T any] func(t T, key []byte, i, depth int) (int, error)
+type MemberFunc[T any] func(t T, key []byte, i, depth int) (int, error)
 
-// elemFunc handles element pos of an array, starting at data[i].
-type elemFunc[T any] func(t T, pos, i, depth int) (int, error)
+// ElemFunc handles element pos of an array, starting at data[i].
+type ElemFunc[T any] func(t T, pos, i, depth int) (int, error)
 
-// walkObject validates the object at s.data[i], calling fn for each member.
-func walkObject[T any](s *doc, t T, i, depth int, fn memberFunc[T]) (int, error) {
-	d := s.data
+// WalkObject validates the object at s.data[i], calling fn for each member.
+func WalkObject[T any](s *Doc, t T, i, depth int, fn MemberFunc[T]) (int, error) {
+	d := s.Data
 	depth++
-	if depth > maxJSONDepth {
-		return i, errDepth
+	if depth > MaxDepth {
+		return i, ErrDepth
 	}
-	i = skipWS(d, i+1)
+	i = SkipWS(d, i+1)
 	if i < len(d) && d[i] == '}' {
 		return i + 1, nil
 	}
-	return walkMembers(s, t, i, depth, fn)
+	return WalkMembers(s, t, i, depth, fn)
 }
 
-// walkMembers walks an object's members from the key at s.data[i] to the
+// WalkMembers walks an object's members from the key at s.data[i] to the
 // object's end, for the members at depth.
-func walkMembers[T any](s *doc, t T, i, depth int, fn memberFunc[T]) (int, error) {
+func WalkMembers[T any](s *Doc, t T, i, depth int, fn MemberFunc[T]) (int, error) {
 	for {
-		key, at, err := s.readKey(i)
+		key, at, err := s.ReadKey(i)
 		if err != nil {
 			return at, err
 		}
 		if i, err = fn(t, key, at, depth); err != nil {
 			return i, err
 		}
-		if i, err = nextMember(s.data, i, '}'); err != nil {
+		if i, err = NextMember(s.Data, i, '}'); err != nil {
 			return i, err // an offset into data, never negative
 		} else if i < 0 {
 			return -i - 1, nil
@@ -535,26 +537,26 @@ func walkMembers[T any](s *doc, t T, i, depth int, fn memberFunc[T]) (int, error
 	}
 }
 
-// walkArray validates the array at s.data[i], calling fn for each element.
-func walkArray[T any](s *doc, t T, i, depth int, fn elemFunc[T]) (int, error) {
-	d := s.data
+// WalkArray validates the array at s.data[i], calling fn for each element.
+func WalkArray[T any](s *Doc, t T, i, depth int, fn ElemFunc[T]) (int, error) {
+	d := s.Data
 	depth++
-	if depth > maxJSONDepth {
-		return i, errDepth
+	if depth > MaxDepth {
+		return i, ErrDepth
 	}
-	i = skipWS(d, i+1)
+	i = SkipWS(d, i+1)
 	if i < len(d) && d[i] == ']' {
 		return i + 1, nil
 	}
 	for pos := 0; ; pos++ {
 		if i >= len(d) {
-			return i, errSyntax
+			return i, ErrSyntax
 		}
 		var err error
 		if i, err = fn(t, pos, i, depth); err != nil {
 			return i, err
 		}
-		if i, err = nextMember(d, i, ']'); err != nil {
+		if i, err = NextMember(d, i, ']'); err != nil {
 			return i, err
 		} else if i < 0 {
 			return -i - 1, nil
@@ -562,31 +564,73 @@ func walkArray[T any](s *doc, t T, i, depth int, fn elemFunc[T]) (int, error) {
 	}
 }
 
-// walkEvent validates data as one JSON object, calling fn for each
+// WalkEvent validates data as one JSON object, calling fn for each
 // top-level member; anything after the object is an error.
-func walkEvent[T any](s *doc, t T, data []byte, fn memberFunc[T]) (int, error) {
-	s.data = data
-	i := skipWS(data, 0)
+func WalkEvent[T any](s *Doc, t T, data []byte, fn MemberFunc[T]) (int, error) {
+	s.Data = data
+	i := SkipWS(data, 0)
 	if i >= len(data) || data[i] != '{' {
-		if end, err := skipValue(data, i, 0); err != nil {
+		if end, err := SkipValue(data, i, 0); err != nil {
 			return end, err
 		}
-		return i, errNotObject
+		return i, ErrNotObject
 	}
-	i, err := walkObject(s, t, i, 0, fn)
+	i, err := WalkObject(s, t, i, 0, fn)
 	if err != nil {
 		return i, err
 	}
-	if i = skipWS(data, i); i != len(data) {
-		return i, errTrailing
+	if i = SkipWS(data, i); i != len(data) {
+		return i, ErrTrailing
 	}
 	return i, nil
 }
 
-// jsonInt reads a validated JSON number at s as a non-negative int.
-func jsonInt(d []byte, s span) (int, bool) {
-	if !s.ok() {
+// Int reads a validated JSON number at s as a non-negative int.
+func Int(d []byte, s Span) (int, bool) {
+	if !s.OK() {
 		return 0, false
 	}
-	return parseIndex(d[s.start:s.end])
+	return ParseIndex(d[s.Start:s.End])
+}
+
+// AppendQuoted appends s as a JSON string.
+func AppendQuoted(dst, s []byte) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	for _, c := range s {
+		switch {
+		case c == '"' || c == '\\':
+			dst = append(dst, '\\', c)
+		case c < 0x20:
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return append(dst, '"')
+}
+
+// DecodedString is the value of the validated JSON string at s in d.
+func DecodedString(d []byte, s Span) string {
+	raw := d[s.Start:s.End]
+	for _, c := range raw[1 : len(raw)-1] {
+		if c == '\\' || c >= 0x80 {
+			v, _, _ := AppendString(nil, raw, 0)
+			return string(v)
+		}
+	}
+	return string(raw[1 : len(raw)-1])
+}
+
+// IsEmptyObject reports that raw is {} with any spacing.
+func IsEmptyObject(raw []byte) bool {
+	i := SkipWS(raw, 1)
+	return len(raw) > 0 && raw[0] == '{' && i < len(raw) && raw[i] == '}'
+}
+
+// Valid reports that raw is one JSON value.
+func Valid(raw []byte) bool {
+	i := SkipWS(raw, 0)
+	end, err := SkipValue(raw, i, 0)
+	return err == nil && SkipWS(raw, end) == len(raw)
 }
