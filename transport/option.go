@@ -122,7 +122,9 @@ func (o timeoutOption) apply(c *config) {
 	c.timeout = time.Duration(o)
 }
 
-func (o timeoutOption) String() string { return fmt.Sprintf("transport.WithTimeout(%v)", time.Duration(o)) }
+func (o timeoutOption) String() string {
+	return fmt.Sprintf("transport.WithTimeout(%v)", time.Duration(o))
+}
 
 type connectTimeoutOption time.Duration
 
@@ -208,7 +210,9 @@ func (o maxStreamOption) apply(c *config) {
 	c.maxStream = int64(o)
 }
 
-func (o maxStreamOption) String() string { return fmt.Sprintf("transport.WithMaxStreamBytes(%d)", int64(o)) }
+func (o maxStreamOption) String() string {
+	return fmt.Sprintf("transport.WithMaxStreamBytes(%d)", int64(o))
+}
 
 type tlsOption struct{ cfg *tls.Config }
 
