@@ -29,6 +29,7 @@ func ExampleReader() {
 	event(&body, "contentBlockDelta", `{"contentBlockIndex":0,"delta":{"text":"Hello"}}`)
 	event(&body, "messageStop", `{"stopReason":"end_turn"}`)
 
+	// readme:begin
 	r := eventstream.NewReader(&body)
 	for {
 		m, err := r.Next()
@@ -42,6 +43,8 @@ func ExampleReader() {
 		t, _ := m.Header(":event-type")
 		fmt.Printf("%s %s\n", t, m.Payload)
 	}
+	// readme:end
+
 	// Output:
 	// contentBlockDelta {"contentBlockIndex":0,"delta":{"text":"Hello"}}
 	// messageStop {"stopReason":"end_turn"}

@@ -327,9 +327,13 @@ func (a *Assembler) setRoute(p, pos int) {
 // Nothing of a failed Finalize may be executed: the error is there so that a
 // caller can answer each call (tell the model what was wrong), not run it.
 //
-// Call Finalize only once the stream has ended properly (see the package
-// documentation): on a stream cut short, the calls that happen to be
+// Call Finalize only once the stream has ended properly — in OpenAI chat
+// completions "[DONE]" or a finish_reason; in Anthropic Messages
+// message_stop; in the Responses API response.completed or
+// response.incomplete; in Gemini a candidate's finishReason — and treat any
+// other end as a failure: on a stream cut short, the calls that happen to be
 // complete so far look valid, and a call that never started is missing.
+// (llmstream checks this for every dialect.)
 //
 // A call's arguments are accepted when they are exactly one JSON value as
 // RFC 8259 defines it (any value, not only an object: a tool that needs an

@@ -1098,7 +1098,7 @@ func TestDoBadOptionSendsNothing(t *testing.T) {
 	for range 2 { // every Do reports it, not only the first
 		_, err := c.Do(mustRequest(t, context.Background(), http.MethodPost, srv.URL, body))
 		var oe *transport.OptionError
-		if !errors.Is(err, transport.ErrInvalidOption) || !errors.As(err, &oe) || oe.Option != "WithMaxStreamBytes(-1)" {
+		if !errors.Is(err, transport.ErrInvalidOption) || !errors.As(err, &oe) || oe.Option != "transport.WithMaxStreamBytes(-1)" {
 			t.Fatalf("err = %v, want the OptionError", err)
 		}
 	}

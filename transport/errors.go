@@ -145,12 +145,12 @@ func (e *StreamTooLargeError) Unwrap() error { return ErrStreamTooLarge }
 // it and [Client.Do] returns it (joined with any others) without sending
 // anything. It matches [ErrInvalidOption].
 type OptionError struct {
-	Option string // the option as it prints, e.g. "WithMaxStreamBytes(-1)"
+	Option string // the option as it prints, e.g. "transport.WithMaxStreamBytes(-1)"
 	Reason string // what is wrong with it
 }
 
 // Error names the option and the reason, e.g. "transport: invalid option
-// WithMaxStreamBytes(-1): negative size".
+// transport.WithMaxStreamBytes(-1): negative size".
 func (e *OptionError) Error() string {
 	return fmt.Sprintf("transport: invalid option %s: %s", e.Option, e.Reason)
 }

@@ -53,7 +53,7 @@ const MaxBufferedRequestBytes = 32 << 20
 
 // An Option configures a [Client]. Options are values made by the With
 // functions of this package; the interface is sealed so that the set stays
-// known and every option prints itself with String, as "WithTimeout(1m0s)".
+// known and every option prints itself with String, as "transport.WithTimeout(1m0s)".
 //
 // A bad value (a negative size, say) never panics and never makes [New]
 // fail: it is kept and reported, as an [*OptionError], by every call to
@@ -122,7 +122,9 @@ func (o timeoutOption) apply(c *config) {
 	c.timeout = time.Duration(o)
 }
 
-func (o timeoutOption) String() string { return fmt.Sprintf("WithTimeout(%v)", time.Duration(o)) }
+func (o timeoutOption) String() string {
+	return fmt.Sprintf("transport.WithTimeout(%v)", time.Duration(o))
+}
 
 type connectTimeoutOption time.Duration
 
@@ -152,7 +154,7 @@ func (o connectTimeoutOption) apply(c *config) {
 }
 
 func (o connectTimeoutOption) String() string {
-	return fmt.Sprintf("WithConnectTimeout(%v)", time.Duration(o))
+	return fmt.Sprintf("transport.WithConnectTimeout(%v)", time.Duration(o))
 }
 
 type lowSpeedOption struct {
@@ -185,7 +187,7 @@ func (o lowSpeedOption) apply(c *config) {
 }
 
 func (o lowSpeedOption) String() string {
-	return fmt.Sprintf("WithLowSpeed(%d, %v)", o.bytesPerSecond, o.window)
+	return fmt.Sprintf("transport.WithLowSpeed(%d, %v)", o.bytesPerSecond, o.window)
 }
 
 type maxStreamOption int64
@@ -208,7 +210,9 @@ func (o maxStreamOption) apply(c *config) {
 	c.maxStream = int64(o)
 }
 
-func (o maxStreamOption) String() string { return fmt.Sprintf("WithMaxStreamBytes(%d)", int64(o)) }
+func (o maxStreamOption) String() string {
+	return fmt.Sprintf("transport.WithMaxStreamBytes(%d)", int64(o))
+}
 
 type tlsOption struct{ cfg *tls.Config }
 
@@ -229,9 +233,9 @@ func (o tlsOption) apply(c *config) {
 
 func (o tlsOption) String() string {
 	if o.cfg == nil {
-		return "WithTLSConfig(nil)"
+		return "transport.WithTLSConfig(nil)"
 	}
-	return "WithTLSConfig(&tls.Config{...})"
+	return "transport.WithTLSConfig(&tls.Config{...})"
 }
 
 type insecureOption struct{}
@@ -245,7 +249,7 @@ func WithInsecureSkipVerify() Option { return insecureOption{} }
 
 func (insecureOption) apply(c *config) { c.insecure = true }
 
-func (insecureOption) String() string { return "WithInsecureSkipVerify()" }
+func (insecureOption) String() string { return "transport.WithInsecureSkipVerify()" }
 
 type retryOption struct {
 	maxRetries              int
@@ -287,7 +291,7 @@ func (o retryOption) apply(c *config) {
 }
 
 func (o retryOption) String() string {
-	return fmt.Sprintf("WithRetry(%d, %v, %v)", o.maxRetries, o.initial, o.maxBackoffWait)
+	return fmt.Sprintf("transport.WithRetry(%d, %v, %v)", o.maxRetries, o.initial, o.maxBackoffWait)
 }
 
 type maxRetryAfterOption time.Duration
@@ -312,7 +316,7 @@ func (o maxRetryAfterOption) apply(c *config) {
 }
 
 func (o maxRetryAfterOption) String() string {
-	return fmt.Sprintf("WithMaxRetryAfter(%v)", time.Duration(o))
+	return fmt.Sprintf("transport.WithMaxRetryAfter(%v)", time.Duration(o))
 }
 
 type observerOption struct{ fn func(Event) }
@@ -331,9 +335,9 @@ func (o observerOption) apply(c *config) { c.observer = o.fn }
 
 func (o observerOption) String() string {
 	if o.fn == nil {
-		return "WithObserver(nil)"
+		return "transport.WithObserver(nil)"
 	}
-	return "WithObserver(func)"
+	return "transport.WithObserver(func)"
 }
 
 type loggerOption struct{ l *slog.Logger }
@@ -352,9 +356,9 @@ func (o loggerOption) apply(c *config) { c.logger = o.l }
 
 func (o loggerOption) String() string {
 	if o.l == nil {
-		return "WithLogger(nil)"
+		return "transport.WithLogger(nil)"
 	}
-	return "WithLogger(*slog.Logger)"
+	return "transport.WithLogger(*slog.Logger)"
 }
 
 type proxyOption struct {
@@ -371,7 +375,7 @@ func (o proxyOption) apply(c *config) { c.proxy = o.fn }
 
 func (o proxyOption) String() string {
 	if o.fn == nil {
-		return "WithProxy(nil)"
+		return "transport.WithProxy(nil)"
 	}
-	return "WithProxy(func)"
+	return "transport.WithProxy(func)"
 }

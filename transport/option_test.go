@@ -3,6 +3,7 @@ package transport
 import (
 	"crypto/tls"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -17,28 +18,28 @@ func TestOptionValues(t *testing.T) {
 		wantErr string // the OptionError text, "" when accepted
 		check   func(config) bool
 	}{
-		{"timeout one below zero", WithTimeout(-time.Nanosecond), "transport: invalid option WithTimeout(-1ns): negative duration", nil},
+		{"timeout one below zero", WithTimeout(-time.Nanosecond), "transport: invalid option transport.WithTimeout(-1ns): negative duration", nil},
 		{"timeout zero is off", WithTimeout(0), "", func(c config) bool { return c.timeout == 0 }},
 		{"timeout one above zero", WithTimeout(time.Nanosecond), "", func(c config) bool { return c.timeout == time.Nanosecond }},
-		{"connect one below zero", WithConnectTimeout(-time.Nanosecond), "transport: invalid option WithConnectTimeout(-1ns): negative duration", nil},
+		{"connect one below zero", WithConnectTimeout(-time.Nanosecond), "transport: invalid option transport.WithConnectTimeout(-1ns): negative duration", nil},
 		{"connect zero", WithConnectTimeout(0), "", func(c config) bool { return c.connectTimeout == 0 }},
 		{"connect one above zero", WithConnectTimeout(time.Nanosecond), "", func(c config) bool { return c.connectTimeout == time.Nanosecond }},
-		{"low speed rate one below zero", WithLowSpeed(-1, time.Second), "transport: invalid option WithLowSpeed(-1, 1s): negative rate or window", nil},
-		{"low speed window one below zero", WithLowSpeed(1, -time.Nanosecond), "transport: invalid option WithLowSpeed(1, -1ns): negative rate or window", nil},
+		{"low speed rate one below zero", WithLowSpeed(-1, time.Second), "transport: invalid option transport.WithLowSpeed(-1, 1s): negative rate or window", nil},
+		{"low speed window one below zero", WithLowSpeed(1, -time.Nanosecond), "transport: invalid option transport.WithLowSpeed(1, -1ns): negative rate or window", nil},
 		{"low speed zero rate is off", WithLowSpeed(0, time.Second), "", func(c config) bool { return c.lowSpeedBytes == 0 }},
 		{"low speed zero window is off", WithLowSpeed(1, 0), "", func(c config) bool { return c.lowSpeedWindow == 0 }},
 		{"low speed one above zero", WithLowSpeed(1, time.Nanosecond), "", func(c config) bool { return c.lowSpeedBytes == 1 && c.lowSpeedWindow == 1 }},
-		{"cap one below zero", WithMaxStreamBytes(-1), "transport: invalid option WithMaxStreamBytes(-1): negative size", nil},
+		{"cap one below zero", WithMaxStreamBytes(-1), "transport: invalid option transport.WithMaxStreamBytes(-1): negative size", nil},
 		{"cap zero is off", WithMaxStreamBytes(0), "", func(c config) bool { return c.maxStream == 0 }},
 		{"cap one above zero", WithMaxStreamBytes(1), "", func(c config) bool { return c.maxStream == 1 }},
-		{"retry count one below zero", WithRetry(-1, 0, 0), "transport: invalid option WithRetry(-1, 0s, 0s): negative count or duration", nil},
+		{"retry count one below zero", WithRetry(-1, 0, 0), "transport: invalid option transport.WithRetry(-1, 0s, 0s): negative count or duration", nil},
 		{"retry zero is off", WithRetry(0, 0, 0), "", func(c config) bool { return c.maxRetries == 0 }},
 		{"retry one", WithRetry(1, time.Second, time.Second), "", func(c config) bool {
 			return c.maxRetries == 1 && c.initialBackoff == time.Second && c.maxBackoff == time.Second
 		}},
-		{"retry initial one above max", WithRetry(1, time.Second+1, time.Second), "transport: invalid option WithRetry(1, 1.000000001s, 1s): initial backoff above the maximum", nil},
-		{"retry negative backoff", WithRetry(1, -1, 0), "transport: invalid option WithRetry(1, -1ns, 0s): negative count or duration", nil},
-		{"retry-after one below zero", WithMaxRetryAfter(-1), "transport: invalid option WithMaxRetryAfter(-1ns): negative duration", nil},
+		{"retry initial one above max", WithRetry(1, time.Second+1, time.Second), "transport: invalid option transport.WithRetry(1, 1.000000001s, 1s): initial backoff above the maximum", nil},
+		{"retry negative backoff", WithRetry(1, -1, 0), "transport: invalid option transport.WithRetry(1, -1ns, 0s): negative count or duration", nil},
+		{"retry-after one below zero", WithMaxRetryAfter(-1), "transport: invalid option transport.WithMaxRetryAfter(-1ns): negative duration", nil},
 		{"retry-after zero", WithMaxRetryAfter(0), "", func(c config) bool { return c.maxRetryAfter == 0 }},
 		{"insecure", WithInsecureSkipVerify(), "", func(c config) bool { return c.insecure }},
 		{"tls nil", WithTLSConfig(nil), "", func(c config) bool { return c.tls == nil }},
@@ -102,8 +103,8 @@ func TestLaterOptionWins(t *testing.T) {
 
 func TestOptionErrorsJoined(t *testing.T) {
 	c := New(WithTimeout(-1), WithMaxStreamBytes(-1))
-	const want = "transport: invalid option WithTimeout(-1ns): negative duration\n" +
-		"transport: invalid option WithMaxStreamBytes(-1): negative size"
+	const want = "transport: invalid option transport.WithTimeout(-1ns): negative duration\n" +
+		"transport: invalid option transport.WithMaxStreamBytes(-1): negative size"
 	if c.err == nil || c.err.Error() != want || !errors.Is(c.err, ErrInvalidOption) {
 		t.Errorf("err = %v", c.err)
 	}
@@ -144,19 +145,21 @@ func TestOptionString(t *testing.T) {
 		opt  Option
 		want string
 	}{
-		{WithTimeout(90 * time.Second), "WithTimeout(1m30s)"},
-		{WithConnectTimeout(5 * time.Second), "WithConnectTimeout(5s)"},
-		{WithLowSpeed(10, time.Minute), "WithLowSpeed(10, 1m0s)"},
-		{WithMaxStreamBytes(1 << 20), "WithMaxStreamBytes(1048576)"},
-		{WithTLSConfig(nil), "WithTLSConfig(nil)"},
-		{WithTLSConfig(&tls.Config{}), "WithTLSConfig(&tls.Config{...})"},
-		{WithInsecureSkipVerify(), "WithInsecureSkipVerify()"},
-		{WithRetry(3, time.Second, 10*time.Second), "WithRetry(3, 1s, 10s)"},
-		{WithMaxRetryAfter(time.Minute), "WithMaxRetryAfter(1m0s)"},
-		{WithObserver(nil), "WithObserver(nil)"},
-		{WithObserver(func(Event) {}), "WithObserver(func)"},
-		{WithProxy(nil), "WithProxy(nil)"},
-		{WithProxy(http.ProxyURL(fixed)), "WithProxy(func)"},
+		{WithTimeout(90 * time.Second), "transport.WithTimeout(1m30s)"},
+		{WithConnectTimeout(5 * time.Second), "transport.WithConnectTimeout(5s)"},
+		{WithLowSpeed(10, time.Minute), "transport.WithLowSpeed(10, 1m0s)"},
+		{WithMaxStreamBytes(1 << 20), "transport.WithMaxStreamBytes(1048576)"},
+		{WithTLSConfig(nil), "transport.WithTLSConfig(nil)"},
+		{WithTLSConfig(&tls.Config{}), "transport.WithTLSConfig(&tls.Config{...})"},
+		{WithInsecureSkipVerify(), "transport.WithInsecureSkipVerify()"},
+		{WithRetry(3, time.Second, 10*time.Second), "transport.WithRetry(3, 1s, 10s)"},
+		{WithMaxRetryAfter(time.Minute), "transport.WithMaxRetryAfter(1m0s)"},
+		{WithObserver(nil), "transport.WithObserver(nil)"},
+		{WithObserver(func(Event) {}), "transport.WithObserver(func)"},
+		{WithProxy(nil), "transport.WithProxy(nil)"},
+		{WithProxy(http.ProxyURL(fixed)), "transport.WithProxy(func)"},
+		{WithLogger(nil), "transport.WithLogger(nil)"},
+		{WithLogger(slog.Default()), "transport.WithLogger(*slog.Logger)"},
 	}
 	for _, tt := range tests {
 		if got := tt.opt.String(); got != tt.want {
