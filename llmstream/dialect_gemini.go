@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -135,17 +136,37 @@ func geminiKeyInvalid(raw []byte) bool {
 }
 
 // gemPart is one part of the followed candidate, as spans of the event.
+// It holds no pointer and nothing a rare kind of part needs, so that an
+// event of many tiny parts costs a few words a part, which the GC does not
+// scan: a function call's fields are in gemFuncCall, another kind's in
+// gemOther.
 type gemPart struct {
-	at, end        int           // the part's object, as offsets
-	text, sig      jsonscan.Span // "text", "thoughtSignature"
-	thought        bool
-	other          string // the member naming another kind of part
-	fc             bool   // has a functionCall object
-	fcBad          bool   // functionCall is not an object (nor null)
+	at        int           // the part's object, as an offset
+	text, sig jsonscan.Span // "text", "thoughtSignature"
+	call      int32         // its functionCall, in geminiDecoder.calls, plus 1; 0 for none
+	other     int32         // the member naming another kind of part, in geminiDecoder.others, plus 1; 0 for none
+	flags     gemFlags
+}
+
+type gemFlags uint8
+
+const (
+	partThought gemFlags = 1 << iota
+	partFCBad            // functionCall is not an object (nor null)
+)
+
+// gemFuncCall is the functionCall object of a part.
+type gemFuncCall struct {
 	name, id, args jsonscan.Span
-	will           bool // functionCall.willContinue
+	will           bool // willContinue
+	partial        bool // has a partialArgs member
 	argFrom, argTo int  // its partialArgs, in geminiDecoder.args
-	partial        bool // functionCall has a partialArgs member
+}
+
+// gemOther is a part of another kind: kept whole.
+type gemOther struct {
+	key string // the member naming its kind
+	end int    // the offset past the part's object
 }
 
 // gemArg is one partial argument.
@@ -185,6 +206,8 @@ type geminiDecoder struct {
 
 	// The current event, read in the one walk that validates it.
 	parts                                []gemPart
+	fcs                                  []gemFuncCall
+	others                               []gemOther
 	args                                 []gemArg
 	segs                                 []pathSeg
 	names                                []byte
@@ -215,7 +238,8 @@ func (g *geminiDecoder) event(ev *sse.Event) error {
 	if len(ev.Data) == 0 {
 		return nil
 	}
-	g.parts, g.args, g.segs, g.names = g.parts[:0], g.args[:0], g.segs[:0], g.names[:0]
+	g.parts, g.fcs, g.others = g.parts[:0], g.fcs[:0], g.others[:0]
+	g.args, g.segs, g.names = g.args[:0], g.segs[:0], g.names[:0]
 	g.chosen, g.apiErr = false, false
 	g.finish, g.finishMsg, g.blockReason, g.blockMsg = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
 	g.usage = gemUsage{}
@@ -285,7 +309,8 @@ func (g *geminiDecoder) candidate(_, i, depth int) (int, error) {
 		_, end, err := g.doc.ValueSpan(i, depth)
 		return end, err
 	}
-	nparts, nargs, nsegs, nnames := len(g.parts), len(g.args), len(g.segs), len(g.names)
+	nparts, nfcs, nothers := len(g.parts), len(g.fcs), len(g.others)
+	nargs, nsegs, nnames := len(g.args), len(g.segs), len(g.names)
 	g.candIndex, g.candFinish, g.candFinishMsg = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
 	end, err := jsonscan.WalkObject(&g.doc, g, i, depth, (*geminiDecoder).candidateMember)
 	if err != nil {
@@ -296,7 +321,8 @@ func (g *geminiDecoder) candidate(_, i, depth int) (int, error) {
 		g.finish, g.finishMsg = g.candFinish, g.candFinishMsg
 		return end, nil
 	}
-	g.parts, g.args, g.segs, g.names = g.parts[:nparts], g.args[:nargs], g.segs[:nsegs], g.names[:nnames]
+	g.parts, g.fcs, g.others = g.parts[:nparts], g.fcs[:nfcs], g.others[:nothers]
+	g.args, g.segs, g.names = g.args[:nargs], g.segs[:nsegs], g.names[:nnames]
 	return end, nil
 }
 
@@ -329,10 +355,17 @@ func (g *geminiDecoder) part(_, i, depth int) (int, error) {
 		_, end, err := g.doc.ValueSpan(i, depth) // not a part: ignored
 		return end, err
 	}
-	g.parts = append(g.parts, gemPart{at: i, text: jsonscan.NoSpan, sig: jsonscan.NoSpan, name: jsonscan.NoSpan, id: jsonscan.NoSpan, args: jsonscan.NoSpan})
+	if len(g.parts) == cap(g.parts) {
+		// Doubled, not by append's quarter for large slices: an event of
+		// many parts then allocates about twice its parts, not five times.
+		g.parts = slices.Grow(g.parts, len(g.parts)+1)
+	}
+	g.parts = append(g.parts, gemPart{at: i, text: jsonscan.NoSpan, sig: jsonscan.NoSpan})
 	g.cur = len(g.parts) - 1
 	end, err := jsonscan.WalkObject(&g.doc, g, i, depth, (*geminiDecoder).partMember)
-	g.parts[g.cur].end = end
+	if o := g.parts[g.cur].other; o != 0 {
+		g.others[o-1].end = end
+	}
 	return end, err
 }
 
@@ -340,10 +373,14 @@ func (g *geminiDecoder) partMember(key []byte, i, depth int) (int, error) {
 	d := g.doc.Data
 	if string(key) == "functionCall" && d[i] == '{' {
 		p := &g.parts[g.cur]
-		p.fc, p.argFrom = true, len(g.args)
+		if p.call == 0 {
+			g.fcs = append(g.fcs, gemFuncCall{name: jsonscan.NoSpan, id: jsonscan.NoSpan, args: jsonscan.NoSpan})
+			p.call = int32(len(g.fcs))
+		}
+		c := &g.fcs[p.call-1]
+		c.argFrom = len(g.args)
 		end, err := jsonscan.WalkObject(&g.doc, g, i, depth, (*geminiDecoder).callMember)
-		p = &g.parts[g.cur]
-		p.argTo = len(g.args)
+		g.fcs[p.call-1].argTo = len(g.args)
 		return end, err
 	}
 	s, end, err := g.doc.ValueSpan(i, depth)
@@ -352,15 +389,23 @@ func (g *geminiDecoder) partMember(key []byte, i, depth int) (int, error) {
 	case "text":
 		p.text = s
 	case "thought":
-		p.thought = d[i] == 't'
+		p.flags &^= partThought
+		if d[i] == 't' {
+			p.flags |= partThought
+		}
 	case "thoughtSignature":
 		p.sig = s
 	case "functionCall":
-		p.fcBad = s.OK()
+		p.flags &^= partFCBad
+		if s.OK() {
+			p.flags |= partFCBad
+		}
 	case "partMetadata", "videoMetadata", "mediaResolution":
 	default:
-		if s.OK() && p.other == "" {
-			p.other = string(key) // rare: code execution, inline data, ...
+		if s.OK() && p.other == 0 && len(key) > 0 {
+			// rare: code execution, inline data, ...
+			g.others = append(g.others, gemOther{key: string(key)})
+			p.other = int32(len(g.others))
 		}
 	}
 	return end, err
@@ -368,26 +413,26 @@ func (g *geminiDecoder) partMember(key []byte, i, depth int) (int, error) {
 
 func (g *geminiDecoder) callMember(key []byte, i, depth int) (int, error) {
 	d := g.doc.Data
+	c := &g.fcs[g.parts[g.cur].call-1]
 	if string(key) == "partialArgs" && d[i] == '[' {
-		g.parts[g.cur].partial = true
+		c.partial = true
 		return jsonscan.WalkArray(&g.doc, g, i, depth, (*geminiDecoder).partialArg)
 	}
 	if string(key) == "args" {
 		depth = jsonscan.ArgsDepth
 	}
 	s, end, err := g.doc.ValueSpan(i, depth)
-	p := &g.parts[g.cur]
 	switch string(key) {
 	case "name":
-		p.name = s
+		c.name = s
 	case "id":
-		p.id = s
+		c.id = s
 	case "args":
-		p.args = s
+		c.args = s
 	case "willContinue":
-		p.will = d[i] == 't'
+		c.will = d[i] == 't'
 	case "partialArgs":
-		p.partial = p.partial || s.OK()
+		c.partial = c.partial || s.OK()
 		if s.OK() {
 			g.args = append(g.args, gemArg{at: i, bad: true})
 		}
@@ -497,14 +542,20 @@ func (g *geminiDecoder) check() (int, error) {
 			return p.at, fmt.Errorf("part %d: text is not a string", i)
 		case p.sig.OK() && !d.IsString(p.sig):
 			return p.at, fmt.Errorf("part %d: thoughtSignature is not a string", i)
-		case p.fcBad:
+		case p.flags&partFCBad != 0:
 			return p.at, fmt.Errorf("part %d: functionCall is not an object", i)
-		case p.name.OK() && !d.IsString(p.name), p.id.OK() && !d.IsString(p.id):
+		}
+		if p.call == 0 {
+			continue
+		}
+		c := &g.fcs[p.call-1]
+		switch {
+		case c.name.OK() && !d.IsString(c.name), c.id.OK() && !d.IsString(c.id):
 			return p.at, fmt.Errorf("part %d: a functionCall name or id is not a string", i)
-		case p.args.OK() && d.Data[p.args.Start] != '{':
+		case c.args.OK() && d.Data[c.args.Start] != '{':
 			return p.at, fmt.Errorf("part %d: functionCall args is not an object", i)
 		}
-		for j := p.argFrom; j < p.argTo; j++ {
+		for j := c.argFrom; j < c.argTo; j++ {
 			if err := g.checkArg(&g.args[j]); err != nil {
 				return g.args[j].at, fmt.Errorf("part %d: %w", i, err)
 			}
@@ -563,9 +614,9 @@ func (g *geminiDecoder) blocked() error {
 func (g *geminiDecoder) applyPart(ev *sse.Event, p *gemPart) error {
 	b, d := g.b, &g.doc
 	switch {
-	case p.fc:
-		return g.applyCall(ev, p)
-	case p.thought:
+	case p.call != 0:
+		return g.applyCall(ev, p, &g.fcs[p.call-1])
+	case p.flags&partThought != 0:
 		if g.run != runThought {
 			g.closeRun()
 			g.openRun(runThought, Block{Type: "thought"}, len(b.reasoning))
@@ -581,7 +632,7 @@ func (g *geminiDecoder) applyPart(ev *sse.Event, p *gemPart) error {
 		}
 	case d.IsString(p.text) && p.text.End-p.text.Start == 2 && !d.IsString(p.sig):
 		// An empty text part (the last chunk often has one): nothing.
-	case d.IsString(p.text) || (d.IsString(p.sig) && p.other == ""):
+	case d.IsString(p.text) || (d.IsString(p.sig) && p.other == 0):
 		if !p.text.OK() && g.run != runNone {
 			// A part with only a signature signs the block before it.
 			b.block(g.runSlot).Signature = string(d.Str(nil, p.sig))
@@ -604,9 +655,10 @@ func (g *geminiDecoder) applyPart(ev *sse.Event, p *gemPart) error {
 			g.closeRun()
 			b.progress()
 		}
-	case p.other != "":
+	case p.other != 0:
 		g.closeRun()
-		blk := Block{Type: p.other, Raw: append(json.RawMessage(nil), d.Data[p.at:p.end]...)}
+		o := &g.others[p.other-1]
+		blk := Block{Type: o.key, Raw: append(json.RawMessage(nil), d.Data[p.at:o.end]...)}
 		if d.IsString(p.sig) {
 			blk.Signature = string(d.Str(nil, p.sig))
 		}
@@ -646,35 +698,35 @@ func (g *geminiDecoder) closeRun() {
 // streamed one, or more of the streamed one's arguments. A streamed call's
 // parts may carry an empty args object, and the parts that continue it its
 // name and id again: neither starts anything.
-func (g *geminiDecoder) applyCall(ev *sse.Event, p *gemPart) error {
+func (g *geminiDecoder) applyCall(ev *sse.Event, p *gemPart, c *gemFuncCall) error {
 	b, d := g.b, &g.doc
-	named := d.IsString(p.name) && p.name.End-p.name.Start > 2 // not ""
-	args := p.args.OK() && !jsonscan.IsEmptyObject(d.Data[p.args.Start:p.args.End])
+	named := d.IsString(c.name) && c.name.End-c.name.Start > 2 // not ""
+	args := c.args.OK() && !jsonscan.IsEmptyObject(d.Data[c.args.Start:c.args.End])
 	if g.open >= 0 {
-		if args || (named && !g.continuesOpen(p)) {
+		if args || (named && !g.continuesOpen(c)) {
 			return g.b.outOfOrder(ev, p.at, fmt.Sprintf("a new function call while call %d is still streaming its arguments", g.open))
 		}
 		if blk := b.block(g.openSlot); blk.Signature == "" && d.IsString(p.sig) {
 			blk.Signature = string(d.Str(nil, p.sig))
 		}
-		return g.streamArgs(ev, p, toolcall.Fragment{Index: g.open}, false)
+		return g.streamArgs(ev, c, toolcall.Fragment{Index: g.open}, false)
 	}
 	if !named {
-		if !p.partial && !p.args.OK() && !p.id.OK() {
+		if !c.partial && !c.args.OK() && !c.id.OK() {
 			return nil // an empty functionCall: the end of a call already closed
 		}
 		return g.b.outOfOrder(ev, p.at, "function-call arguments for a call that was never opened (no name)")
 	}
-	if args && (p.will || p.partial) {
+	if args && (c.will || c.partial) {
 		return g.b.outOfOrder(ev, p.at, "a function call with both args and streamed arguments")
 	}
 	g.closeRun()
 	n := g.calls
 	g.calls++
 	blk := Block{Type: BlockToolCall, Call: n}
-	f := toolcall.Fragment{Index: n, Type: "function", Name: string(d.Str(nil, p.name))}
-	if d.IsString(p.id) && p.id.End-p.id.Start > 2 {
-		f.ID = string(d.Str(nil, p.id))
+	f := toolcall.Fragment{Index: n, Type: "function", Name: string(d.Str(nil, c.name))}
+	if d.IsString(c.id) && c.id.End-c.id.Start > 2 {
+		f.ID = string(d.Str(nil, c.id))
 		blk.ID = f.ID
 		b.keepContinuity() // only the state says the id is Gemini's own, to send back
 	}
@@ -682,16 +734,16 @@ func (g *geminiDecoder) applyCall(ev *sse.Event, p *gemPart) error {
 		blk.Signature = string(d.Str(nil, p.sig))
 	}
 	b.addBlock(blk)
-	if p.will || p.partial {
-		if p.will {
+	if c.will || c.partial {
+		if c.will {
 			g.open, g.openSlot = n, b.blockCount()-1
 			g.openName = append(g.openName[:0], f.Name...)
 		}
-		return g.streamArgs(ev, p, f, true)
+		return g.streamArgs(ev, c, f, true)
 	}
-	if p.args.OK() {
+	if c.args.OK() {
 		// The object as sent: validated JSON, which the assembler copies.
-		raw := d.Data[p.args.Start:p.args.End]
+		raw := d.Data[c.args.Start:c.args.End]
 		f.Arguments = unsafe.String(unsafe.SliceData(raw), len(raw))
 	}
 	if err := b.addFragment(f); err != nil {
@@ -702,15 +754,15 @@ func (g *geminiDecoder) applyCall(ev *sse.Event, p *gemPart) error {
 
 // continuesOpen reports that a named part names the call being streamed:
 // its name, and no id or the call's own.
-func (g *geminiDecoder) continuesOpen(p *gemPart) bool {
+func (g *geminiDecoder) continuesOpen(c *gemFuncCall) bool {
 	d := &g.doc
-	if g.path = d.Str(g.path[:0], p.name); string(g.path) != string(g.openName) {
+	if g.path = d.Str(g.path[:0], c.name); string(g.path) != string(g.openName) {
 		return false
 	}
-	if !d.IsString(p.id) || p.id.End-p.id.Start <= 2 {
+	if !d.IsString(c.id) || c.id.End-c.id.Start <= 2 {
 		return true
 	}
-	g.path = d.Str(g.path[:0], p.id)
+	g.path = d.Str(g.path[:0], c.id)
 	return string(g.path) == g.b.block(g.openSlot).ID
 }
 
@@ -718,13 +770,13 @@ func (g *geminiDecoder) continuesOpen(p *gemPart) bool {
 // (opening its object first when first), and closes the call when the
 // part does not say more will come. What the part adds is one fragment,
 // checked against the assembler's limits as a whole.
-func (g *geminiDecoder) streamArgs(ev *sse.Event, p *gemPart, f toolcall.Fragment, first bool) error {
+func (g *geminiDecoder) streamArgs(ev *sse.Event, c *gemFuncCall, f toolcall.Fragment, first bool) error {
 	b, d := g.b, &g.doc
 	frag := g.scratch[:0]
 	if first {
 		frag = g.pa.begin(frag)
 	}
-	for j := p.argFrom; j < p.argTo; j++ {
+	for j := c.argFrom; j < c.argTo; j++ {
 		a := &g.args[j]
 		var raw []byte
 		switch {
@@ -742,7 +794,7 @@ func (g *geminiDecoder) streamArgs(ev *sse.Event, p *gemPart, f toolcall.Fragmen
 			return b.fail(b.eventError(ev.Data, a.at, err))
 		}
 	}
-	if !p.will {
+	if !c.will {
 		frag = g.pa.end(frag)
 		g.open = -1
 	}

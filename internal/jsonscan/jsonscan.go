@@ -342,19 +342,28 @@ func AppendString(dst, d []byte, i int) ([]byte, int, error) {
 
 // AppendStringUTF8 is appendString for text whose bytes are known to be
 // valid UTF-8 when valid is true (the sse package guarantees it for every
-// event it reads), which skips the check.
+// event it reads), which skips the check. Otherwise each invalid byte
+// becomes U+FFFD, as in encoding/json.Unmarshal.
 func AppendStringUTF8(dst, d []byte, i int, valid bool) ([]byte, int, error) {
 	i++
+	start := i // of the text not yet copied
 	for {
-		// A run up to the next quote, backslash or control byte is copied
-		// whole when it is valid UTF-8, which is nearly always.
-		start := i
-		i = plainRun(d, i, false)
-		if run := d[start:i]; valid || utf8.Valid(run) {
-			dst = append(dst, run...)
-		} else {
-			dst = appendValid(dst, run)
+		// The text up to the next quote, backslash or control byte is
+		// copied whole. Unless valid, the scan stops at each non-ASCII
+		// byte too, and checks its sequence there: the string is read
+		// once, not scanned and then checked again.
+		i = plainRun(d, i, !valid)
+		if i < len(d) && d[i] >= utf8.RuneSelf {
+			if r, size := utf8.DecodeRune(d[i:]); r != utf8.RuneError || size != 1 {
+				i += size
+				continue
+			}
+			dst = append(append(dst, d[start:i]...), "\uFFFD"...) // as encoding/json does
+			i++
+			start = i
+			continue
 		}
+		dst = append(dst, d[start:i]...)
 		if i >= len(d) {
 			return dst, i, ErrSyntax
 		}
@@ -398,22 +407,8 @@ func AppendStringUTF8(dst, d []byte, i int, valid bool) ([]byte, int, error) {
 		default:
 			return dst, i, ErrSyntax // unreachable: plainRun stops only at the cases above
 		}
+		start = i
 	}
-}
-
-// appendValid appends run with each invalid UTF-8 byte replaced by U+FFFD,
-// as encoding/json.Unmarshal does.
-func appendValid(dst, run []byte) []byte {
-	for len(run) > 0 {
-		r, size := utf8.DecodeRune(run)
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, "\uFFFD"...)
-		} else {
-			dst = append(dst, run[:size]...)
-		}
-		run = run[size:]
-	}
-	return dst
 }
 
 // ParseIndex reads the number num (already validated JSON) as an index.

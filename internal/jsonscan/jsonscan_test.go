@@ -50,3 +50,24 @@ func TestWalkEvent(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendStringUTF8Invalid: text not known to be valid UTF-8 decodes
+// as encoding/json decodes it, each invalid byte a U+FFFD, whether the bad
+// bytes end the string, sit before an escape or run on into more text.
+func TestAppendStringUTF8Invalid(t *testing.T) {
+	for _, s := range []string{
+		"plain", "héllo wörld", "日本語のテキスト", "\xff", "a\xffb", "\xe6\x97", "\xe6\x97\\\"", "\xe6\x97\\n",
+		"\xe6\x97x日", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xc0\xaf", "\xef\xbf\xbd", "\x80\x80\x80abc\xc3",
+		"ascii then 8 bytes\xffmore ascii text", "\\u00e9\xc3\xa9\\ud83d\\ude00\xf0\x9f\x98",
+	} {
+		quoted := `"` + s + `"`
+		var want string
+		if err := json.Unmarshal([]byte(quoted), &want); err != nil {
+			t.Fatalf("%q: encoding/json: %v", s, err)
+		}
+		got, end, err := AppendStringUTF8(nil, []byte(quoted), 0, false)
+		if err != nil || end != len(quoted) || string(got) != want {
+			t.Errorf("%q: got %q, %d, %v; want %q, %d", s, got, end, err, want, len(quoted))
+		}
+	}
+}
