@@ -40,7 +40,7 @@ type (
 		B bool    `json:"b" jsonschema:"a flag"`
 		N int64
 		X string `json:"-"`
-		y int
+		y int    //lint:ignore U1000 an unexported field, which neither schema may show
 	}
 	inner struct {
 		Name string `json:"name"`
