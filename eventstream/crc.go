@@ -3,6 +3,7 @@ package eventstream
 import (
 	"encoding/binary"
 	"hash/crc32"
+	"sync"
 )
 
 // Every frame hashes two short inputs: its 8-byte prelude, and the last
@@ -12,8 +13,9 @@ import (
 // faster for the prelude here.
 
 // slicing8 holds the tables of slicing-by-8 for CRC-32 (IEEE): slicing8[k][b]
-// is the CRC of byte b followed by k zero bytes. 8 KiB, made at init.
-var slicing8 = func() *[8][256]uint32 {
+// is the CRC of byte b followed by k zero bytes. 8 KiB, made on first use,
+// so a program that never reads a frame never builds it.
+var slicing8 = sync.OnceValue(func() *[8][256]uint32 {
 	var t [8][256]uint32
 	t[0] = *crc32.IEEETable
 	for b := range 256 {
@@ -24,13 +26,13 @@ var slicing8 = func() *[8][256]uint32 {
 		}
 	}
 	return &t
-}()
+})
 
 // crcStep8 updates the IEEE CRC crc with p's first 8 bytes.
 func crcStep8(crc uint32, p []byte) uint32 {
 	p = p[:8]
 	c := ^crc ^ binary.LittleEndian.Uint32(p)
-	t := slicing8
+	t := slicing8()
 	return ^(t[0][p[7]] ^ t[1][p[6]] ^ t[2][p[5]] ^ t[3][p[4]] ^
 		t[4][c>>24] ^ t[5][c>>16&0xff] ^ t[6][c>>8&0xff] ^ t[7][c&0xff])
 }
