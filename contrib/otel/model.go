@@ -268,6 +268,7 @@ var knownFinishReasons = func() map[string]attribute.KeyValue {
 		"end_turn", "stop_sequence", "tool_use", "max_tokens", "model_context_window_exceeded", "refusal", "pause_turn", // Anthropic
 		"completed", "incomplete", // Responses
 		"STOP", "MAX_TOKENS", "CONTINUATION", // Gemini
+		"guardrail_intervened", "content_filtered", // Bedrock (its others are Anthropic's words)
 	} {
 		m[r] = keyFinishReasons.StringSlice([]string{r})
 	}
