@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf16"
@@ -207,7 +208,12 @@ func mayBegin(partial, rest string) bool {
 	if rest == "" {
 		return false
 	}
-	r, _ := utf8.DecodeRuneInString(rest)
+	r, n := utf8.DecodeRuneInString(rest)
+	if r == utf8.RuneError && n == 1 {
+		// rest starts inside a rune (the decoded reading matched the
+		// rune's first bytes): only a URL escape goes byte by byte.
+		return strings.HasPrefix(strings.ToLower(fmt.Sprintf("%%%02x", rest[0])), strings.ToLower(partial))
+	}
 	for _, e := range escapes(r) {
 		if strings.HasPrefix(strings.ToLower(e), strings.ToLower(partial)) {
 			return true
@@ -223,7 +229,12 @@ func mayEnd(lead, before string) bool {
 	if before == "" || lead == "" {
 		return false
 	}
-	r, _ := utf8.DecodeLastRuneInString(before)
+	r, n := utf8.DecodeLastRuneInString(before)
+	if r == utf8.RuneError && n == 1 {
+		// before ends inside a rune: only a URL escape goes byte by byte.
+		e := fmt.Sprintf("%%%02x", before[len(before)-1])
+		return len(e) > len(lead) && strings.EqualFold(e[len(e)-len(lead):], lead)
+	}
 	for _, e := range escapes(r) {
 		if len(e) > len(lead) && strings.EqualFold(e[len(e)-len(lead):], lead) {
 			return true
