@@ -116,9 +116,9 @@ func TestAISDKClient(t *testing.T) {
 	}
 	var report struct {
 		Chunks, Cuts, Beyond, Chats int
-		Invalid             []json.RawMessage
-		Failures            []json.RawMessage
-		Types               map[string]int
+		Invalid                     []json.RawMessage
+		Failures                    []json.RawMessage
+		Types                       map[string]int
 	}
 	if err := json.Unmarshal(out, &report); err != nil {
 		t.Fatalf("node's report %q: %v", out, err)
