@@ -187,11 +187,13 @@ function renderMessage(m) {
   return box;
 }
 
+// render redraws at most every 30 ms; a timer, not requestAnimationFrame,
+// so a page in a background tab keeps up too.
 let scheduled = false;
 function render() {
   if (scheduled) return;
   scheduled = true;
-  requestAnimationFrame(() => {
+  setTimeout(() => {
     scheduled = false;
     const list = document.getElementById("messages");
     const atBottom = list.scrollTop + list.clientHeight >= list.scrollHeight - 40;
@@ -200,7 +202,7 @@ function render() {
     if (atBottom) list.scrollTop = list.scrollHeight;
     document.getElementById("status").textContent = state.busy ? "streaming…" : "ready";
     document.getElementById("send").disabled = state.busy;
-  });
+  }, 30);
 }
 
 document.getElementById("composer").addEventListener("submit", (ev) => {
