@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -18,14 +19,17 @@ import (
 	"github.com/airlock-go/airlock/agentloop"
 	"github.com/airlock-go/airlock/contrib/aisdk"
 	"github.com/airlock-go/airlock/llmstream"
+	"github.com/airlock-go/airlock/sse"
 )
 
 // TestLoad opens loadStreams UI streams at once from one server on
 // loopback, each run holding at its model call after streaming some text
 // until all are open; it measures the memory they hold then (heap and
 // stacks, server and client ends both, over what was in use before), lets
-// them finish, and checks each stream ended properly. It reports; it does
-// not time.
+// them finish, and checks each stream ended properly. For the floor, it
+// does the same with a bare SSE handler that holds each stream open after
+// one event: the difference is what the adapter and the run add. It
+// reports; it does not time.
 func TestLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("opens many connections")
@@ -47,9 +51,33 @@ func TestLoad(t *testing.T) {
 		return llmstream.Message{Role: "assistant", Content: text + "done."}, nil
 	})
 	h := aisdk.NewHandler(agentloop.Loop{Model: model}, aisdk.WithMaxRuns(loadStreams))
+	defer h.Close()
+	perRun := holdStreams(t, h, &open, gate)
+
+	floorGate := make(chan struct{})
+	var floorOpen atomic.Int32
+	bare := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		sse.SetHeaders(w.Header())
+		sw := sse.NewWriter(w)
+		_ = sw.WriteEvent(sse.Event{Data: []byte(`{"type":"start"}`)})
+		floorOpen.Add(1)
+		<-floorGate
+		_ = sw.WriteEvent(sse.Event{Data: []byte(`{"type":"finish","finishReason":"stop"}`)})
+		_ = sw.WriteEvent(sse.Event{Data: []byte("[DONE]")})
+	})
+	floor := holdStreams(t, bare, &floorOpen, floorGate)
+	t.Logf("%d streams open at once: %d bytes each (heap in use + stacks, server and client ends, after GC); a bare SSE stream held the same way: %d bytes; the adapter and the run add %d",
+		loadStreams, perRun, floor, perRun-floor)
+}
+
+// holdStreams serves h, opens loadStreams streams at once, waits until
+// open counts them all, measures, then closes gate and checks every
+// stream ended with finish and [DONE]. It returns the memory per stream.
+func holdStreams(t *testing.T, h http.Handler, open *atomic.Int32, gate chan struct{}) int64 {
+	t.Helper()
 	srv := httptest.NewServer(h)
 	defer srv.Close()
-	defer h.Close()
 	tr := &http.Transport{MaxIdleConnsPerHost: -1, DialContext: (&net.Dialer{Timeout: 5 * time.Second}).DialContext}
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr, Timeout: 60 * time.Second}
@@ -81,8 +109,7 @@ func TestLoad(t *testing.T) {
 			t.Fatalf("stream %d: %v", i, err)
 		}
 	}
-	per := (during - before) / loadStreams
-	t.Logf("%d streams open at once: %d bytes each (heap in use + stacks, server and client ends, after GC)", loadStreams, per)
+	return (during - before) / loadStreams
 }
 
 // oneStream posts one chat and checks its stream ends with finish and

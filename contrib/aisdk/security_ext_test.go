@@ -221,3 +221,31 @@ func TestInvalidOptions(t *testing.T) {
 		})
 	}
 }
+
+// TestBodyLimitEdges: a body of exactly the limit is read, one byte more
+// is refused 413 with nothing run.
+func TestBodyLimitEdges(t *testing.T) {
+	const max = 4096
+	e := newEnv(t, nil, aisdk.WithMaxBodyBytes(max))
+	sized := func(id string, n int) []byte {
+		b, _ := json.Marshal(map[string]any{"id": id, "messages": []aisdk.UIMessage{userMessage("u1", "x")}})
+		pad := n - len(b) + 1
+		b, _ = json.Marshal(map[string]any{"id": id, "messages": []aisdk.UIMessage{userMessage("u1", strings.Repeat("x", pad))}})
+		if len(b) != n {
+			t.Fatalf("built %d bytes, want %d", len(b), n)
+		}
+		return b
+	}
+	for _, tc := range []struct {
+		n, status int
+	}{{max - 1, 200}, {max, 200}, {max + 1, 413}} {
+		calls := e.modelCalls()
+		code, _ := e.postRaw(sized("edge"+strings.Repeat("a", tc.n-max+1), tc.n))
+		if code != tc.status {
+			t.Errorf("a body of %d bytes (limit %d): %d, want %d", tc.n, max, code, tc.status)
+		}
+		if tc.status == 413 && e.modelCalls() != calls {
+			t.Errorf("a body over the limit ran the model")
+		}
+	}
+}
