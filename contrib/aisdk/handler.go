@@ -33,8 +33,14 @@ import (
 // signatures): a POST is accepted only when its history is the one this
 // server sent, message for message, followed by one new user message or
 // by answers to exactly the calls waiting for approval; anything else is
-// answered 4xx (see [RequestError]) and nothing runs. The loop always runs
-// on the conversation the server kept, never on the posted one.
+// refused and nothing runs: 400 for a malformed request (bad JSON, a chat
+// id other than 1 to 128 letters, digits, '-' or '_', a trigger other than
+// submit-message, a new message that is not the user's text), 409 for one
+// that does not fit the chat as this server holds it (a history it did not
+// send, an approval for a call not pending, a run of the chat going on),
+// 413 for a body over [WithMaxBodyBytes], 503 past [WithMaxRuns] or after
+// Close. The body says why, without echoing the request. The loop always
+// runs on the conversation the server kept, never on the posted one.
 //
 // A Handler does not authenticate: wrap it, and treat the chat id as the
 // key to the chat. It is safe for concurrent use. [Handler.Close] ends it.
@@ -90,10 +96,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", "GET, POST")
 		fail(w, refuse(http.StatusMethodNotAllowed, "only GET and POST are served"))
 	}
-}
-
-func fail(w http.ResponseWriter, e *RequestError) {
-	http.Error(w, e.Reason, e.Status)
 }
 
 func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
@@ -173,7 +175,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 }
 
 // reserve marks a run going on for the chat, or refuses.
-func (h *Handler) reserve(id string) *RequestError {
+func (h *Handler) reserve(id string) *refusal {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	switch {

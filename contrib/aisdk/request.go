@@ -25,7 +25,7 @@ type chatRequest struct {
 }
 
 // readRequest decodes and checks a POST body.
-func readRequest(w http.ResponseWriter, r *http.Request, max int64) (chatRequest, *RequestError) {
+func readRequest(w http.ResponseWriter, r *http.Request, max int64) (chatRequest, *refusal) {
 	var req chatRequest
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
 	var tooBig *http.MaxBytesError
@@ -97,7 +97,7 @@ type turn struct {
 // server sent it: it must be that conversation, message for message, and
 // then either one new user message (when no call waits) or the answers to
 // every call waiting for approval, and nothing else.
-func checkPosted(posted []UIMessage, chat Chat) (turn, *RequestError) {
+func checkPosted(posted []UIMessage, chat Chat) (turn, *refusal) {
 	sent := chat.UI
 	pending := chat.State != nil && len(chat.State.Pending) > 0
 	n := len(sent)
@@ -134,7 +134,7 @@ func checkPosted(posted []UIMessage, chat Chat) (turn, *RequestError) {
 }
 
 // userMessage checks a new user message: text parts only.
-func userMessage(m *UIMessage, i int) (*llmstream.Message, *RequestError) {
+func userMessage(m *UIMessage, i int) (*llmstream.Message, *refusal) {
 	if m.Role != "user" {
 		return nil, refuse(http.StatusBadRequest, "the new message must be the user's")
 	}
@@ -153,7 +153,7 @@ func userMessage(m *UIMessage, i int) (*llmstream.Message, *RequestError) {
 
 // decisions reads the answers to the pending calls from the posted last
 // message, which must be the one sent but for those answers.
-func decisions(posted, sent *UIMessage, pending []agentloop.Call) (map[string]agentloop.Decision, *RequestError) {
+func decisions(posted, sent *UIMessage, pending []agentloop.Call) (map[string]agentloop.Decision, *refusal) {
 	if posted.Role != sent.Role || len(posted.Parts) != len(sent.Parts) {
 		return nil, refuse(http.StatusConflict, "the last message is not the one this server sent")
 	}
