@@ -16,9 +16,12 @@ const (
 )
 
 // MemoryStore is a [Store] in memory, for one process. It is bounded: it
-// keeps at most maxChats chats, forgetting the one saved longest ago
-// (whose stream has ended) to make room, and at most maxStreamBytes of a
-// stream's chunks. It is safe for concurrent use.
+// keeps at most maxChats chats, forgetting the one saved longest ago to
+// make room, and at most maxStreamBytes of a stream's chunks. A chat whose
+// stream goes on is never forgotten, so while more runs than maxChats go
+// on (see [WithMaxRuns]) it keeps that many. A forgotten chat is unknown
+// to the Handler: a browser posting its history gets 409. It is safe for
+// concurrent use.
 type MemoryStore struct {
 	maxChats, maxBytes int
 
@@ -89,7 +92,9 @@ func (s *MemoryStore) entry(chatID string) *memChat {
 				oldest, at = id, mc.saved
 			}
 		}
-		delete(s.chats, oldest)
+		if oldest != "" {
+			delete(s.chats, oldest)
+		}
 	}
 	mc := &memChat{}
 	s.chats[chatID] = mc
