@@ -79,3 +79,16 @@ func TestInputTokens(t *testing.T) {
 		t.Errorf("a hand-made Usage: InputTokens %d, want PromptTokens", got)
 	}
 }
+
+// TestDialectProviderName: each dialect names its provider as a Client
+// of it does; an unknown dialect names none.
+func TestDialectProviderName(t *testing.T) {
+	for d := llmstream.Dialect(0); d <= llmstream.DialectBedrock; d++ {
+		if got, want := d.ProviderName(), llmstream.NewClient(llmstream.WithDialect(d)).ProviderName(); got != want || got == "" {
+			t.Errorf("%v: ProviderName %q, a Client's %q", d, got, want)
+		}
+	}
+	if got := llmstream.Dialect(99).ProviderName(); got != "" {
+		t.Errorf("unknown dialect: %q", got)
+	}
+}
