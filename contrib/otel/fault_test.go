@@ -23,7 +23,7 @@ func TestModelFaultErrorType(t *testing.T) {
 	}{
 		{"bad request", llmstreamtest.Fault{Kind: llmstreamtest.FaultStatus, Status: 400, Type: "invalid_request_error"}, "invalid_request"},
 		{"rate limited, no retry", llmstreamtest.Fault{Kind: llmstreamtest.FaultStatus, Status: 429, Type: "rate_limit_error", Attempts: 9}, "rate_limited"},
-		{"in-stream overload", llmstreamtest.Fault{Kind: llmstreamtest.FaultErrorEvent, After: 2, Type: "overloaded_error", Code: json.RawMessage(`"overloaded_error"`)}, "overloaded"},
+		{"in-stream overload", llmstreamtest.Fault{Kind: llmstreamtest.FaultErrorEvent, After: 2, Status: 529, Type: "overloaded_error", Code: json.RawMessage(`"overloaded_error"`)}, "overloaded"},
 		{"truncated", llmstreamtest.Fault{Kind: llmstreamtest.FaultTruncate, After: 2}, "interrupted"},
 		{"cut", llmstreamtest.Fault{Kind: llmstreamtest.FaultCut, After: 2}, "interrupted"},
 		{"malformed", llmstreamtest.Fault{Kind: llmstreamtest.FaultMalformed, After: 1}, "bad_response"},
