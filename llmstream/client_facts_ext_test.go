@@ -1,6 +1,7 @@
 package llmstream_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/airlock-go/airlock/llmstream"
@@ -90,5 +91,27 @@ func TestDialectProviderName(t *testing.T) {
 	}
 	if got := llmstream.Dialect(99).ProviderName(); got != "" {
 		t.Errorf("unknown dialect: %q", got)
+	}
+}
+
+// TestBaseURLNoCredential: whatever form a credential takes in the base
+// URL — user information, a query value of any name, the path, escaped —
+// BaseURL shows none of it.
+func TestBaseURLNoCredential(t *testing.T) {
+	const key = "sk-base-0123456789abcdef"
+	for _, base := range []string{
+		"https://" + key + "@x.test/v1",
+		"https://u:" + key + "@x.test/v1",
+		"https://x.test/v1?token=" + key,
+		"https://x.test/v1?x=" + key,
+		"https://x.test/v1?x=sk%2Dbase%2D0123456789abcdef",
+		"https://x.test/" + key + "/v1",
+		"https://x.test/v1#" + key,
+	} {
+		c := llmstream.NewClient(llmstream.WithBaseURL(base), llmstream.WithAPIKey(key))
+		got := c.BaseURL()
+		if got == "" || strings.Contains(got, "0123456789abcdef") {
+			t.Errorf("BaseURL of %q = %q", base, got)
+		}
 	}
 }

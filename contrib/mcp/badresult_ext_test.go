@@ -18,7 +18,8 @@ import (
 
 // rawServer is an MCP server written by hand on the wire (newline-framed
 // JSON-RPC, as over stdio), so that it can answer what no SDK server
-// would: results holds each tool's raw result.
+// would: results holds each tool's raw result; one prefixed "LAST:" is
+// the server's last answer before it closes its end.
 func rawServer(t *testing.T, results map[string]string) *sdk.ClientSession {
 	t.Helper()
 	toServer, clientOut := io.Pipe()
@@ -55,7 +56,9 @@ func rawServer(t *testing.T, results map[string]string) *sdk.ClientSession {
 			default:
 				result = `{}`
 			}
-			if _, err := fmt.Fprintf(fromServer, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", req.ID, result); err != nil {
+			last := strings.HasPrefix(result, "LAST:") // answer, then die
+			result = strings.TrimPrefix(result, "LAST:")
+			if _, err := fmt.Fprintf(fromServer, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", req.ID, result); err != nil || last {
 				return
 			}
 		}
@@ -127,5 +130,36 @@ func TestUnknownContentInALoop(t *testing.T) {
 	out := toolOutputs(res)
 	if len(out) != 2 || !strings.Contains(out[0], "hologram") || out[1] != "fine" {
 		t.Errorf("tool answers %q; want the bad result explained, then fine", out)
+	}
+}
+
+// TestBadResultThenDeath: a server that dies right after a bad result is
+// dead (the ping finds it so), not a recoverable bad result.
+func TestBadResultThenDeath(t *testing.T) {
+	cs := rawServer(t, map[string]string{"weird": `LAST:{"content":[{"type":"hologram"}]}`})
+	tools, err := mcp.Tools(context.Background(), cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tools[0].Run(context.Background(), json.RawMessage(`{}`))
+	var rec *agentloop.RecoverableError
+	if !errors.Is(err, mcp.ErrConnection) || errors.Is(err, mcp.ErrBadResult) || errors.As(err, &rec) {
+		t.Errorf("%v; want ErrConnection, not recoverable", err)
+	}
+}
+
+// TestBadResultNoSecret: what the server sent is quoted in the error, but
+// never a secret it carries.
+func TestBadResultNoSecret(t *testing.T) {
+	const secret = "tok-7f3a9c0d2e-secret"
+	cs := rawServer(t, map[string]string{"weird": `{"content":[{"type":"` + secret + `"}]}`})
+	tools, err := mcp.Tools(context.Background(), cs, mcp.WithSecrets(secret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tools[0].Run(context.Background(), json.RawMessage(`{}`))
+	var rec *agentloop.RecoverableError
+	if !errors.Is(err, mcp.ErrBadResult) || !errors.As(err, &rec) || strings.Contains(err.Error(), secret) || strings.Contains(rec.Error(), secret) || !strings.Contains(err.Error(), "REDACTED") {
+		t.Errorf("%v; want a recoverable ErrBadResult with the secret masked", err)
 	}
 }
