@@ -1,6 +1,7 @@
 package llmstream_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/airlock-go/airlock/llmstream"
@@ -77,5 +78,40 @@ func TestInputTokens(t *testing.T) {
 	}
 	if got := (llmstream.Usage{PromptTokens: 10, CachedTokens: 4}).InputTokens(); got != 10 {
 		t.Errorf("a hand-made Usage: InputTokens %d, want PromptTokens", got)
+	}
+}
+
+// TestDialectProviderName: each dialect names its provider as a Client
+// of it does; an unknown dialect names none.
+func TestDialectProviderName(t *testing.T) {
+	for d := llmstream.Dialect(0); d <= llmstream.DialectBedrock; d++ {
+		if got, want := d.ProviderName(), llmstream.NewClient(llmstream.WithDialect(d)).ProviderName(); got != want || got == "" {
+			t.Errorf("%v: ProviderName %q, a Client's %q", d, got, want)
+		}
+	}
+	if got := llmstream.Dialect(99).ProviderName(); got != "" {
+		t.Errorf("unknown dialect: %q", got)
+	}
+}
+
+// TestBaseURLNoCredential: whatever form a credential takes in the base
+// URL — user information, a query value of any name, the path, escaped —
+// BaseURL shows none of it.
+func TestBaseURLNoCredential(t *testing.T) {
+	const key = "sk-base-0123456789abcdef"
+	for _, base := range []string{
+		"https://" + key + "@x.test/v1",
+		"https://u:" + key + "@x.test/v1",
+		"https://x.test/v1?token=" + key,
+		"https://x.test/v1?x=" + key,
+		"https://x.test/v1?x=sk%2Dbase%2D0123456789abcdef",
+		"https://x.test/" + key + "/v1",
+		"https://x.test/v1#" + key,
+	} {
+		c := llmstream.NewClient(llmstream.WithBaseURL(base), llmstream.WithAPIKey(key))
+		got := c.BaseURL()
+		if got == "" || strings.Contains(got, "0123456789abcdef") {
+			t.Errorf("BaseURL of %q = %q", base, got)
+		}
 	}
 }

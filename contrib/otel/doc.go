@@ -3,7 +3,7 @@
 // (status: Development; the names are those of the conventions today,
 // gen_ai.provider.name and not the deprecated gen_ai.system).
 //
-//	model := otel.NewModel(client, otel.WithDialect(d), otel.WithModelName("gpt-4o"), otel.WithServerURL(base))
+//	model := otel.NewModel(client) // the *llmstream.Client says its dialect, model and server
 //	loop := &agentloop.Loop{Model: model, Tools: tools}
 //	res, err := otel.Run(ctx, loop, messages, otel.WithAgentName("helper"))
 //
@@ -14,14 +14,15 @@
 // conventions' operation for Gemini's API) with:
 //
 //	gen_ai.operation.name                    chat | generate_content
-//	gen_ai.provider.name                     openai (chat, Responses), anthropic, gcp.gemini; or WithProviderName
-//	gen_ai.request.model                     the request's Model, else WithModelName
+//	gen_ai.provider.name                     the Client's: openai (chat, Responses), anthropic, gcp.gemini,
+//	                                         aws.bedrock, gcp.vertex_ai; or WithProviderName
+//	gen_ai.request.model                     the request's Model, else the Client's (or WithModelName)
 //	gen_ai.request.max_tokens, .temperature, .top_p, .stop_sequences, .seed   when the request sets them
 //	gen_ai.request.stream                    true
-//	server.address, server.port              from WithServerURL
+//	server.address, server.port              from the Client's base URL (or WithServerURL)
 //	gen_ai.response.finish_reasons           the provider's finish reason, as sent
 //	gen_ai.response.time_to_first_chunk      seconds to the first delta
-//	gen_ai.usage.input_tokens                input tokens, cached ones included (Anthropic's are added up)
+//	gen_ai.usage.input_tokens                input tokens, cached ones included (llmstream.Usage.InputTokens)
 //	gen_ai.usage.output_tokens               output tokens, reasoning included
 //	gen_ai.usage.cache_read.input_tokens     when the provider reports some
 //	gen_ai.usage.cache_creation.input_tokens when the provider reports some

@@ -22,7 +22,7 @@ import (
 // Tools wrapped twice (by WrapTools and again by Run) get one span per
 // call. The tools keep every other field.
 func WrapTools(tools []agentloop.Tool, opts ...Option) []agentloop.Tool {
-	cfg := newConfig(opts)
+	cfg := newConfig(nil, opts)
 	t := toolTracer{tracer: cfg.tracerProvider.Tracer(instrumentationName), content: cfg.content}
 	out := make([]agentloop.Tool, len(tools))
 	for i, tool := range tools {
