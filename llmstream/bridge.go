@@ -127,7 +127,7 @@ func (b *Bridge) handle(ev *sse.Event) error {
 	}
 	b.progressed = false
 	if b.config().dialect >= dialectEnd {
-		return b.fail(fmt.Errorf("%w: unknown dialect %v", ErrMisuse, b.config().dialect))
+		return b.fail(&OptionError{Option: dialectOption(b.config().dialect).String(), Reason: "unknown dialect", legacy: ErrMisuse})
 	}
 	if ev.Type == "error" {
 		return b.fail(b.apiError(ev.Data))
