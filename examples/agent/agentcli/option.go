@@ -3,6 +3,8 @@ package agentcli
 import (
 	"context"
 	"io"
+	"path/filepath"
+	"strings"
 
 	"github.com/airlock-go/airlock/agentloop"
 )
@@ -30,11 +32,24 @@ type optionFunc func(*options)
 
 func (f optionFunc) apply(o *options) { f(o) }
 
-// WithCommand names the command that runs the program, as the usage and
-// the line that says how to resume a paused run show it, e.g.
-// "go run ./examples/agent". The default is "agent".
+// WithCommand names the command that runs the program, as the usage, the
+// offline banner and the line that says how to resume a paused run show
+// it, e.g. "./agent" or "go run ./examples/agent" (see [Invocation]). The
+// default is "agent".
 func WithCommand(command string) Option {
 	return optionFunc(func(o *options) { o.command = command })
+}
+
+// Invocation is the command that ran this program, for [WithCommand]: arg0
+// (os.Args[0]) as the person typed it, or goRun (e.g. "go run
+// ./examples/agent") when arg0 is a binary that go run built in a
+// temporary directory, which is gone once the program ends.
+func Invocation(arg0, goRun string) string {
+	dir := filepath.Dir(arg0)
+	if filepath.Base(dir) == "exe" && strings.HasPrefix(filepath.Base(filepath.Dir(filepath.Dir(dir))), "go-build") {
+		return goRun
+	}
+	return arg0
 }
 
 // WithFlag adds the flag --name, with arg naming its value in the usage.

@@ -118,7 +118,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 		)
 		defer srv.Close()
 		clientOpts = append(clientOpts, llmstream.WithBaseURL(srv.URL), llmstream.WithAPIKey("offline-demo"), llmstream.WithModel("airlock-scripted"))
-		out.offlineBanner(cfg.Dialect, wsName)
+		out.offlineBanner(cfg.Dialect, wsName, o.command, env.get)
 	}
 	if saved != nil {
 		out.resuming(cfg.Resume, *saved)
