@@ -74,7 +74,7 @@ type config struct {
 	Vertex     string
 	vertexFrom string // where Vertex was set, for the error that refuses it
 	Workspace  string
-	Prompt    string
+	Prompt     string
 
 	MaxTurns, MaxToolCallsPerTurn, MaxTotalToolCalls int
 	MaxToolOutputBytes, MaxFileBytes                 int
