@@ -131,7 +131,7 @@ func TestMCPOffline(t *testing.T) {
 	}
 	// What was added is said, and the scripted model went through it.
 	out := stdout.String()
-	for _, want := range []string{"mcp: test-server server, 1 tool: mcp_read_greeting\n", "mcp_read_greeting {} → ", "mcp_read_greeting (a tool I was given) answered 1 line: read_greeting says hello to"} {
+	for _, want := range []string{"mcp: test-server, 1 tool: mcp_read_greeting\n", "mcp_read_greeting {} → ", "mcp_read_greeting (a tool I was given) answered 1 line: read_greeting says hello to"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
