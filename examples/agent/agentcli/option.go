@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/airlock-go/airlock/agentloop"
+	"github.com/airlock-go/airlock/llmstream"
 )
 
 // Option changes what [Run] offers. Options are applied in order.
@@ -16,6 +17,7 @@ type Option interface {
 
 type options struct {
 	command     string
+	wrapDoer    []func(ctx context.Context, next llmstream.Doer) (llmstream.Doer, error)
 	flags       []extraFlag
 	tools       []func(ctx context.Context, taken []string) ([]agentloop.Tool, error)
 	stdin       io.Reader
@@ -73,6 +75,16 @@ func WithFlag(name, arg, usage string, set func(value string) error) Option {
 // as write_file is.
 func WithTools(tools func(ctx context.Context, taken []string) ([]agentloop.Tool, error)) Option {
 	return optionFunc(func(o *options) { o.tools = append(o.tools, tools) })
+}
+
+// WithDoer wraps what sends a real model's requests: wrap is called once
+// per Run, in real mode only (the offline model needs no credentials), with
+// the demo's transport (its timeouts, stall detection and retries), and
+// returns the Doer the client sends through — contrib/aws's SigV4 signer,
+// say. An error stops the run with exit status 1. Several WithDoer wrap in
+// order, the last one outermost.
+func WithDoer(wrap func(ctx context.Context, next llmstream.Doer) (llmstream.Doer, error)) Option {
+	return optionFunc(func(o *options) { o.wrapDoer = append(o.wrapDoer, wrap) })
 }
 
 // withInput reads answers from r; interactive says whether a person types
