@@ -50,7 +50,9 @@ func TestWithDoer(t *testing.T) {
 	}
 
 	stderr.Reset()
-	failing := WithDoer(func(context.Context, llmstream.Doer) (llmstream.Doer, error) { return nil, errors.New("no credentials") })
+	failing := WithDoer(func(context.Context, llmstream.Doer) (llmstream.Doer, error) {
+		return nil, errors.New("no credentials")
+	})
 	code = run(t.Context(), []string{"--workspace", demoWorkspace(t), "--base-url", srv.URL, "-e", "hi"}, &stdout, &stderr, envOf(nil), failing)
 	if code != exitFailed || !strings.Contains(stderr.String(), "agent: no credentials") || len(srv.Requests()) != 1 {
 		t.Errorf("failing wrap: exit %d, stderr %q, %d requests", code, stderr.String(), len(srv.Requests()))
