@@ -15,6 +15,7 @@
 //
 //	gen_ai.operation.name                    chat | generate_content
 //	gen_ai.provider.name                     openai (chat, Responses), anthropic, gcp.gemini; or WithProviderName
+//	                                         (aws.bedrock for Bedrock, gcp.vertex_ai for Gemini or Claude on Vertex AI)
 //	gen_ai.request.model                     the request's Model, else WithModelName
 //	gen_ai.request.max_tokens, .temperature, .top_p, .stop_sequences, .seed   when the request sets them
 //	gen_ai.request.stream                    true

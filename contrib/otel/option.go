@@ -95,7 +95,8 @@ func (o meterProviderOption) String() string  { return fmt.Sprintf("otel.WithMet
 
 // WithDialect says which [llmstream.Dialect] the wrapped model speaks (an
 // *llmstream.Client does not tell): it chooses gen_ai.provider.name
-// ("openai" for chat and Responses, "anthropic", "gcp.gemini"), the
+// ("openai" for chat and Responses, "anthropic", "gcp.gemini"; Bedrock
+// and Vertex AI take theirs from [WithProviderName]), the
 // operation ("generate_content" for Gemini, else "chat"), and how the
 // input token count is read (Anthropic's input_tokens leaves out the cached
 // tokens, which the conventions count in). The default is
