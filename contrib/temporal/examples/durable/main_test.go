@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock-go/airlock/internal/readme"
+
 	"go.uber.org/goleak"
 )
 
@@ -49,5 +51,13 @@ func TestNoServer(t *testing.T) {
 	want := "is `temporal server start-dev --ip 127.0.0.1 --headless` running on " + addr + "?"
 	if code != 1 || !strings.Contains(stderr.String(), want) {
 		t.Errorf("exit %d, stderr %q; want 1 and %q", code, stderr.String(), want)
+	}
+}
+
+// TestReadmeMatchesFiles: the README's Go blocks are regions of readme.go,
+// which this package compiles (see package internal/readme).
+func TestReadmeMatchesFiles(t *testing.T) {
+	for _, err := range readme.Require("../../README.md", "../../../..", 2) {
+		t.Error(err)
 	}
 }
