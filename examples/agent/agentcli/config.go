@@ -250,7 +250,14 @@ func (s setting) check(text string) string {
 	case kindDialect:
 		if _, err := llmstream.ParseDialect(text); err != nil {
 			reason := s.show(text) + " is not chat, anthropic, responses, gemini or bedrock"
-			if near := nearest(text, dialectNames); near != "" {
+			if strings.EqualFold(strings.TrimSpace(text), "vertex") {
+				return reason + "; for Vertex AI give --dialect gemini or anthropic with --vertex PROJECT/LOCATION"
+			}
+			near := nearest(text, slices.Concat(dialectNames, []string{"openai"}))
+			if d, ok := providerDialects[strings.ToLower(strings.TrimSpace(text))]; ok {
+				near = d
+			}
+			if near != "" {
 				reason += fmt.Sprintf("; did you mean %q?", near)
 			}
 			return reason
@@ -278,6 +285,13 @@ func (s setting) check(text string) string {
 // dialectNames are the names llmstream.ParseDialect takes, as the usage
 // lists them.
 var dialectNames = []string{"chat", "anthropic", "responses", "gemini", "bedrock"}
+
+// providerDialects are names of providers and their models that people
+// give for a dialect, and the dialect each speaks.
+var providerDialects = map[string]string{
+	"claude": "anthropic", "google": "gemini", "aws": "bedrock", "amazon": "bedrock",
+	"azure": "chat", "ollama": "chat", "vllm": "chat", "openrouter": "chat", "gpt": "chat",
+}
 
 // layer holds the values one source gives, in the order it gave them.
 type layer struct {
