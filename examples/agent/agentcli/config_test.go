@@ -242,12 +242,16 @@ func TestConfigFileLimit(t *testing.T) {
 // TestInvocation: the command a resume hint shows is the one the person
 // ran, but for go run's temporary binary, which is gone when it ends.
 func TestInvocation(t *testing.T) {
+	t.Setenv("GOCACHE", "/srv/cache")
 	for _, tc := range []struct{ arg0, want string }{
 		{"./agent", "./agent"},
 		{"/usr/local/bin/agent", "/usr/local/bin/agent"},
 		{"agent", "agent"},
 		{"/tmp/go-build2871264/b001/exe/agent", "go run ./examples/agent"},
 		{"/home/me/exe/agent", "/home/me/exe/agent"},
+		{"/root/.cache/go-build/63/632d5d5c7f4ac368e82898becd01b7e9-d/agent", "go run ./examples/agent"},
+		{"/srv/cache/ab/cd-d/agent", "go run ./examples/agent"}, // under $GOCACHE
+		{"/srv/cached/agent", "/srv/cached/agent"},
 	} {
 		if got := Invocation(tc.arg0, "go run ./examples/agent"); got != tc.want {
 			t.Errorf("Invocation(%q) = %q, want %q", tc.arg0, got, tc.want)

@@ -3,6 +3,7 @@ package agentcli
 import (
 	"context"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -44,12 +45,18 @@ func WithCommand(command string) Option {
 
 // Invocation is the command that ran this program, for [WithCommand]: arg0
 // (os.Args[0]) as the person typed it, or goRun (e.g. "go run
-// ./examples/agent") when arg0 is a binary that go run built in a
-// temporary directory, which is gone once the program ends.
+// ./examples/agent") when arg0 is a binary that go run built — in a
+// temporary go-build directory, or in the build cache (Go 1.24 on keeps go
+// run's binaries there, under go-build or $GOCACHE), neither a command to
+// type again.
 func Invocation(arg0, goRun string) string {
-	dir := filepath.Dir(arg0)
-	if filepath.Base(dir) == "exe" && strings.HasPrefix(filepath.Base(filepath.Dir(filepath.Dir(dir))), "go-build") {
+	if cache := os.Getenv("GOCACHE"); cache != "" && strings.HasPrefix(arg0, filepath.Clean(cache)+string(filepath.Separator)) {
 		return goRun
+	}
+	for _, dir := range strings.Split(filepath.ToSlash(filepath.Dir(arg0)), "/") {
+		if strings.HasPrefix(dir, "go-build") {
+			return goRun
+		}
 	}
 	return arg0
 }
