@@ -86,7 +86,7 @@ func NewClient(opts ...ClientOption) *Client {
 	}
 	switch {
 	case c.cfg.dialect >= dialectEnd:
-		c.err = &OptionError{Option: dialectOption(c.cfg.dialect).String(), Reason: "unknown dialect", legacy: ErrMisuse}
+		c.err = unknownDialect(c.cfg.dialect)
 		return c
 	case c.cfg.defaults != nil && (c.cfg.defaults.Messages != nil || c.cfg.defaults.OnDelta != nil):
 		c.err = &OptionError{Option: requestDefaultsOption{}.String(), Reason: "defaults with Messages or OnDelta", legacy: ErrInvalidRequest}

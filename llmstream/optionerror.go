@@ -53,6 +53,12 @@ func (e *OptionError) Unwrap() []error {
 	return errs
 }
 
+// unknownDialect is the error of a [WithDialect] value that names no
+// dialect.
+func unknownDialect(d Dialect) error {
+	return &OptionError{Option: dialectOption(d).String(), Reason: "unknown dialect", legacy: ErrMisuse}
+}
+
 // checkSSEOptions reports the first bad sse.Option of c, as a parser made
 // with them reports it, so that a Client fails before it sends anything.
 func (c *config) checkSSEOptions() error {

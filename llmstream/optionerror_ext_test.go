@@ -63,6 +63,19 @@ func TestOptionErrorBridge(t *testing.T) {
 	if !errors.Is(err, llmstream.ErrInvalidOption) || !errors.As(err, &oe) || !strings.HasPrefix(oe.Option, "llmstream.WithDialect(") {
 		t.Errorf("Bridge: %v, want an *OptionError naming WithDialect", err)
 	}
+	for _, body := range []string{"", ": a comment alone\n\n"} { // no event to fail
+		_, err = llmstream.ReadMessage(strings.NewReader(body), llmstream.WithDialect(llmstream.Dialect(99)))
+		if !errors.Is(err, llmstream.ErrInvalidOption) {
+			t.Errorf("ReadMessage(%q) with an unknown dialect: %v, want ErrInvalidOption", body, err)
+		}
+	}
+	if _, err := llmstream.NewBridge(llmstream.WithDialect(llmstream.Dialect(99))).Message(); !errors.Is(err, llmstream.ErrInvalidOption) {
+		t.Errorf("Message of a Bridge with an unknown dialect and no event: %v, want ErrInvalidOption", err)
+	}
+	var so *sse.OptionError
+	if _, err := llmstream.NewClient(llmstream.WithSSEOptions(sse.WithMaxEventSize(-5))).Stream(t.Context(), llmstream.Request{}); !errors.As(err, &so) {
+		t.Errorf("a bad sse option through a Client: %v, want sse's *OptionError in the chain", err)
+	}
 	_, err = llmstream.ReadMessage(strings.NewReader("data: [DONE]\n\n"), llmstream.WithSSEOptions(sse.WithMaxEventSize(-1)))
 	if !errors.Is(err, sse.ErrInvalidOption) {
 		t.Errorf("ReadMessage: %v, want sse.ErrInvalidOption", err)
