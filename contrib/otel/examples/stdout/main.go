@@ -45,6 +45,7 @@ func run(ctx context.Context, out io.Writer) error {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exporter)) // each span printed as it ends
 	defer tp.Shutdown(ctx)
 
+	baseURL := srv.URL // with a real provider, its URL: llmstream.DefaultBaseURL, ...
 	client := llmstream.NewClient(append(srv.ClientOptions(), llmstream.WithModel("gpt-4o-mini"))...)
 	tools := []agentloop.Tool{{
 		Name:        "read_file",
@@ -59,7 +60,7 @@ func run(ctx context.Context, out io.Writer) error {
 		otel.WithTracerProvider(tp),
 		otel.WithDialect(llmstream.DialectChat), // the provider, operation and token reading follow it
 		otel.WithModelName("gpt-4o-mini"),
-		otel.WithServerURL(srv.URL))
+		otel.WithServerURL(baseURL))
 	loop := &agentloop.Loop{Model: model, Tools: tools} // otel.Run makes a span of each tool call
 	res, err := otel.Run(ctx, loop, messages, otel.WithTracerProvider(tp), otel.WithAgentName("helper"))
 	// readme:end
