@@ -34,6 +34,13 @@ type Hooks struct {
 	// Model streams them (as *llmstream.Client does) to the request's
 	// OnDelta; a Model that does not never calls it. A tool
 	// call delta is a call still forming and must never be run.
+	//
+	// It returns nothing, unlike llmstream.Request.OnDelta (func(Delta)
+	// error), on purpose: like every hook it watches the run and cannot
+	// change its course. To stop a run from here, cancel the context given
+	// to Run: the stream ends at once and Run returns the context's error,
+	// which says why, where an error returned into the stream would come
+	// back as a failed model call (llmstream.ErrAborted).
 	OnDelta func(llmstream.Delta)
 }
 

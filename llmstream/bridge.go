@@ -127,7 +127,7 @@ func (b *Bridge) handle(ev *sse.Event) error {
 	}
 	b.progressed = false
 	if b.config().dialect >= dialectEnd {
-		return b.fail(fmt.Errorf("%w: unknown dialect %v", ErrMisuse, b.config().dialect))
+		return b.fail(unknownDialect(b.config().dialect))
 	}
 	if ev.Type == "error" {
 		return b.fail(b.apiError(ev.Data))
@@ -214,6 +214,9 @@ func (b *Bridge) Message() (Message, error) {
 		Refusal:      ownString(b.refusal),
 		FinishReason: b.finish,
 		Usage:        b.usage,
+	}
+	if b.err == nil && b.config().dialect >= dialectEnd {
+		b.err = unknownDialect(b.config().dialect) // no event came to say so
 	}
 	if b.err == nil && !b.decoder().complete() {
 		b.err = interrupted(ErrTruncated)

@@ -20,7 +20,9 @@ import (
 
 // DefaultBaseURL is the base URL a chat [Client] uses when none is set.
 // The other dialects have their own: [DefaultAnthropicBaseURL],
-// [DefaultResponsesBaseURL], [DefaultGeminiBaseURL].
+// [DefaultResponsesBaseURL], [DefaultGeminiBaseURL], and
+// [DefaultBedrockBaseURL] (us-east-1; [BedrockBaseURL] gives another
+// region's); [WithVertex] makes Vertex AI's from its location.
 const DefaultBaseURL = "https://api.openai.com/v1"
 
 // Doer sends one HTTP request: *transport.Client and *http.Client both are.
@@ -119,8 +121,9 @@ var errZeroClient = fmt.Errorf("%w: Client not made by NewClient", ErrMisuse)
 // NewClient returns a Client. With no options it speaks [DialectChat] to
 // [DefaultBaseURL] through a [transport.New] client with its defaults. A
 // bad option value (an unparsable base URL, an unknown dialect, defaults
-// with messages) is not reported here but by every call, as an error
-// matching [ErrInvalidRequest] or [ErrMisuse].
+// with messages, a bad sse option) is not reported here but by every call,
+// before anything is sent, as an [*OptionError] (errors.Is
+// [ErrInvalidOption]).
 func NewClient(opts ...ClientOption) *Client {
 	cfg := newClientConfig(opts)
 	c := &Client{cfg: &cfg}
@@ -130,10 +133,13 @@ func NewClient(opts ...ClientOption) *Client {
 	}
 	switch {
 	case c.cfg.dialect >= dialectEnd:
-		c.err = fmt.Errorf("%w: unknown dialect %v", ErrMisuse, c.cfg.dialect)
+		c.err = unknownDialect(c.cfg.dialect)
 		return c
 	case c.cfg.defaults != nil && (c.cfg.defaults.Messages != nil || c.cfg.defaults.OnDelta != nil):
-		c.err = fmt.Errorf("%w: WithRequestDefaults with Messages or OnDelta", ErrInvalidRequest)
+		c.err = &OptionError{Option: requestDefaultsOption{}.String(), Reason: "defaults with Messages or OnDelta", legacy: ErrInvalidRequest}
+		return c
+	}
+	if c.err = c.cfg.checkSSEOptions(); c.err != nil {
 		return c
 	}
 	c.proto = c.cfg.dialect.protocol()
@@ -155,14 +161,14 @@ func normalizeBase(base string, p protocol) (*url.URL, error) {
 	}
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%w: base URL %q is not an http or https URL", ErrInvalidRequest, redact.URL(base))
+		return nil, &OptionError{Option: baseURLOption(base).String(), Reason: "not an http or https URL", legacy: ErrInvalidRequest}
 	}
 	path := strings.TrimRight(u.EscapedPath(), "/")
 	if path == "" {
 		path = p.emptyPath()
 	}
 	if err := setPath(u, path); err != nil {
-		return nil, fmt.Errorf("%w: base URL %q has a bad path", ErrInvalidRequest, redact.URL(base))
+		return nil, &OptionError{Option: baseURLOption(base).String(), Reason: "a bad path", legacy: ErrInvalidRequest}
 	}
 	return u, nil
 }

@@ -484,8 +484,8 @@ func TestClientInvalidRequest(t *testing.T) {
 		req  llmstream.Request
 		want string
 	}{
-		{"base URL not http", "ftp://example.com/v1", llmstream.Request{Messages: user}, "is not an http or https URL"},
-		{"base URL without host", "http://", llmstream.Request{Messages: user}, "is not an http or https URL"},
+		{"base URL not http", "ftp://example.com/v1", llmstream.Request{Messages: user}, `WithBaseURL("ftp://example.com/v1"): not an http or https URL`},
+		{"base URL without host", "http://", llmstream.Request{Messages: user}, `WithBaseURL("http:"): not an http or https URL`},
 		{"Extra replaces a field", srv.URL, llmstream.Request{Messages: user, Extra: map[string]any{"model": "other"}}, `"model" would replace a request field`},
 		{"Extra cannot be encoded", srv.URL, llmstream.Request{Messages: user, Extra: map[string]any{"x": func() {}}}, `Request.Extra member "x"`},
 		{"ToolCall.Extra not an object", srv.URL, llmstream.Request{Messages: badCall}, "ToolCall.Extra is not a JSON object"},

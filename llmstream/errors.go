@@ -59,15 +59,18 @@ var (
 	ErrIdleTimeout = errors.New("llmstream: no content arrived within the idle timeout")
 
 	// ErrInvalidRequest reports a request the Client could not build, so
-	// nothing was sent: a base URL ([WithBaseURL]) that is not an http or
-	// https URL, a [Request.Extra] member that would replace a request
-	// field or cannot be encoded, or a message that cannot be encoded (such
-	// as a [ToolCall.Extra] that is not a JSON object).
+	// nothing was sent: a [Request.Extra] member that would replace a
+	// request field or cannot be encoded, or a message that cannot be
+	// encoded (such as a [ToolCall.Extra] that is not a JSON object). A bad
+	// option (a base URL that is not an http or https URL, ...) is an
+	// [*OptionError], which matches [ErrInvalidOption]; it matches this too,
+	// as it did before ErrInvalidOption, but test for ErrInvalidOption.
 	ErrInvalidRequest = errors.New("llmstream: invalid request")
 
 	// ErrMisuse reports a call on a value not made by its constructor (a
-	// zero [Client]) or configured with a value no call can use (an
-	// unknown [Dialect]). Nothing is sent.
+	// zero [Client]). Nothing is sent. An unknown [Dialect] is an
+	// [*OptionError] (errors.Is [ErrInvalidOption]); it matches ErrMisuse
+	// too, as it did before ErrInvalidOption.
 	ErrMisuse = errors.New("llmstream: misuse")
 
 	// ErrNotEventStream reports a 2xx answer that is neither an event

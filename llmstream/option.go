@@ -144,9 +144,11 @@ func (o Options) String() string { return fmt.Sprint([]Option(o)) }
 type dialectOption Dialect
 
 // WithDialect chooses the wire protocol: [DialectChat] (the default),
-// [DialectAnthropic], [DialectResponses] or [DialectGemini]. A value that
-// is none of these fails every call of a Client and every event of a
-// Bridge with [ErrMisuse].
+// [DialectAnthropic], [DialectResponses], [DialectGemini] or
+// [DialectBedrock]; Gemini and Claude on Vertex AI are [DialectGemini] and
+// [DialectAnthropic] with [WithVertex]. A value that is none of these fails
+// every call of a Client and every event of a Bridge with an
+// [*OptionError] (errors.Is [ErrInvalidOption]).
 func WithDialect(d Dialect) Option { return dialectOption(d) }
 
 func (o dialectOption) applyToClient(c *config) { c.dialect = Dialect(o) }
@@ -176,7 +178,10 @@ type sseOption []sse.Option
 // (4 MiB, the limit llmstream reads with, above the sse package's own
 // default). The dialect sets the done sentinel first and the bridge its
 // own unknown-field handler (to catch llama.cpp's "error:" lines) after
-// these.
+// these. A bad value fails every call of a Client before anything is sent
+// with an [*OptionError] that matches both [ErrInvalidOption] and
+// sse.ErrInvalidOption (a Bridge's [Bridge.Consume] and [ReadMessage]
+// return sse's own error).
 func WithSSEOptions(opts ...sse.Option) Option {
 	return sseOption(append([]sse.Option(nil), opts...))
 }
@@ -229,7 +234,8 @@ type baseURLOption string
 // dropped, the dialect's path ("/chat/completions", "/messages", ...) is
 // appended unless the URL already ends with it, and a URL with no path
 // gets the dialect's version path first ("/v1", "/v1beta" for Gemini). A
-// URL that is not http or https is reported by every call.
+// URL that is not http or https is reported by every call as an
+// [*OptionError] (errors.Is [ErrInvalidOption]).
 func WithBaseURL(url string) ClientOption { return baseURLOption(url) }
 
 func (o baseURLOption) applyToClient(c *config) { c.baseURL = string(o) }
@@ -329,8 +335,8 @@ type requestDefaultsOption struct{ r Request }
 // temperature, top-p, stop sequences, tool choice, parallel tool calls,
 // reasoning settings, tools, Extra members) applies to a request that
 // leaves it unset; a request's own value wins. Messages and OnDelta of
-// defaults are not allowed: every call reports such defaults with
-// [ErrInvalidRequest].
+// defaults are not allowed: every call reports such defaults with an
+// [*OptionError] (errors.Is [ErrInvalidOption]).
 func WithRequestDefaults(defaults Request) ClientOption {
 	return requestDefaultsOption{defaults.clone()}
 }

@@ -35,7 +35,7 @@ type vertexOption vertexTarget
 // Bearer" (and redacted like every key); without one, the [Doer] adds it
 // (contrib/google's, from Application Default Credentials). An empty
 // project or location, one with a '/', or another dialect fails every call
-// with [ErrInvalidRequest] or [ErrMisuse].
+// with an [*OptionError] (errors.Is [ErrInvalidOption]).
 func WithVertex(project, location string) ClientOption {
 	return vertexOption{project, location}
 }
@@ -49,13 +49,13 @@ func (o vertexOption) String() string {
 func (v vertexTarget) protocol(d Dialect, p protocol) (protocol, error) {
 	switch {
 	case v.project == "" || v.location == "" || url.PathEscape(v.project) != v.project || url.PathEscape(v.location) != v.location:
-		return nil, fmt.Errorf("%w: Vertex project %q and location %q must be non-empty path segments", ErrInvalidRequest, v.project, v.location)
+		return nil, &OptionError{Option: vertexOption(v).String(), Reason: "the project and location must be non-empty path segments", legacy: ErrInvalidRequest}
 	case d.normal() == DialectGemini:
 		return vertexProtocol{protocol: p, target: v, publisher: "google", method: ":streamGenerateContent", altSSE: true}, nil
 	case d.normal() == DialectAnthropic:
 		return vertexProtocol{protocol: p, target: v, publisher: "anthropic", method: ":streamRawPredict", claude: true}, nil
 	}
-	return nil, fmt.Errorf("%w: WithVertex serves the gemini and anthropic dialects, not %v", ErrMisuse, d)
+	return nil, &OptionError{Option: vertexOption(v).String(), Reason: fmt.Sprintf("Vertex AI serves the gemini and anthropic dialects, not %v", d), legacy: ErrMisuse}
 }
 
 // vertexProtocol is a dialect's protocol at Vertex's URL, with its bearer

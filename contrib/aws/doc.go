@@ -2,8 +2,15 @@
 // Signature Version 4, from the AWS default credential chain or the
 // credentials you give.
 //
-//	signer, err := aws.NewDefault(ctx, "us-east-1", http.DefaultClient)
-//	client := llmstream.NewClient(llmstream.WithBaseURL(url), llmstream.WithHTTPClient(signer))
+//	signer, err := aws.NewDefault(ctx, "us-east-1", transport.New())
+//	client := llmstream.NewClient(
+//		llmstream.WithDialect(llmstream.DialectBedrock),
+//		llmstream.WithBaseURL(llmstream.BedrockBaseURL("us-east-1")),
+//		llmstream.WithModel("us.anthropic.claude-sonnet-4-5-20250929-v1:0"),
+//		llmstream.WithHTTPClient(signer))
+//
+// Wrap airlock's transport (transport.New), not http.DefaultClient, which
+// has no timeout, stall detection or size cap.
 //
 // A [Signer] is an [llmstream.Doer]: it reads the request body (bounded,
 // see [WithMaxBodyBytes]), hashes it, signs the request with

@@ -34,6 +34,29 @@ var ErrBodyTooLarge = errors.New("aws: request body too large to sign")
 // error is wrapped too.
 var ErrCredentials = errors.New("aws: no credentials")
 
+// ErrInvalidOption reports an option value that cannot be used, such as a
+// negative [WithMaxBodyBytes]. New does not fail: every call of
+// [Signer.Do] returns an [*OptionError] that unwraps to it, and nothing is
+// sent.
+var ErrInvalidOption = errors.New("aws: invalid option")
+
+// OptionError is the error for an option value that cannot be used. It
+// unwraps to [ErrInvalidOption].
+type OptionError struct {
+	// Option is the offending option as its String method prints it.
+	Option string
+	// Reason says what is wrong with it.
+	Reason string
+}
+
+// Error names the option and the reason.
+func (e *OptionError) Error() string {
+	return "aws: invalid option " + e.Option + ": " + e.Reason
+}
+
+// Unwrap returns [ErrInvalidOption].
+func (e *OptionError) Unwrap() error { return ErrInvalidOption }
+
 // Signer is an [llmstream.Doer] that signs each request with SigV4 before
 // handing it to the Doer it wraps. It is safe for concurrent use, as long as
 // the wrapped Doer and the credentials provider are (the SDK's are).
@@ -50,26 +73,33 @@ type Signer struct {
 	signer *v4.Signer
 	max    int64
 	now    func() time.Time
+	err    error // the first bad option, returned by every Do
 }
 
 // Option configures a [Signer].
 type Option interface {
 	String() string
-	apply(*Signer)
+	// apply sets its value in s, or reports why it cannot.
+	apply(s *Signer) error
 }
 
 type maxBodyBytes int64
 
 // WithMaxBodyBytes limits, in bytes, the request body a Signer reads to
-// hash it; the default is [DefaultMaxBodyBytes], and 0 or a negative n
-// means the default. A larger body fails Do with [ErrBodyTooLarge] before
-// anything is sent.
+// hash it; the default is [DefaultMaxBodyBytes], and 0 means the default. A
+// larger body fails Do with [ErrBodyTooLarge] before anything is sent. A
+// negative n is invalid: every Do fails with an [*OptionError] (errors.Is
+// [ErrInvalidOption]).
 func WithMaxBodyBytes(n int64) Option { return maxBodyBytes(n) }
 
-func (o maxBodyBytes) apply(s *Signer) {
-	if o > 0 {
+func (o maxBodyBytes) apply(s *Signer) error {
+	switch {
+	case o < 0:
+		return &OptionError{Option: o.String(), Reason: "the size must not be negative"}
+	case o > 0:
 		s.max = int64(o)
 	}
+	return nil
 }
 
 func (o maxBodyBytes) String() string { return fmt.Sprintf("aws.WithMaxBodyBytes(%d)", int64(o)) }
@@ -84,8 +114,11 @@ func New(region string, creds sdkaws.CredentialsProvider, next llmstream.Doer, o
 	}
 	s := &Signer{next: next, creds: creds, region: region, signer: v4.NewSigner(), max: DefaultMaxBodyBytes, now: time.Now}
 	for _, o := range opts {
-		if o != nil {
-			o.apply(s)
+		if o == nil {
+			continue
+		}
+		if err := o.apply(s); err != nil && s.err == nil {
+			s.err = err
 		}
 	}
 	return s
@@ -116,11 +149,17 @@ func NewDefault(ctx context.Context, region string, next llmstream.Doer, opts ..
 // is not changed, but its body is read (and closed). The copy's body can be
 // read again (GetBody is set), so a retrying Doer can resend it.
 //
-// Errors: [ErrBodyTooLarge]; [ErrCredentials] wrapping the provider's
-// error; the body's read error; or the wrapped Doer's error (errors.Is sees its chain)
-// with every credential of this request removed from its text by
-// [transport.Redact].
+// Errors: an [*OptionError] for a bad option; [ErrBodyTooLarge];
+// [ErrCredentials] wrapping the provider's error; the body's read error; or
+// the wrapped Doer's error (errors.Is sees its chain) with every credential
+// of this request removed from its text by [transport.Redact].
 func (s *Signer) Do(req *http.Request) (*http.Response, error) {
+	if s.err != nil {
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, s.err
+	}
 	ctx := req.Context()
 	body, err := s.readBody(req)
 	if err != nil {

@@ -232,3 +232,27 @@ func TestCredentialsError(t *testing.T) {
 		t.Errorf("%v, want ErrCredentials", err)
 	}
 }
+
+// TestBodyLimitOption: the limit at 0 is the default, at 1 one byte; a
+// negative one is an *OptionError from every Do, and nothing is sent.
+func TestBodyLimitOption(t *testing.T) {
+	c := newCapture(t)
+	if s := New("us-east-1", staticCreds, c.srv.Client(), WithMaxBodyBytes(0)); s.max != DefaultMaxBodyBytes {
+		t.Errorf("WithMaxBodyBytes(0): limit %d, want the default", s.max)
+	}
+	one := New("us-east-1", staticCreds, c.srv.Client(), WithMaxBodyBytes(1))
+	post(t, one, c.srv.URL, "x")
+	bad := New("us-east-1", staticCreds, c.srv.Client(), WithMaxBodyBytes(-1))
+	calls := c.calls.Load()
+	for range 2 {
+		req, _ := http.NewRequest(http.MethodPost, c.srv.URL, strings.NewReader("x"))
+		_, err := bad.Do(req)
+		var oe *OptionError
+		if !errors.Is(err, ErrInvalidOption) || !errors.As(err, &oe) || err.Error() != "aws: invalid option aws.WithMaxBodyBytes(-1): the size must not be negative" {
+			t.Errorf("WithMaxBodyBytes(-1): %v, want an *OptionError naming it", err)
+		}
+	}
+	if c.calls.Load() != calls {
+		t.Error("a request was sent with a bad option")
+	}
+}

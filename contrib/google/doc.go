@@ -2,8 +2,15 @@
 // requests to Vertex AI, from Application Default Credentials or the token
 // source you give.
 //
-//	d, err := google.NewDefault(ctx, http.DefaultClient)
-//	client := llmstream.NewClient(llmstream.WithBaseURL(url), llmstream.WithHTTPClient(d))
+//	d, err := google.NewDefault(ctx, transport.New())
+//	client := llmstream.NewClient(
+//		llmstream.WithDialect(llmstream.DialectGemini), // or DialectAnthropic for Claude
+//		llmstream.WithVertex("my-project", "us-central1"),
+//		llmstream.WithModel("gemini-2.5-flash"),
+//		llmstream.WithHTTPClient(d))
+//
+// Wrap airlock's transport (transport.New), not http.DefaultClient, which
+// has no timeout, stall detection or size cap.
 //
 // A [Doer] is an [llmstream.Doer]: it sets "Authorization: Bearer <token>"
 // on a copy of each request and hands it to the Doer it wraps. The token

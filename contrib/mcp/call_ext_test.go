@@ -84,7 +84,7 @@ func TestMaxOutputBytes(t *testing.T) {
 		{11, "0123456789\n[mcp: result cut at 11 bytes; 2 bytes not shown]"},
 		{10, "0123456789\n[mcp: result cut at 10 bytes; 2 bytes not shown]"},
 		{9, "012345678\n[mcp: result cut at 9 bytes; 3 bytes not shown]"},
-		{-1, body},
+		{0, body}, // the default, 32 KiB
 	} {
 		tools, err := mcp.Tools(context.Background(), cs, mcp.WithMaxOutputBytes(tc.max))
 		if err != nil {

@@ -32,6 +32,7 @@ type config struct {
 	maxOutputBytes int
 	maxTools       int
 	secrets        []string
+	err            error // the first bad option, which Tools returns
 }
 
 func newConfig(opts []Option) config {
@@ -116,13 +117,18 @@ type maxOutputOption int
 // result may pass n by that line's ~60 bytes). Not an error. The
 // agentloop cuts again at its own MaxToolOutputBytes; this bound keeps the
 // text built from a large answer small in the first place. Default
-// [DefaultMaxOutputBytes]; 0 means the default; negative, no bound.
+// [DefaultMaxOutputBytes]; 0 means the default. A negative n is invalid:
+// [Tools] fails with an [*OptionError] (errors.Is [ErrInvalidOption]).
 func WithMaxOutputBytes(n int) Option { return maxOutputOption(n) }
 
 func (o maxOutputOption) apply(c *config) {
-	c.maxOutputBytes = int(o)
-	if o == 0 {
+	switch {
+	case o < 0:
+		c.reject(o, "the size must not be negative")
+	case o == 0:
 		c.maxOutputBytes = DefaultMaxOutputBytes
+	default:
+		c.maxOutputBytes = int(o)
 	}
 }
 func (o maxOutputOption) String() string { return fmt.Sprintf("mcp.WithMaxOutputBytes(%d)", int(o)) }
@@ -132,14 +138,19 @@ type maxToolsOption int
 // WithMaxTools bounds how many tools the server may list, counted before
 // [WithFilter], over all pages; one more makes [Tools] fail with
 // [ErrTooManyTools], so a server that pages without end cannot keep it
-// busy. Default [DefaultMaxTools]; 0 means the default; negative, no
-// bound.
+// busy. Default [DefaultMaxTools]; 0 means the default. A negative n is
+// invalid: [Tools] fails with an [*OptionError] (errors.Is
+// [ErrInvalidOption]).
 func WithMaxTools(n int) Option { return maxToolsOption(n) }
 
 func (o maxToolsOption) apply(c *config) {
-	c.maxTools = int(o)
-	if o == 0 {
+	switch {
+	case o < 0:
+		c.reject(o, "the count must not be negative")
+	case o == 0:
 		c.maxTools = DefaultMaxTools
+	default:
+		c.maxTools = int(o)
 	}
 }
 func (o maxToolsOption) String() string { return fmt.Sprintf("mcp.WithMaxTools(%d)", int(o)) }

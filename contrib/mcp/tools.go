@@ -23,6 +23,9 @@ import (
 // error. Error texts mask the [WithSecrets] values.
 func Tools(ctx context.Context, session *sdk.ClientSession, opts ...Option) ([]agentloop.Tool, error) {
 	c := newConfig(opts)
+	if c.err != nil {
+		return nil, c.err
+	}
 	tools, err := list(ctx, session, c)
 	return tools, transport.Redact(err, c.secrets...)
 }

@@ -67,7 +67,7 @@ func TestMaxTools(t *testing.T) {
 	for _, tc := range []struct {
 		max  int
 		fail bool
-	}{{4, true}, {5, false}, {6, false}, {-1, false}} {
+	}{{4, true}, {5, false}, {6, false}, {0, false}} {
 		tools, err := mcp.Tools(context.Background(), cs, mcp.WithMaxTools(tc.max))
 		if tc.fail != errors.Is(err, mcp.ErrTooManyTools) || (err != nil) != tc.fail {
 			t.Errorf("WithMaxTools(%d) with 5 tools: err %v, want ErrTooManyTools: %v", tc.max, err, tc.fail)

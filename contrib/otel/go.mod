@@ -6,6 +6,7 @@ require (
 	github.com/airlock-go/airlock v0.0.0-00010101000000-000000000000
 	github.com/google/go-cmp v0.7.0
 	go.opentelemetry.io/otel v1.46.0
+	go.opentelemetry.io/otel/exporters/stdout/stdouttrace v1.46.0
 	go.opentelemetry.io/otel/metric v1.46.0
 	go.opentelemetry.io/otel/sdk v1.46.0
 	go.opentelemetry.io/otel/sdk/metric v1.46.0

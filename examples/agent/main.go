@@ -44,7 +44,7 @@ func main() {
 	// prompt); restoring the default handling then lets a second one kill
 	// a run slow to stop.
 	context.AfterFunc(ctx, stop)
-	code := agentcli.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Environ(), agentcli.WithCommand("go run ./examples/agent"))
+	code := agentcli.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Environ(), agentcli.WithCommand(agentcli.Invocation(os.Args[0], "go run ./examples/agent")))
 	stop()
 	os.Exit(code)
 }

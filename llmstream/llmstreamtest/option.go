@@ -58,15 +58,15 @@ func newConfig(opts []Option) config {
 	return c
 }
 
-// check returns what is wrong with the configuration, "" when nothing is.
-func (c *config) check() string {
+// check returns what is wrong with the configuration, nil when nothing is.
+func (c *config) check() error {
 	switch {
 	case c.flavor >= flavorEnd:
-		return "WithFlavor: " + c.flavor.String() + " is unknown"
+		return &OptionError{Option: flavorOption(c.flavor).String(), Reason: "the flavor is unknown"}
 	case c.maxBody < 0:
-		return fmt.Sprintf("WithMaxRequestBytes: %d is below 0", c.maxBody)
+		return &OptionError{Option: maxBodyOption(c.maxBody).String(), Reason: "the size must not be negative"}
 	}
-	return ""
+	return nil
 }
 
 type turnsOption []Turn
@@ -117,8 +117,9 @@ func (o responderOption) String() string {
 type flavorOption Flavor
 
 // WithFlavor selects whose chunks the chat dialect imitates; the default
-// and the zero value are [OpenAI]. The other dialects have one shape each. An unknown value fails every request with
-// [ErrBadOption].
+// and the zero value are [OpenAI]. The other dialects have one shape each.
+// An unknown value fails every request with an [*OptionError] (errors.Is
+// [ErrInvalidOption]).
 func WithFlavor(f Flavor) Option { return flavorOption(f) }
 
 func (o flavorOption) apply(c *config) {
@@ -178,7 +179,7 @@ type maxBodyOption int64
 // request; the default is [DefaultMaxRequestBytes] and 0 means that
 // default. A body of exactly n bytes is read; a longer one fails the
 // request with [ErrBadRequest] and status 413. Negative n fails every
-// request with [ErrBadOption].
+// request with an [*OptionError] (errors.Is [ErrInvalidOption]).
 func WithMaxRequestBytes(n int64) Option { return maxBodyOption(n) }
 
 func (o maxBodyOption) apply(c *config) {

@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/airlock-go/airlock/llmstream"
@@ -40,7 +39,7 @@ type Server struct {
 	URL string
 
 	cfg    config
-	cfgErr string       // what is wrong with cfg, "" when nothing is
+	cfgErr error        // what is wrong with cfg (an *OptionError), nil when nothing is
 	hs     *http.Server // nil for a server from NewHandler
 	client *http.Client
 	tls    *tls.Config       // the client side's trust of the server's certificate, for WithTLS
@@ -67,7 +66,8 @@ type Server struct {
 // It needs no testing.TB, so programs (the offline demo agent) can use it.
 // As net/http/httptest.NewServer does, it panics if it cannot listen on
 // the loopback interface — a broken machine, not a bad value. Invalid
-// option values do not panic; they fail every request with [ErrBadOption].
+// option values do not panic; they fail every request with an
+// [*OptionError] (errors.Is [ErrInvalidOption]).
 func NewServer(opts ...Option) *Server {
 	s, err := newServer(opts)
 	if err != nil {
@@ -76,12 +76,24 @@ func NewServer(opts ...Option) *Server {
 	return s
 }
 
+// TB is the part of testing.TB that [NewTestServer] uses; *testing.T,
+// *testing.B, *testing.F and testing.TB itself are TBs. It is an interface
+// of this package so that a program importing llmstreamtest (the offline
+// demo agent) does not link the testing and flag packages.
+type TB interface {
+	Helper()
+	Log(args ...any)
+	Fatal(args ...any)
+	Errorf(format string, args ...any)
+	Cleanup(func())
+}
+
 // NewTestServer starts a server as [NewServer] does and registers its
 // Close with tb.Cleanup. At cleanup it also reports, with tb.Errorf, every
 // request that failed because of the script rather than the client
-// ([ErrNoTurn], [ErrBadTurn], [ErrBadOption]), so a script mistake cannot
+// ([ErrNoTurn], [ErrBadTurn], [ErrInvalidOption]), so a script mistake cannot
 // pass unnoticed; a test that wants such failures should use [NewServer].
-func NewTestServer(tb testing.TB, opts ...Option) *Server {
+func NewTestServer(tb TB, opts ...Option) *Server {
 	tb.Helper()
 	s, err := newServer(append(opts, reportOption{func(msg string) { tb.Log(msg) }}))
 	if err != nil {
@@ -90,7 +102,7 @@ func NewTestServer(tb testing.TB, opts ...Option) *Server {
 	tb.Cleanup(func() {
 		s.Close()
 		for _, r := range s.Requests() {
-			if errors.Is(r.Err, ErrNoTurn) || errors.Is(r.Err, ErrBadTurn) || errors.Is(r.Err, ErrBadOption) {
+			if errors.Is(r.Err, ErrNoTurn) || errors.Is(r.Err, ErrBadTurn) || errors.Is(r.Err, ErrInvalidOption) {
 				tb.Errorf("llmstreamtest: the script failed a request: %v", r.Err)
 			}
 		}
@@ -368,8 +380,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 func (s *Server) checkRequest(req *Request, served bool, readErr, decodeErr error) (int, string, error) {
 	var tooBig *http.MaxBytesError
 	switch {
-	case s.cfgErr != "":
-		return http.StatusInternalServerError, s.cfgErr, ErrBadOption
+	case s.cfgErr != nil:
+		return http.StatusInternalServerError, "", s.cfgErr
 	case req.Method != http.MethodPost:
 		return http.StatusMethodNotAllowed, "method " + req.Method + ", want POST", ErrBadRequest
 	case !served:

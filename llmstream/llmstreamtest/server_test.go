@@ -100,8 +100,8 @@ func TestBadRequests(t *testing.T) {
 		{"nil responder", http.MethodPost, "/chat/completions", chatBody, []Option{WithResponder(nil)}, 500, ErrNoTurn, "no script: give WithTurns or WithResponder"},
 		{"bad turn", http.MethodPost, "/chat/completions", chatBody, []Option{WithTurns(Turn{KeepAlive: -2})}, 500, ErrBadTurn, "KeepAlive is -2, below 0"},
 		{"bad turn from responder", http.MethodPost, "/chat/completions", chatBody, []Option{WithResponder(func(Request) Turn { return Turn{ToolCalls: []Call{{}}} })}, 500, ErrBadTurn, "ToolCalls[0]: Name is empty"},
-		{"unknown flavour", http.MethodPost, "/chat/completions", chatBody, []Option{WithFlavor(flavorEnd), WithTurns(Turn{})}, 500, ErrBadOption, "WithFlavor: Flavor(7) is unknown"},
-		{"negative body limit", http.MethodPost, "/chat/completions", chatBody, []Option{WithMaxRequestBytes(-1), WithTurns(Turn{})}, 500, ErrBadOption, "WithMaxRequestBytes: -1 is below 0"},
+		{"unknown flavour", http.MethodPost, "/chat/completions", chatBody, []Option{WithFlavor(flavorEnd), WithTurns(Turn{})}, 500, ErrInvalidOption, ""},
+		{"negative body limit", http.MethodPost, "/chat/completions", chatBody, []Option{WithMaxRequestBytes(-1), WithTurns(Turn{})}, 500, ErrInvalidOption, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

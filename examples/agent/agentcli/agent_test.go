@@ -72,11 +72,12 @@ func TestOfflineEndToEnd(t *testing.T) {
 	}
 	got := inCallOrder(timing.ReplaceAllString(stdout.String(), "T"))
 	want := `airlock demo agent — OFFLINE, scripted model, chat wire
-No network and no API key: a built-in scripted model is served over loopback HTTP and streamed through
+No network: a built-in scripted model is served over loopback HTTP and streamed through
 the whole stack (transport, sse, bridge, tool-call assembler, agent loop). Workspace: ` + dir + `
-To use a real model: go run ./examples/agent --base-url https://api.openai.com/v1 --model gpt-4o-mini
+To use a real model: agent --base-url https://api.openai.com/v1 --model gpt-4o-mini
 with the key in AIRLOCK_API_KEY or OPENAI_API_KEY (any OpenAI-compatible server works: vLLM, Ollama, ...);
---dialect anthropic, responses or gemini speaks those APIs (ANTHROPIC_API_KEY, GEMINI_API_KEY).
+--dialect anthropic, responses, gemini or bedrock speaks those APIs (ANTHROPIC_API_KEY, GEMINI_API_KEY,
+AWS_BEARER_TOKEN_BEDROCK), --vertex PROJECT/LOCATION Gemini or Claude on Vertex AI.
 
 task: Explore this project and tell me what it is.
 

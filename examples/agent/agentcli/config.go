@@ -71,9 +71,10 @@ type config struct {
 	modelSet   bool // a source named the model
 	// Vertex is "PROJECT/LOCATION" for Gemini or Claude on Google Cloud's
 	// Vertex AI, "" for the provider's own API.
-	Vertex    string
-	Workspace string
-	Prompt    string
+	Vertex     string
+	vertexFrom string // where Vertex was set, for the error that refuses it
+	Workspace  string
+	Prompt     string
 
 	MaxTurns, MaxToolCallsPerTurn, MaxTotalToolCalls int
 	MaxToolOutputBytes, MaxFileBytes                 int
@@ -134,7 +135,7 @@ func allSettings() []setting {
 			c.Dialect, c.dialectSet = d, true
 			return err
 		}},
-		{"vertex", kindText, "project/location", "Google Cloud Vertex AI project and location (e.g. my-proj/us-central1 or my-proj/global) for --dialect gemini or anthropic (real mode); the OAuth token goes in --api-key or AIRLOCK_API_KEY, e.g. $(gcloud auth print-access-token)", func(c *config, v string) error {
+		{"vertex", kindText, "project/location", "Google Cloud Vertex AI project and location (e.g. my-proj/us-central1 or my-proj/global) for --dialect gemini or anthropic, refused with any other (real mode); the OAuth token goes in --api-key or AIRLOCK_API_KEY, e.g. $(gcloud auth print-access-token)", func(c *config, v string) error {
 			p, l, ok := strings.Cut(v, "/")
 			if !ok || p == "" || l == "" {
 				return fmt.Errorf("%q is not PROJECT/LOCATION", v)
@@ -248,8 +249,15 @@ func (s setting) check(text string) string {
 		}
 	case kindDialect:
 		if _, err := llmstream.ParseDialect(text); err != nil {
-			reason := s.show(text) + " is not chat, anthropic, responses or gemini"
-			if near := nearest(text, []string{"chat", "anthropic", "responses", "gemini"}); near != "" {
+			reason := s.show(text) + " is not chat, anthropic, responses, gemini or bedrock"
+			if strings.EqualFold(strings.TrimSpace(text), "vertex") {
+				return reason + "; for Vertex AI give --dialect gemini or anthropic with --vertex PROJECT/LOCATION"
+			}
+			near := nearest(text, slices.Concat(dialectNames, []string{"openai"}))
+			if d, ok := providerDialects[strings.ToLower(strings.TrimSpace(text))]; ok {
+				near = d
+			}
+			if near != "" {
 				reason += fmt.Sprintf("; did you mean %q?", near)
 			}
 			return reason
@@ -272,6 +280,17 @@ func (s setting) check(text string) string {
 		}
 	}
 	return ""
+}
+
+// dialectNames are the names llmstream.ParseDialect takes, as the usage
+// lists them.
+var dialectNames = []string{"chat", "anthropic", "responses", "gemini", "bedrock"}
+
+// providerDialects are names of providers and their models that people
+// give for a dialect, and the dialect each speaks.
+var providerDialects = map[string]string{
+	"claude": "anthropic", "google": "gemini", "aws": "bedrock", "amazon": "bedrock",
+	"azure": "chat", "ollama": "chat", "vllm": "chat", "openrouter": "chat", "gpt": "chat",
 }
 
 // layer holds the values one source gives, in the order it gave them.
@@ -303,6 +322,9 @@ func (l *layer) apply(c *config, byKey map[string]setting) error {
 		}
 		if key == "base_url" || key == "api_key" || key == "model" || key == "vertex" {
 			c.Real = true
+		}
+		if key == "vertex" {
+			c.vertexFrom = l.where[i]
 		}
 	}
 	return nil
@@ -403,6 +425,12 @@ func parseConfig(args []string, env environment, stderr io.Writer, extra []extra
 		return config{}, err
 	}
 	c.settleDialect()
+	if c.Vertex != "" && c.Dialect != llmstream.DialectGemini && c.Dialect != llmstream.DialectAnthropic {
+		// Refused here, before any tool starts, rather than by the
+		// client on the first turn.
+		return config{}, &settingError{Key: "vertex", Source: c.vertexFrom,
+			Reason: fmt.Sprintf("Vertex AI serves --dialect gemini or anthropic, not %v; add --dialect gemini or --dialect anthropic", c.Dialect)}
+	}
 	// The provider's own variables fill in only what no other source gave.
 	// They are trimmed as every other source is.
 	if c.APIKey == "" {

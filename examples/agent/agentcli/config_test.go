@@ -97,8 +97,18 @@ func TestConfigRefused(t *testing.T) {
 		{"bad duration", []string{"--timeout", "10"}, nil, "", `agent: setting timeout from --timeout: "10" is not a duration like 30s or 2m`},
 		{"negative duration", nil, map[string]string{"AIRLOCK_CONNECT_TIMEOUT": "-1s"}, "", "agent: setting connect_timeout from AIRLOCK_CONNECT_TIMEOUT: -1s is negative"},
 		{"bad bool", nil, map[string]string{"AIRLOCK_ALLOW_WRITE": "yes please"}, "", `agent: setting allow_write from AIRLOCK_ALLOW_WRITE: "yes please" is not true or false`},
-		{"dialect typo, with the nearest", []string{"--dialect", "antropic"}, nil, "", `agent: setting dialect from --dialect: "antropic" is not chat, anthropic, responses or gemini; did you mean "anthropic"?`},
-		{"dialect, nothing near", nil, map[string]string{"AIRLOCK_DIALECT": "claude"}, "", `agent: setting dialect from AIRLOCK_DIALECT: "claude" is not chat, anthropic, responses or gemini`},
+		{"dialect typo, with the nearest", []string{"--dialect", "antropic"}, nil, "", `agent: setting dialect from --dialect: "antropic" is not chat, anthropic, responses, gemini or bedrock; did you mean "anthropic"?`},
+		{"bedrock typo, with the nearest", []string{"--dialect", "bedrok"}, nil, "", `agent: setting dialect from --dialect: "bedrok" is not chat, anthropic, responses, gemini or bedrock; did you mean "bedrock"?`},
+		{"gemini typo, with the nearest", nil, map[string]string{"AIRLOCK_DIALECT": "Gemnii"}, "", `agent: setting dialect from AIRLOCK_DIALECT: "Gemnii" is not chat, anthropic, responses, gemini or bedrock; did you mean "gemini"?`},
+		{"responses typo, with the nearest", []string{"--dialect", "respones"}, nil, "", `agent: setting dialect from --dialect: "respones" is not chat, anthropic, responses, gemini or bedrock; did you mean "responses"?`},
+		{"chat typo, with the nearest", []string{"--dialect", "caht"}, nil, "", `agent: setting dialect from --dialect: "caht" is not chat, anthropic, responses, gemini or bedrock; did you mean "chat"?`},
+		{"vertex with chat, refused at start", []string{"--vertex", "p/l"}, nil, "", "agent: setting vertex from --vertex: Vertex AI serves --dialect gemini or anthropic, not chat; add --dialect gemini or --dialect anthropic"},
+		{"vertex with bedrock, from the environment", []string{"--dialect", "bedrock"}, map[string]string{"AIRLOCK_VERTEX": "p/us-east5"}, "", "agent: setting vertex from AIRLOCK_VERTEX: Vertex AI serves --dialect gemini or anthropic, not bedrock; add --dialect gemini or --dialect anthropic"},
+		{"a model family's name", nil, map[string]string{"AIRLOCK_DIALECT": "claude"}, "", `agent: setting dialect from AIRLOCK_DIALECT: "claude" is not chat, anthropic, responses, gemini or bedrock; did you mean "anthropic"?`},
+		{"dialect, nothing near", nil, map[string]string{"AIRLOCK_DIALECT": "mistral"}, "", `agent: setting dialect from AIRLOCK_DIALECT: "mistral" is not chat, anthropic, responses, gemini or bedrock`},
+		{"vertex is no dialect", []string{"--dialect", "Vertex"}, nil, "", `agent: setting dialect from --dialect: "Vertex" is not chat, anthropic, responses, gemini or bedrock; for Vertex AI give --dialect gemini or anthropic with --vertex PROJECT/LOCATION`},
+		{"openai typo", []string{"--dialect", "opnai"}, nil, "", `agent: setting dialect from --dialect: "opnai" is not chat, anthropic, responses, gemini or bedrock; did you mean "openai"?`},
+		{"a provider's name", []string{"--dialect", "AWS"}, nil, "", `agent: setting dialect from --dialect: "AWS" is not chat, anthropic, responses, gemini or bedrock; did you mean "bedrock"?`},
 		{"bad URL", []string{"--base-url", "ftp://x"}, nil, "", `agent: setting base_url from --base-url: "ftp://x" is not an http:// or https:// URL`},
 		{"bad OPENAI_BASE_URL", nil, map[string]string{"OPENAI_BASE_URL": "localhost:8080"}, "", `agent: setting base_url from OPENAI_BASE_URL: "localhost:8080" is not an http:// or https:// URL`},
 		{"URL password not shown", []string{"--base-url", "ftp://u:" + secret + "@h"}, nil, "", `agent: setting base_url from --base-url: "ftp://h" is not an http:// or https:// URL`},
@@ -226,5 +236,25 @@ func TestConfigFileLimit(t *testing.T) {
 				t.Errorf("error %v, want a *settingError saying %q", err, tc.wantErr)
 			}
 		})
+	}
+}
+
+// TestInvocation: the command a resume hint shows is the one the person
+// ran, but for go run's temporary binary, which is gone when it ends.
+func TestInvocation(t *testing.T) {
+	t.Setenv("GOCACHE", "/srv/cache")
+	for _, tc := range []struct{ arg0, want string }{
+		{"./agent", "./agent"},
+		{"/usr/local/bin/agent", "/usr/local/bin/agent"},
+		{"agent", "agent"},
+		{"/tmp/go-build2871264/b001/exe/agent", "go run ./examples/agent"},
+		{"/home/me/exe/agent", "/home/me/exe/agent"},
+		{"/root/.cache/go-build/63/632d5d5c7f4ac368e82898becd01b7e9-d/agent", "go run ./examples/agent"},
+		{"/srv/cache/ab/cd-d/agent", "go run ./examples/agent"}, // under $GOCACHE
+		{"/srv/cached/agent", "/srv/cached/agent"},
+	} {
+		if got := Invocation(tc.arg0, "go run ./examples/agent"); got != tc.want {
+			t.Errorf("Invocation(%q) = %q, want %q", tc.arg0, got, tc.want)
+		}
 	}
 }

@@ -27,7 +27,7 @@ func TestDialectSetting(t *testing.T) {
 		{"an explicit dialect beats the URL", []string{"--dialect", "chat", "--base-url", "https://api.anthropic.com/v1"}, nil, llmstream.DialectChat, "", defaultModel, ""},
 		{"an explicit model is kept", []string{"--dialect", "anthropic", "--model", "claude-opus-4-1"}, nil, llmstream.DialectAnthropic, "", "claude-opus-4-1", ""},
 		{"responses from the environment", nil, map[string]string{"AIRLOCK_DIALECT": "Responses", "OPENAI_API_KEY": "sk-openai-1"}, llmstream.DialectResponses, "sk-openai-1", defaultModel, ""},
-		{"a wrong name", []string{"--dialect", "claude"}, nil, 0, "", "", `"claude" is not chat, anthropic, responses or gemini`},
+		{"a wrong name", []string{"--dialect", "claude"}, nil, 0, "", "", `"claude" is not chat, anthropic, responses, gemini or bedrock`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

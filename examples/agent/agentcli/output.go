@@ -124,14 +124,43 @@ func (p *printer) stream(text string) {
 	fmt.Fprint(p.w, text)
 }
 
-func (p *printer) offlineBanner(d llmstream.Dialect, workspace string) {
+func (p *printer) offlineBanner(d llmstream.Dialect, workspace, command string, getenv func(string) string) {
 	fmt.Fprintln(p.w, p.style(styleBold, "airlock demo agent — OFFLINE, scripted model, "+d.String()+" wire"))
-	fmt.Fprintln(p.w, p.style(styleDim, "No network and no API key: a built-in scripted model is served over loopback HTTP and streamed through"))
+	fmt.Fprintln(p.w, p.style(styleDim, "No network: a built-in scripted model is served over loopback HTTP and streamed through"))
 	fmt.Fprintln(p.w, p.style(styleDim, "the whole stack (transport, sse, bridge, tool-call assembler, agent loop). Workspace: "+workspace))
-	fmt.Fprintln(p.w, p.style(styleDim, "To use a real model: go run ./examples/agent --base-url https://api.openai.com/v1 --model gpt-4o-mini"))
-	fmt.Fprintln(p.w, p.style(styleDim, "with the key in AIRLOCK_API_KEY or OPENAI_API_KEY (any OpenAI-compatible server works: vLLM, Ollama, ...);"))
-	fmt.Fprintln(p.w, p.style(styleDim, "--dialect anthropic, responses or gemini speaks those APIs (ANTHROPIC_API_KEY, GEMINI_API_KEY)."))
+	if hints := keyHints(command, getenv); len(hints) > 0 {
+		for _, h := range hints {
+			fmt.Fprintln(p.w, p.style(styleDim, h))
+		}
+	} else {
+		fmt.Fprintln(p.w, p.style(styleDim, "To use a real model: "+command+" --base-url https://api.openai.com/v1 --model gpt-4o-mini"))
+		fmt.Fprintln(p.w, p.style(styleDim, "with the key in AIRLOCK_API_KEY or OPENAI_API_KEY (any OpenAI-compatible server works: vLLM, Ollama, ...);"))
+		fmt.Fprintln(p.w, p.style(styleDim, "--dialect anthropic, responses, gemini or bedrock speaks those APIs (ANTHROPIC_API_KEY, GEMINI_API_KEY,"))
+		fmt.Fprintln(p.w, p.style(styleDim, "AWS_BEARER_TOKEN_BEDROCK), --vertex PROJECT/LOCATION Gemini or Claude on Vertex AI."))
+	}
 	fmt.Fprintln(p.w)
+}
+
+// keyHints says, for each provider key set in the environment, the command
+// that uses it: the key alone does not leave the offline demo, so that a
+// shell that exports one still gets the demo by default. It names the
+// variable, never its value.
+func keyHints(command string, getenv func(string) string) []string {
+	var hints []string
+	for _, k := range []struct{ names, flags string }{
+		{"OPENAI_API_KEY", "--model " + defaultModel},
+		{"ANTHROPIC_API_KEY", "--dialect anthropic --model " + defaultAnthropicModel},
+		{"GEMINI_API_KEY GOOGLE_API_KEY", "--dialect gemini --model " + defaultGeminiModel},
+		{"AWS_BEARER_TOKEN_BEDROCK", "--dialect bedrock --model " + defaultBedrockModel},
+	} {
+		for _, name := range strings.Fields(k.names) {
+			if strings.TrimSpace(getenv(name)) != "" {
+				hints = append(hints, name+" is set; to use it: "+command+" "+k.flags)
+				break
+			}
+		}
+	}
+	return hints
 }
 
 // realBanner names the server and model; it says only whether a key is

@@ -98,6 +98,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 	defer httpClient.CloseIdleConnections()
 	clientOpts := []llmstream.ClientOption{llmstream.WithHTTPClient(httpClient), llmstream.WithDialect(cfg.Dialect)}
 	if cfg.Real {
+		var doer llmstream.Doer = httpClient
+		for _, wrap := range o.wrapDoer {
+			if doer, err = wrap(ctx, doer); err != nil {
+				fmt.Fprintln(stderr, errorLine(err))
+				return exitFailed
+			}
+		}
+		clientOpts[0] = llmstream.WithHTTPClient(doer)
 		baseURL := cfg.BaseURL
 		if p, l, ok := strings.Cut(cfg.Vertex, "/"); ok {
 			clientOpts = append(clientOpts, llmstream.WithVertex(p, l))
@@ -118,7 +126,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 		)
 		defer srv.Close()
 		clientOpts = append(clientOpts, llmstream.WithBaseURL(srv.URL), llmstream.WithAPIKey("offline-demo"), llmstream.WithModel("airlock-scripted"))
-		out.offlineBanner(cfg.Dialect, wsName)
+		out.offlineBanner(cfg.Dialect, wsName, o.command, env.get)
 	}
 	if saved != nil {
 		out.resuming(cfg.Resume, *saved)

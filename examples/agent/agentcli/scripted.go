@@ -38,8 +38,8 @@ func scriptedTurn(req llmstreamtest.Request) llmstreamtest.Turn {
 	var turn llmstreamtest.Turn
 	switch {
 	case len(results) == 0:
-		turn = planTurn(task)
-	case results[len(results)-1].name == "list_files" || results[len(results)-1].name == "search":
+		turn = planTurn(task, req.Tools)
+	case lastOwn(results) == "list_files" || lastOwn(results) == "search":
 		turn = readTurn(task, results)
 	case offers(req.Tools, "write_file") && !slices.ContainsFunc(results, func(r result) bool { return r.name == "write_file" }):
 		turn = writeTurn(results)
@@ -48,6 +48,18 @@ func scriptedTurn(req llmstreamtest.Request) llmstreamtest.Turn {
 	}
 	turn.Usage = estimateUsage(req.Messages, turn)
 	return turn
+}
+
+// lastOwn is the name of the last of results that answered one of the
+// demo's own tools: an added tool called beside them does not change the
+// plan.
+func lastOwn(results []result) string {
+	for i := len(results) - 1; i >= 0; i-- {
+		if slices.Contains(ownTools, results[i].name) {
+			return results[i].name
+		}
+	}
+	return ""
 }
 
 // result is one tool call and its answer, from the conversation.
@@ -108,7 +120,7 @@ func jsonArgs(v any) string {
 	return string(b)
 }
 
-func planTurn(task string) llmstreamtest.Turn {
+func planTurn(task string, tools []llmstream.Tool) llmstreamtest.Turn {
 	turn := llmstreamtest.Turn{
 		Text:      "I'll start by looking at what is in the workspace, so my answer rests on the files themselves.",
 		ToolCalls: []llmstreamtest.Call{{Name: "list_files", Arguments: jsonArgs(map[string]any{"path": ".", "max_entries": 200})}},
@@ -117,7 +129,52 @@ func planTurn(task string) llmstreamtest.Turn {
 		turn.Text = fmt.Sprintf("I'll list the workspace and search it for %q at the same time.", term)
 		turn.ToolCalls = append(turn.ToolCalls, llmstreamtest.Call{Name: "search", Arguments: jsonArgs(map[string]any{"pattern": term, "max_results": 20})})
 	}
+	if name, args := addedTool(tools); name != "" {
+		turn.Text += " I was given " + name + " too, so I'll try it."
+		turn.ToolCalls = append(turn.ToolCalls, llmstreamtest.Call{Name: name, Arguments: args})
+	}
 	return turn
+}
+
+// ownTools are the demo's own tools; any other a request offers was added
+// (an MCP server's, through WithTools).
+var ownTools = []string{"list_files", "read_file_safe", "search", "write_file"}
+
+// addedTool picks one added tool the offline model can call without
+// knowing what it does: one that lists a directory (an MCP filesystem
+// server's list_directory) or else one whose name says it reads, lists or
+// gets, that needs no argument but perhaps a path; the path is ".". It
+// returns "" when no tool fits.
+func addedTool(tools []llmstream.Tool) (name, args string) {
+	best := 0
+	for _, t := range tools {
+		n := t.Function.Name
+		if slices.Contains(ownTools, n) {
+			continue
+		}
+		var schema struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+			Required   []string                   `json:"required"`
+		}
+		_ = json.Unmarshal(t.Function.Parameters, &schema)
+		if slices.ContainsFunc(schema.Required, func(r string) bool { return r != "path" }) {
+			continue
+		}
+		rank := 0
+		switch {
+		case strings.HasSuffix(n, "list_directory"):
+			rank = 2
+		case strings.Contains(n, "list") || strings.Contains(n, "read") || strings.Contains(n, "get"):
+			rank = 1
+		}
+		if rank > best {
+			best, name, args = rank, n, "{}"
+			if _, ok := schema.Properties["path"]; ok {
+				args = jsonArgs(map[string]string{"path": "."})
+			}
+		}
+	}
+	return name, args
 }
 
 // listedFile is one file line of a list_files result.
@@ -336,6 +393,8 @@ func summaryTurn(task string, results []result) llmstreamtest.Turn {
 		case failedCall:
 			failures++
 			fmt.Fprintf(&b, "- %s failed: %s\n", r.name, clip(strings.TrimPrefix(r.content, "error: "), 120))
+		case !slices.Contains(ownTools, r.name):
+			fmt.Fprintf(&b, "- %s (a tool I was given) answered %s: %s\n", r.name, plural(strings.Count(strings.TrimSuffix(r.content, "\n"), "\n")+1, "line"), clip(oneLine(r.content), 120))
 		}
 	}
 	fmt.Fprintf(&b, "\nThe workspace lists %s; I read %d of them", plural(listed, "file"), read)

@@ -1,6 +1,7 @@
 package agentcli
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -153,6 +154,62 @@ func TestFileSummary(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := fileSummary(tc.content); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestScriptedCallsAnAddedTool: offered a tool beside its own (an MCP
+// server's), the offline model calls one it can call blind — a directory
+// listing first, else one that reads, lists or gets with no argument but a
+// path — in its first turn, and goes on reading files as before.
+func TestScriptedCallsAnAddedTool(t *testing.T) {
+	tool := func(name, schema string) llmstream.Tool {
+		return llmstream.Tool{Function: llmstream.ToolFunction{Name: name, Parameters: json.RawMessage(schema)}}
+	}
+	own := []llmstream.Tool{tool("list_files", `{}`), tool("read_file_safe", `{}`), tool("search", `{}`)}
+	path := `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`
+	tests := []struct {
+		name      string
+		added     []llmstream.Tool
+		call, arg string
+	}{
+		{"a directory listing first", []llmstream.Tool{tool("mcp_read_text_file", path), tool("mcp_list_directory", path)}, "mcp_list_directory", `{"path":"."}`},
+		{"one that reads, no arguments", []llmstream.Tool{tool("mcp_write_file", path), tool("fs_read_greeting", `{"type":"object","properties":{"who":{"type":"string"}}}`)}, "fs_read_greeting", "{}"},
+		{"one that needs more than a path", []llmstream.Tool{tool("mcp_read_media", `{"properties":{"path":{},"mime":{}},"required":["path","mime"]}`)}, "", ""},
+		{"a name that says nothing", []llmstream.Tool{tool("mcp_wave", `{}`)}, "", ""},
+		{"none", nil, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := llmstreamtest.Request{Tools: append(append([]llmstream.Tool(nil), own...), tt.added...),
+				Messages: []llmstream.Message{{Role: "user", Content: "Explore this project."}}}
+			turn := scriptedTurn(req)
+			var added []llmstreamtest.Call
+			for _, c := range turn.ToolCalls {
+				if c.Name != "list_files" {
+					added = append(added, c)
+				}
+			}
+			switch {
+			case tt.call == "" && len(added) != 0:
+				t.Errorf("calls %v, want list_files alone", added)
+			case tt.call != "" && (len(added) != 1 || added[0].Name != tt.call || added[0].Arguments != tt.arg):
+				t.Errorf("calls %v, want list_files and %s %s", turn.ToolCalls, tt.call, tt.arg)
+			}
+			if tt.call == "" {
+				return
+			}
+			// The next turn reads files, whatever order the answers came in.
+			req.Messages = append(req.Messages,
+				llmstream.Message{Role: "assistant", ToolCalls: []llmstream.ToolCall{
+					{ID: "1", Function: llmstream.FunctionCall{Name: "list_files", Arguments: "{}"}},
+					{ID: "2", Function: llmstream.FunctionCall{Name: tt.call, Arguments: tt.arg}}}},
+				llmstream.Message{Role: "tool", ToolCallID: "1", Content: "README.md (10 bytes)\n"},
+				llmstream.Message{Role: "tool", ToolCallID: "2", Content: "[FILE] README.md"})
+			next := scriptedTurn(req)
+			if len(next.ToolCalls) != 1 || next.ToolCalls[0].Name != "read_file_safe" {
+				t.Errorf("next turn %+v, want it to read README.md", next.ToolCalls)
 			}
 		})
 	}

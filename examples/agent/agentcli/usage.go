@@ -15,12 +15,14 @@ func printUsage(w io.Writer, command string, extra []extraFlag) {
 	fmt.Fprint(w, "usage: "+command+" [flags]\n")
 	fmt.Fprint(w, `
 A demo coding agent. With no flags it runs offline against a built-in scripted
-model served over loopback HTTP; give --base-url/--api-key/--model (or the
-AIRLOCK_BASE_URL, AIRLOCK_API_KEY, AIRLOCK_MODEL variables) to use a real one:
-any OpenAI-compatible server, or with --dialect the Anthropic, Responses or
-Gemini API. The provider's own variables fill in a key no other source gave
-(OPENAI_API_KEY; ANTHROPIC_API_KEY for anthropic; GEMINI_API_KEY or
-GOOGLE_API_KEY for gemini), and OPENAI_BASE_URL a URL for chat and responses.
+model served over loopback HTTP (over any dialect's wire: --dialect); give
+--base-url/--api-key/--model (or the AIRLOCK_BASE_URL, AIRLOCK_API_KEY,
+AIRLOCK_MODEL variables) to use a real one: any OpenAI-compatible server, or
+with --dialect the Anthropic, Responses, Gemini or Bedrock API, and with
+--vertex Gemini or Claude on Vertex AI. The provider's own variables fill in
+a key no other source gave (OPENAI_API_KEY; ANTHROPIC_API_KEY for anthropic;
+GEMINI_API_KEY or GOOGLE_API_KEY for gemini; AWS_BEARER_TOKEN_BEDROCK, with
+AWS_REGION, for bedrock), and OPENAI_BASE_URL a URL for chat and responses.
 
 Settings: defaults < --config file < AIRLOCK_<KEY> variables < flags.
 The config file has one "key = value" per line, keys as the flags with _ for -

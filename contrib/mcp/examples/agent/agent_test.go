@@ -129,6 +129,16 @@ func TestMCPOffline(t *testing.T) {
 	if code != 0 || stderr.Len() != 0 || !strings.Contains(stdout.String(), "done: 3 turns") || len(servers.commands) != 1 {
 		t.Errorf("exit %d, stderr %q, %d servers\n%s", code, stderr.String(), len(servers.commands), stdout.String())
 	}
+	// What was added is said, and the scripted model went through it.
+	out := stdout.String()
+	for _, want := range []string{"mcp: test-server, 1 tool: mcp_read_greeting\n", "mcp_read_greeting {} → ", "mcp_read_greeting (a tool I was given) answered 1 line: read_greeting says hello to"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if !slices.Equal(servers.greeted, []string{"read_greeting "}) {
+		t.Errorf("server calls %q, want one read_greeting", servers.greeted)
+	}
 }
 
 func TestMCPRefused(t *testing.T) {

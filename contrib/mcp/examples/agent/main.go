@@ -10,8 +10,11 @@
 // fs_read_file); otherwise the first server's tools are prefixed mcp_, the
 // second's mcp2_, and so on. A tool the server marks readOnlyHint runs
 // without asking; every other one is put to the person first, as the
-// demo's write_file is (see contrib/mcp's WithApproval). The servers are
-// stopped when the run ends. Every other flag is the demo's: -h lists them.
+// demo's write_file is (see contrib/mcp's WithApproval). Each server's
+// tools are announced before the run ("mcp: secure-filesystem-server, 14
+// tools: mcp_read_file, ..."), and the offline scripted model calls one of
+// them, a directory listing if there is one. The servers are stopped when
+// the run ends. Every other flag is the demo's: -h lists them.
 package main
 
 import (
@@ -24,6 +27,7 @@ import (
 	"regexp"
 	"strings"
 	"syscall"
+	"unicode"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -48,10 +52,10 @@ type connectFunc func(ctx context.Context, words []string) (*sdk.ClientSession, 
 // run is the program with its surroundings passed in, so a test can give
 // its own servers through connect.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env []string, connect connectFunc) int {
-	s := &servers{connect: connect}
+	s := &servers{connect: connect, out: stdout}
 	defer s.close()
 	return agentcli.Run(ctx, args, stdin, stdout, stderr, env,
-		agentcli.WithCommand("go run ./examples/agent"),
+		agentcli.WithCommand(agentcli.Invocation(os.Args[0], "go run ./examples/agent")),
 		agentcli.WithFlag("mcp", "command", `start an MCP server ("command args", split at spaces; "NAME=command args" prefixes its tools NAME_, else mcp_, mcp2_, ...) and offer its tools; repeatable`, s.add),
 		agentcli.WithTools(s.tools),
 	)
@@ -67,6 +71,7 @@ func startCommand(ctx context.Context, words []string) (*sdk.ClientSession, erro
 // servers are the --mcp values given, and the sessions started for them.
 type servers struct {
 	connect  connectFunc
+	out      io.Writer // where each server's tools are announced
 	specs    []serverSpec
 	sessions []*sdk.ClientSession
 }
@@ -117,12 +122,45 @@ func (s *servers) tools(ctx context.Context, taken []string) ([]agentloop.Tool, 
 		if err != nil {
 			return nil, fmt.Errorf("MCP server %q: %w", strings.Join(spec.words, " "), err)
 		}
+		var names []string
 		for _, t := range tools {
 			taken = append(taken, t.Name)
+			names = append(names, t.Name)
 		}
+		fmt.Fprintf(s.out, "mcp: %s, %s: %s\n", serverName(cs, spec.words), plural(len(tools), "tool"), strings.Join(names, ", "))
 		all = append(all, tools...)
 	}
 	return all, nil
+}
+
+// serverName is the name the server gave itself, else its command.
+func serverName(cs *sdk.ClientSession, words []string) string {
+	if r := cs.InitializeResult(); r != nil && r.ServerInfo != nil && r.ServerInfo.Name != "" {
+		name := printable(r.ServerInfo.Name)
+		if !strings.HasSuffix(strings.ToLower(name), "server") {
+			name += " server"
+		}
+		return name
+	}
+	return printable(strings.Join(words, " "))
+}
+
+// printable keeps a server's words from moving the terminal's cursor.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// plural says "1 tool", "14 tools".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // close ends every session, which stops its server.

@@ -14,8 +14,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -32,42 +34,71 @@ import (
 )
 
 func main() {
-	if len(os.Args) < 2 {
-		usage()
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is the program: the subcommand and its flags are read before the
+// server is dialled, so -h and a mistake need no server.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || (args[0] != "worker" && args[0] != "start" && args[0] != "approve") {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help") {
+			fmt.Fprintln(stdout, usageText)
+			return 0
+		}
+		fmt.Fprintln(stderr, usageText)
+		return 2
 	}
-	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
+	fs := flag.NewFlagSet("durable "+args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	address := fs.String("address", "127.0.0.1:7233", "the Temporal server's host:port")
 	queue := fs.String("queue", "durable", "the task queue")
 	id := fs.String("id", "durable-1", "the run's workflow id")
 	approve := fs.Bool("approve", false, "approve every call that waits for a decision")
-	_ = fs.Parse(os.Args[2:])
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
 
 	// The SDK's own lines at warning and above only.
-	logger := log.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	c, err := client.Dial(client.Options{HostPort: *address, Logger: logger})
+	logger := log.NewStructuredLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	dialCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	c, err := client.DialContext(dialCtx, client.Options{HostPort: *address, Logger: logger})
+	cancel()
 	if err != nil {
-		fail(err)
+		fmt.Fprintf(stderr, "durable: no Temporal server answers at %s (%v);\nis `temporal server start-dev --ip 127.0.0.1 --headless` running on %s? (-address sets another)\n", *address, err, *address)
+		return 1
 	}
 	defer c.Close()
-	switch os.Args[1] {
+	switch args[0] {
 	case "worker":
-		err = runWorker(c, *queue)
+		err = runWorker(c, *queue, *id, stdout)
 	case "start":
-		err = start(c, *queue, *id, strings.Join(fs.Args(), " "), *approve)
+		err = start(c, *queue, *id, strings.Join(fs.Args(), " "), *approve, stdout)
 	case "approve":
-		err = decideAll(context.Background(), temporal.Attach(c, *id))
-	default:
-		usage()
+		err = decideAll(ctx, temporal.Attach(c, *id), stdout)
 	}
 	if err != nil {
-		fail(err)
+		fmt.Fprintln(stderr, "durable:", err)
+		return 1
 	}
+	return 0
 }
+
+const usageText = `usage: durable worker|start|approve [-address host:port] [-queue name] [-id id] [-approve] [prompt]
+
+  worker    serve the agent (a scripted model in this process) until Ctrl-C
+  start     start a run and wait for its end; -approve approves its calls
+  approve   approve every call of run -id that waits for a decision
+
+Each needs a Temporal server: temporal server start-dev --ip 127.0.0.1 --headless
+"durable worker -h" lists the flags.`
 
 // runWorker serves the agent until Ctrl-C. The model is a scripted fake
 // server in this process; with a real provider, the client (and its key)
 // would be built here in the same way, with the transport's retries off.
-func runWorker(c client.Client, queue string) error {
+func runWorker(c client.Client, queue, id string, stdout io.Writer) error {
 	srv := llmstreamtest.NewServer(llmstreamtest.WithResponder(script), llmstreamtest.WithEventDelay(20*time.Millisecond))
 	defer srv.Close()
 	model := llmstream.NewClient(
@@ -76,16 +107,18 @@ func runWorker(c client.Client, queue string) error {
 		llmstream.WithHTTPClient(transport.New(transport.WithRetry(0, 0, 0))), // Temporal retries
 	)
 	var relay temporal.Relay
-	stop := relay.Follow("durable-1", func(d temporal.Delta) {
+	stop := relay.Follow(id, func(d temporal.Delta) {
 		if d.Reset {
-			fmt.Println("\n[turn retried: dropping its partial text]")
+			fmt.Fprintln(stdout, "\n[turn retried: dropping its partial text]")
 		}
-		fmt.Print(d.Delta.Text)
+		if d.Delta.Kind == llmstream.DeltaText { // not reasoning, not a call's arguments
+			fmt.Fprint(stdout, d.Delta.Text)
+		}
 	})
 	defer stop()
 	w := worker.New(c, queue, worker.Options{})
 	temporal.Register(w, temporal.Agent{Model: model, Tools: tools(), OnDelta: relay.Publish})
-	fmt.Println("worker polling", queue)
+	fmt.Fprintln(stdout, "worker polling", queue)
 	return w.Run(worker.InterruptCh())
 }
 
@@ -120,7 +153,7 @@ func tools() []agentloop.Tool {
 }
 
 // start starts a run and waits for its end, approving calls if asked.
-func start(c client.Client, queue, id, prompt string, approve bool) error {
+func start(c client.Client, queue, id, prompt string, approve bool, stdout io.Writer) error {
 	ctx := context.Background()
 	if prompt == "" {
 		prompt = "Take a note."
@@ -130,30 +163,30 @@ func start(c client.Client, queue, id, prompt string, approve bool) error {
 	if err != nil {
 		return err
 	}
-	fmt.Println("started", run.ID)
+	fmt.Fprintln(stdout, "started", run.ID)
 	if approve {
 		go func() {
 			for ctx.Err() == nil {
-				_ = decideAll(ctx, run)
+				_ = decideAll(ctx, run, stdout)
 				time.Sleep(500 * time.Millisecond)
 			}
 		}()
 	}
 	st, err := run.Result(ctx)
 	for _, m := range st.Messages {
-		fmt.Printf("%-9s %s%s\n", m.Role+":", m.Content, calls(m))
+		fmt.Fprintf(stdout, "%-9s %s%s\n", m.Role+":", m.Content, calls(m))
 	}
 	return err
 }
 
 // decideAll approves every call that waits.
-func decideAll(ctx context.Context, run temporal.Run) error {
+func decideAll(ctx context.Context, run temporal.Run, stdout io.Writer) error {
 	pending, err := run.Pending(ctx)
 	if err != nil {
 		return err
 	}
 	for _, p := range pending {
-		fmt.Printf("approving %s %s\n", p.Name, p.Arguments)
+		fmt.Fprintf(stdout, "approving %s %s\n", p.Name, p.Arguments)
 		if err := run.Decide(ctx, p.ID, agentloop.Decision{Verdict: agentloop.Allow}); err != nil {
 			return err
 		}
@@ -167,14 +200,4 @@ func calls(m llmstream.Message) string {
 		fmt.Fprintf(&b, " [%s %s]", c.Function.Name, c.Function.Arguments)
 	}
 	return b.String()
-}
-
-func usage() {
-	fmt.Fprintln(os.Stderr, "usage: durable worker|start|approve [-address host:port] [-queue name] [-id id] [-approve] [prompt]")
-	os.Exit(2)
-}
-
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "durable:", err)
-	os.Exit(1)
 }
