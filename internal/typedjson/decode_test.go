@@ -23,7 +23,7 @@ type (
 	}
 )
 
-var words = Words{Member: "member", Whole: "the answer", Unknown: "is not in the schema"}
+var words = Words{Member: "member", Whole: "the answer", Unknown: "is not in the schema", One: true}
 
 // TestDecode: the rules past what agentloop's table covers — embedded
 // members, types that take any JSON (null too), map values and array
