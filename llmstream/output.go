@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/airlock-go/airlock/internal/typedjson"
+	"github.com/airlock-go/airlock/toolcall"
 )
 
 // OutputSchema asks the model for an answer that is one JSON value of a
@@ -201,4 +202,36 @@ func DecodeOutput[T any](m Message) (T, error) {
 		return zero, fmt.Errorf("%w: %w", ErrInvalidOutput, err)
 	}
 	return v, nil
+}
+
+// FeedMembers returns an OnDelta callback that writes every [DeltaText]
+// delta's text to m — so m reports each member of a structured answer
+// the moment it completes, with its path (see [toolcall.Members]) — and
+// then hands every delta on to next (nil for none). With
+// [OutputSchema.AsTool] the answer's deltas are text too, so the same
+// callback serves both forms.
+//
+// The answer's own faults do not end the stream: once m refuses the text
+// (it is not JSON, or it passed m's size or depth limit) the rest is not
+// written to it, and [DecodeOutput] says what is wrong at the end. The
+// error of m's own callback does end it, as an OnDelta error does
+// ([WithOnDelta]). Use m from that callback's goroutine only; take
+// [toolcall.Members.Snapshot] there too, at the rate the display needs:
+// each costs the answer's size so far.
+func FeedMembers(m *toolcall.Members, next func(Delta) error) func(Delta) error {
+	refused := false
+	return func(d Delta) error {
+		if d.Kind == DeltaText && !refused {
+			if _, err := m.Write([]byte(d.Text)); err != nil {
+				if !errors.Is(err, toolcall.ErrInvalidArguments) && !errors.Is(err, toolcall.ErrArgumentsTooLarge) {
+					return err
+				}
+				refused = true
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		return next(d)
+	}
 }
