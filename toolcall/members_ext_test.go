@@ -15,9 +15,19 @@ import (
 // memberEvents feeds text to a Members in the pieces cut at splits and
 // returns its events as "path=value" and the error of Write or End.
 func memberEvents(text string, splits []int, end bool, opts ...toolcall.Option) ([]string, error) {
+	pairs, err := memberPairs(text, splits, end, opts...)
 	var got []string
+	for _, p := range pairs {
+		got = append(got, p[0]+"="+p[1])
+	}
+	return got, err
+}
+
+// memberPairs is memberEvents with each event's path and value apart.
+func memberPairs(text string, splits []int, end bool, opts ...toolcall.Option) ([][2]string, error) {
+	var got [][2]string
 	m := toolcall.NewMembers(func(e toolcall.Member) error {
-		got = append(got, string(e.Path)+"="+string(e.Value))
+		got = append(got, [2]string{string(e.Path), string(e.Value)})
 		return nil
 	}, opts...)
 	prev := 0
@@ -200,9 +210,9 @@ func FuzzMembers(f *testing.F) {
 		if !slices.Equal(got, whole) || (err == nil) != (werr == nil) {
 			t.Fatalf("split %v: %v %v vs whole %v %v", splits, got, err, whole, werr)
 		}
-		for _, e := range whole {
-			path, value, _ := strings.Cut(e, "=")
-			if !strings.HasPrefix(path, "$") || !json.Valid([]byte(value)) {
+		pairs, _ := memberPairs(text, nil, true)
+		for _, e := range pairs {
+			if !strings.HasPrefix(e[0], "$") || !json.Valid([]byte(e[1])) {
 				t.Fatalf("event %q", e)
 			}
 		}
