@@ -213,20 +213,17 @@ func DecodeOutput[T any](m Message) (T, error) {
 //
 // The answer's own faults do not end the stream: once m refuses the text
 // (it is not JSON, or it passed m's size or depth limit) the rest is not
-// written to it, and [DecodeOutput] says what is wrong at the end. The
+// written to it (until [toolcall.Members.Reset], say for the next turn
+// of an agent loop), and [DecodeOutput] says what is wrong at the end. The
 // error of m's own callback does end it, as an OnDelta error does
 // ([WithOnDelta]). Use m from that callback's goroutine only; take
 // [toolcall.Members.Snapshot] there too, at the rate the display needs:
 // each costs the answer's size so far.
 func FeedMembers(m *toolcall.Members, next func(Delta) error) func(Delta) error {
-	refused := false
 	return func(d Delta) error {
-		if d.Kind == DeltaText && !refused {
-			if _, err := m.Write([]byte(d.Text)); err != nil {
-				if !errors.Is(err, toolcall.ErrInvalidArguments) && !errors.Is(err, toolcall.ErrArgumentsTooLarge) {
-					return err
-				}
-				refused = true
+		if d.Kind == DeltaText && !answerRefused(m.Err()) {
+			if _, err := m.Write([]byte(d.Text)); err != nil && !answerRefused(err) {
+				return err
 			}
 		}
 		if next == nil {
@@ -234,4 +231,10 @@ func FeedMembers(m *toolcall.Members, next func(Delta) error) func(Delta) error 
 		}
 		return next(d)
 	}
+}
+
+// answerRefused reports m's refusal of the answer's text itself (not
+// JSON, past a limit), as opposed to its callback's error.
+func answerRefused(err error) bool {
+	return errors.Is(err, toolcall.ErrInvalidArguments) || errors.Is(err, toolcall.ErrArgumentsTooLarge)
 }

@@ -133,6 +133,10 @@ func (m *Members) End() error {
 	return m.err
 }
 
+// Err returns the error that stopped the text (see [Members.Write] and
+// [Members.End]), nil while it goes on; [Members.Reset] clears it.
+func (m *Members) Err() error { return m.err }
+
 // Snapshot returns the text so far made into JSON, as [Preview.Closed]
 // makes it (open strings and containers closed, what cannot be finished
 // without inventing content dropped), nil when no value has begun or the
