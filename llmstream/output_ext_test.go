@@ -8,6 +8,7 @@ import (
 
 	"github.com/airlock-go/airlock/llmstream"
 	"github.com/airlock-go/airlock/llmstream/llmstreamtest"
+	"github.com/airlock-go/airlock/toolcall"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -170,5 +171,33 @@ func TestDecodeOutput(t *testing.T) {
 	}
 	if _, err := llmstream.DecodeOutput[chan int](llmstream.Message{Content: "{}"}); !errors.Is(err, llmstream.ErrUnsupportedType) {
 		t.Errorf("chan: %v", err)
+	}
+}
+
+// TestFeedMembersAfterReset: a turn of prose stops the feeding of its
+// own text only; after Reset (the next turn) the answer is fed again.
+// Members that refuse more than a limit leave the stream running.
+func TestFeedMembersAfterReset(t *testing.T) {
+	var paths []string
+	m := toolcall.NewMembers(func(e toolcall.Member) error { paths = append(paths, string(e.Path)); return nil }, toolcall.WithMaxArgumentBytes(32))
+	passed := 0
+	feed := llmstream.FeedMembers(m, func(llmstream.Delta) error { passed++; return nil })
+	for _, text := range []string{"I'll look", " first."} {
+		if err := feed(llmstream.Delta{Kind: llmstream.DeltaText, Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.Reset()
+	for _, text := range []string{`{"goal":`, `"x"}`} {
+		if err := feed(llmstream.Delta{Kind: llmstream.DeltaText, Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.Reset()
+	if err := feed(llmstream.Delta{Kind: llmstream.DeltaText, Text: `{"goal":"` + strings.Repeat("x", 40) + `"}`}); err != nil {
+		t.Fatal(err) // past the limit: not the stream's failure
+	}
+	if strings.Join(paths, " ") != "$.goal $" || passed != 5 {
+		t.Errorf("paths %v, %d deltas passed on", paths, passed)
 	}
 }

@@ -2,6 +2,7 @@ package typedjson
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 )
@@ -58,4 +59,22 @@ func errString(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// TestDecodeDepth: a member that takes any JSON is skipped without
+// recursion at encoding/json's nesting limit, and refused one above it.
+func TestDecodeDepth(t *testing.T) {
+	type in struct {
+		Any any `json:"any"`
+	}
+	for _, tc := range []struct {
+		depth int
+		ok    bool
+	}{{9998, true}, {9999, true}, {10000, false}} {
+		data := `{"any":` + strings.Repeat("[", tc.depth) + strings.Repeat("]", tc.depth) + `}`
+		var v in
+		if err := Decode([]byte(data), &v, words); (err == nil) != tc.ok {
+			t.Errorf("depth %d (+1 for the object): %v", tc.depth, err)
+		}
+	}
 }
