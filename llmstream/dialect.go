@@ -75,6 +75,18 @@ func ParseDialect(s string) (Dialect, error) {
 	return 0, fmt.Errorf("llmstream: unknown dialect %q (want chat, anthropic, responses, gemini or bedrock)", s)
 }
 
+// ProviderName is the name the OpenTelemetry GenAI conventions give the
+// provider whose API d is (gen_ai.provider.name): "openai" for
+// [DialectChat] and [DialectResponses], "anthropic", "gcp.gemini",
+// "aws.bedrock"; "" for an unknown dialect. A Client at Vertex AI says
+// more: see [Client.ProviderName].
+func (d Dialect) ProviderName() string {
+	if d >= dialectEnd {
+		return ""
+	}
+	return d.protocol().providerName()
+}
+
 // MarshalText returns the dialect's name, so a Dialect marshals as a JSON
 // string and works with flag.TextVar.
 func (d Dialect) MarshalText() ([]byte, error) {
@@ -122,6 +134,9 @@ type protocol interface {
 	// parseError reads an error body or an in-stream error, its Kind set;
 	// ok is false when raw is of no known shape.
 	parseError(raw []byte, status int) (e *APIError, ok bool)
+	// providerName is the gen_ai.provider.name the OpenTelemetry GenAI
+	// conventions give the provider whose API this is.
+	providerName() string
 }
 
 // wholeReader is a protocol whose servers may answer with one whole JSON

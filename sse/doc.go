@@ -19,4 +19,9 @@
 // event's Data points into the parser's buffer, valid until the next event
 // ([Event.Clone] keeps one). There is no reconnection: [Reader.LastEventID]
 // and [Reader.Retry] give what a caller needs to reconnect.
+//
+// [Writer] is the server's side: it writes events (and keep-alive
+// comments) to an http.ResponseWriter, each flushed at once, in a form
+// the Reader reads back exactly; [SetHeaders] sets the headers that keep
+// proxies from buffering the stream.
 package sse

@@ -2,6 +2,7 @@ package sse
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"math/rand/v2"
 	"slices"
@@ -152,6 +153,46 @@ func FuzzReaderBuffers(f *testing.F) {
 			if diff := cmp.Diff(want, readAll(&patternReader{data: stream, pattern: pattern}, opt)); diff != "" {
 				t.Fatalf("%d bytes (%q x %d) with %v in reads %x: (-Parser +Reader):\n%s", len(stream), in, n, opt, pattern, diff)
 			}
+		}
+	})
+}
+
+// FuzzWriter writes up to three events built from the input and reads them
+// back with the Reader (every chunking) and the reference parser: what was
+// written is what is read, line ends in data made LF. Input the Writer
+// refuses must be refused with a *FieldError and nothing written.
+func FuzzWriter(f *testing.F) {
+	f.Add("7", "delta", []byte("a\r\nb\rc\n"), "", []byte("[DONE]"))
+	f.Add("a\nb", "t", []byte("x"), "i\x00", []byte(""))
+	f.Add("", "é", []byte("\xff"), " ", []byte(":"))
+	f.Fuzz(func(t *testing.T, id1, type1 string, data1 []byte, id2 string, data2 []byte) {
+		var written []Event
+		var buf bytes.Buffer
+		w := NewWriter(&buf)
+		for _, ev := range []Event{{ID: id1, Type: type1, Data: data1}, {ID: id2, Data: data2}, {Type: type1, Data: data1}} {
+			before := buf.Len()
+			err := w.WriteEvent(ev)
+			if err != nil {
+				var fe *FieldError
+				if !errors.As(err, &fe) || buf.Len() != before {
+					t.Fatalf("%+v: %v, wrote %d bytes", ev, err, buf.Len()-before)
+				}
+				continue
+			}
+			written = append(written, ev)
+		}
+		in := buf.Bytes()
+		want := writtenEvents(written)
+		got := readAll(bytes.NewReader(in), WithDoneSentinel(""), WithMaxEventSize(len(in)+16))
+		if diff := cmp.Diff(want, got.Events); diff != "" || got.Err != "" {
+			t.Fatalf("%q read back (-written +read):\n%s err %q", in, diff, got.Err)
+		}
+		rng := rand.New(rand.NewPCG(uint64(len(in)), 1))
+		if diff := cmp.Diff(got, feedAll(randomChunks(in, rng), WithDoneSentinel(""), WithMaxEventSize(len(in)+16))); diff != "" {
+			t.Fatalf("%q chunked: %s", in, diff)
+		}
+		if diff := cmp.Diff(want, refParse(in, "").Events); diff != "" {
+			t.Fatalf("%q reference read back (-written +read):\n%s", in, diff)
 		}
 	})
 }

@@ -6,11 +6,12 @@ import (
 	"github.com/airlock-go/airlock/internal/redact"
 )
 
-// Redact returns err with each of secrets removed from its text, for code
-// that adds a credential of its own to a request on its way to the server,
-// such as a Doer that signs requests or fetches tokens, and must return the
-// errors of what it wraps without that credential. A [Client] cleans its
-// own errors already; it cannot know a credential added below it.
+// Redact returns err with each of secrets removed from its text: airlock's
+// one redaction rule (the one a [Client] applies to its own errors),
+// exported for code that holds a credential a Client cannot know and must
+// return errors without it — a Doer that signs requests or fetches tokens
+// (contrib/aws, contrib/google), a tool server started with secrets
+// (contrib/mcp).
 //
 // Each secret is replaced by "REDACTED" wherever it appears: as is,
 // JSON-escaped (with or without "/" written "\/"), URL-escaped, with any of

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 
 	"github.com/airlock-go/airlock/llmstream"
 	"github.com/airlock-go/airlock/transport"
@@ -20,13 +21,31 @@ const Scope = "https://www.googleapis.com/auth/cloud-platform"
 var ErrToken = errors.New("google: no OAuth token")
 
 // Doer is an [llmstream.Doer] that adds a bearer token to each request. It
-// is safe for concurrent use when its token source is (those of
-// golang.org/x/oauth2 are). It asks the token source at every call, once
-// per attempt of a retrying caller above it; a retrying Doer below it
-// resends the same token, which stays valid for the rest of its lifetime.
+// is safe for concurrent use. It asks for a token at every call, once per
+// attempt of a retrying caller above it; a retrying Doer below it resends
+// the same token, which stays valid for the rest of its lifetime.
+//
+// A token source takes no context, so the Doer fetches on a goroutine of
+// its own while the call waits for the token or for the request's context,
+// whichever comes first: a deadline holds while a token is fetched. One
+// fetch runs at a time, shared by the calls that wait for it; one that
+// outlives the call that started it goes on until the token source
+// returns, and its token serves the next call.
 type Doer struct {
 	next llmstream.Doer
 	ts   oauth2.TokenSource
+
+	mu    sync.Mutex
+	last  *oauth2.Token // the last token fetched, used while Valid
+	fetch *fetch        // the fetch in flight, nil when none
+}
+
+// fetch is one call of the token source, shared by the calls waiting for
+// it; tok and err are set before done is closed.
+type fetch struct {
+	done chan struct{}
+	tok  *oauth2.Token
+	err  error
 }
 
 // New returns a Doer that takes tokens from ts and sends through next. ts is
@@ -54,12 +73,13 @@ func NewDefault(ctx context.Context, next llmstream.Doer) (*Doer, error) {
 // Do sets the Authorization header on a copy of req (req is not changed)
 // and sends it through the wrapped Doer.
 //
-// Errors: [ErrToken], when the token source fails; or the wrapped Doer's
-// error. Neither shows the token: [transport.Redact] removes it from the
+// Errors: [ErrToken], when the token source fails or the request's
+// context ends before a token came (then errors.Is finds the context's
+// error too); or the wrapped Doer's error. Neither shows the token: [transport.Redact] removes it from the
 // text, raw or escaped, and errors.Is sees the original chain (a cancelled
 // context stays context.Canceled) but nothing hands out the original errors.
 func (d *Doer) Do(req *http.Request) (*http.Response, error) {
-	tok, err := d.ts.Token()
+	tok, err := d.token(req.Context())
 	if err != nil {
 		secret := ""
 		if tok != nil {
@@ -74,4 +94,46 @@ func (d *Doer) Do(req *http.Request) (*http.Response, error) {
 		return resp, transport.Redact(err, tok.AccessToken, tok.RefreshToken)
 	}
 	return resp, nil
+}
+
+// token returns a valid token: the last one, else the result of a fetch
+// (joining the one in flight), or the context's error if it ends first.
+func (d *Doer) token(ctx context.Context) (*oauth2.Token, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, context.Cause(ctx)
+	}
+	d.mu.Lock()
+	if d.last.Valid() {
+		tok := d.last
+		d.mu.Unlock()
+		return tok, nil
+	}
+	f := d.fetch
+	if f == nil {
+		f = &fetch{done: make(chan struct{})}
+		d.fetch = f
+		go d.run(f)
+	}
+	d.mu.Unlock()
+	select {
+	case <-f.done:
+		return f.tok, f.err
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}
+
+// run calls the token source for f and keeps a good token for later calls.
+func (d *Doer) run(f *fetch) {
+	f.tok, f.err = d.ts.Token()
+	if f.tok == nil && f.err == nil {
+		f.err = errors.New("google: the token source returned no token")
+	}
+	d.mu.Lock()
+	if f.err == nil {
+		d.last = f.tok
+	}
+	d.fetch = nil
+	d.mu.Unlock()
+	close(f.done)
 }

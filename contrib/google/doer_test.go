@@ -142,3 +142,82 @@ func TestDefaultCredentialsFromFile(t *testing.T) {
 	}
 	tokenSrv.CloseClientConnections()
 }
+
+// blockedSource hands out a token only when the test releases it, and
+// counts its calls.
+type blockedSource struct {
+	release chan struct{}
+	mu      sync.Mutex
+	calls   int
+}
+
+func (b *blockedSource) Token() (*oauth2.Token, error) {
+	b.mu.Lock()
+	b.calls++
+	b.mu.Unlock()
+	<-b.release
+	return &oauth2.Token{AccessToken: "ya29.late-token-value", TokenType: "Bearer", Expiry: time.Now().Add(time.Hour)}, nil
+}
+
+// TestDeadlineWhileFetching: a request whose deadline passes while the
+// token is fetched returns with the deadline, not when the token source
+// does (the source is released only after Do returned, so Do cannot have
+// waited for it); calls waiting meanwhile share the one fetch, whose
+// token then serves the next call.
+func TestDeadlineWhileFetching(t *testing.T) {
+	srv, last := authServer(t)
+	src := &blockedSource{release: make(chan struct{})}
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			close(src.release)
+		}
+	}
+	t.Cleanup(release) // a failed test must not leave the fetch blocked
+	d := New(src, srv.Client())
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	errs := make(chan error, 3)
+	for range 3 {
+		go func() {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, nil)
+			_, err := d.Do(req)
+			errs <- err
+		}()
+	}
+	for range 3 {
+		var err error
+		select {
+		case err = <-errs:
+		case <-time.After(10 * time.Second): // far past the deadline: Do waits for the source
+			release()
+			err = <-errs
+			t.Fatalf("Do returned only when the token source did: %v", err)
+		}
+		if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrToken) {
+			t.Fatalf("Do: %v; want ErrToken and the deadline", err)
+		}
+	}
+	if ctx.Err() == nil {
+		t.Fatal("Do returned before the deadline")
+	}
+	release()
+	send(t, d, srv.URL)
+	send(t, d, srv.URL)
+	if src.calls != 1 || last() != "Bearer ya29.late-token-value" {
+		t.Errorf("%d fetches, sent %q; want one fetch shared by every call", src.calls, last())
+	}
+}
+
+// TestCancelledBeforeFetch: a request already cancelled asks no token.
+func TestCancelledBeforeFetch(t *testing.T) {
+	src := &blockedSource{release: make(chan struct{})}
+	defer close(src.release)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1:1", nil)
+	if _, err := New(src, nil).Do(req); !errors.Is(err, context.Canceled) || src.calls != 0 {
+		t.Errorf("%v after %d fetches; want context.Canceled and none", err, src.calls)
+	}
+}

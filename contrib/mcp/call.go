@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/airlock-go/airlock/agentloop"
+	"github.com/airlock-go/airlock/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -30,16 +31,19 @@ func (s *server) caller(tool string) func(context.Context, json.RawMessage) (str
 		if err == nil {
 			return out, nil
 		}
+		// The names in the error came from the server too.
 		var rec *agentloop.RecoverableError
 		if errors.As(err, &rec) {
-			return "", agentloop.Recoverable(redact(rec.Err, s.config.secrets))
+			return "", agentloop.Recoverable(transport.Redact(rec.Err, s.config.secrets...))
 		}
-		return "", redact(err, s.config.secrets)
+		return "", transport.Redact(err, s.config.secrets...)
 	}
 }
 
 func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (string, error) {
-	fail := func(err error) error { return &CallError{Server: s.name, Tool: tool, Err: err} }
+	fail := func(err error) error {
+		return &CallError{Server: s.name, Tool: tool, Err: transport.Redact(err, s.config.secrets...)}
+	}
 	if err := s.failure(); err != nil {
 		return "", fail(err)
 	}
@@ -57,6 +61,12 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (s
 			return "", agentloop.Recoverable(fail(err))
 		}
 		return "", fail(err)
+	case !errors.Is(err, sdk.ErrConnectionClosed) && s.session.Ping(ctx, nil) == nil:
+		// An answer came that the SDK could not read (a content type it
+		// does not know): the server is alive and this call alone failed.
+		return "", agentloop.Recoverable(fail(fmt.Errorf("%w: %w", ErrBadResult, err)))
+	case ctx.Err() != nil:
+		return "", fail(context.Cause(ctx)) // ended while the ping waited
 	default:
 		// No answer: the SDK's closed connection, or the transport's own
 		// error (a closed pipe, a dead process) when the failure is seen

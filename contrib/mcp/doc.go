@@ -38,6 +38,10 @@
 //   - A JSON-RPC "invalid params" answer: the model's arguments were
 //     refused; recoverable as well, wrapping the server's *jsonrpc.Error.
 //   - Another JSON-RPC error answer: a failed call that stops the run.
+//   - A result the SDK cannot read (a content block of a type it does not
+//     know): the session still answers a ping, so the error wraps
+//     [ErrBadResult] and the SDK's words for what came, and is
+//     recoverable; the next call goes to the server as usual.
 //   - The call's context ended: the context's error, which the loop
 //     reports as a timeout or a cancelled run.
 //   - No answer for any other reason (the server died or closed its end,
@@ -50,7 +54,8 @@
 // environment, arguments or headers. This package never reads them, but
 // the SDK's error texts may quote what it was given (a URL, say); pass the
 // values to [WithSecrets] and every error text this package returns has
-// them masked.
+// them masked, by the same rule as the rest of airlock
+// ([transport.Redact]).
 //
 // Trust: a server's names, descriptions, schemas, annotations and results
 // come from the server. Treat them as untrusted input: annotations are

@@ -21,6 +21,11 @@ var (
 	// closed its end). Every later call of a tool of the same [Tools]
 	// list fails with it too, without calling the server.
 	ErrConnection = errors.New("mcp: the connection to the server failed")
+	// ErrBadResult: the server answered a call with a result the SDK
+	// cannot read, such as a content block of a type it does not know.
+	// The error is recoverable and says what came; the connection is
+	// fine, so this call alone fails.
+	ErrBadResult = errors.New("mcp: the server's result cannot be read")
 )
 
 // CollisionError reports a tool whose offered name (prefix included) is
@@ -51,9 +56,11 @@ func (e *CollisionError) Error() string {
 func (e *CollisionError) Unwrap() error { return ErrNameTaken }
 
 // CallError reports a call to an MCP tool that failed. Err holds the
-// cause: [ErrToolFailed], [ErrConnection] (wrapping the SDK's error), the
-// context's error, or the server's *jsonrpc.Error, so errors.Is and
-// errors.As reach them.
+// cause: [ErrToolFailed], [ErrBadResult] or [ErrConnection] (wrapping the
+// SDK's error), the context's error, or the server's *jsonrpc.Error, so
+// errors.Is reaches them, and errors.As too unless a [WithSecrets] value
+// had to be masked in the cause's text (then the cause's own errors,
+// which show it, are not handed out).
 type CallError struct {
 	// Server is the server's name from its initialize answer.
 	Server string
@@ -76,33 +83,3 @@ func (e *CallError) Error() string {
 
 // Unwrap returns the cause.
 func (e *CallError) Unwrap() error { return e.Err }
-
-// redactedError is err with the caller's secrets masked in its text; the
-// chain is kept so errors.Is and errors.As still reach every cause.
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }
-
-// redactedMark replaces a secret in an error text.
-const redactedMark = "[REDACTED]"
-
-// redact returns err with every value of secrets masked in its text, or
-// err itself when its text holds none.
-func redact(err error, secrets []string) error {
-	if err == nil || len(secrets) == 0 {
-		return err
-	}
-	text := err.Error()
-	masked := text
-	for _, s := range secrets {
-		masked = strings.ReplaceAll(masked, s, redactedMark)
-	}
-	if masked == text {
-		return err
-	}
-	return &redactedError{msg: masked, err: err}
-}

@@ -148,8 +148,11 @@ type secretsOption []string
 
 // WithSecrets names values (tokens, keys, passwords) that the server was
 // started with and that must never appear in an error text: every error
-// [Tools] and the tools' Run functions return shows "[REDACTED]" in their
-// place. Empty values are ignored. Repeated options add up.
+// [Tools] and the tools' Run functions return shows "REDACTED" in their
+// place, in every form an echo may take (as is, JSON- or URL-escaped),
+// by airlock's one rule ([transport.Redact]), which leaves alone a value
+// under 8 bytes: it cannot be told from ordinary text. Repeated options
+// add up.
 func WithSecrets(values ...string) Option { return secretsOption(append([]string(nil), values...)) }
 
 func (o secretsOption) apply(c *config) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/airlock-go/airlock/agentloop"
+	"github.com/airlock-go/airlock/transport"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -23,7 +24,7 @@ import (
 func Tools(ctx context.Context, session *sdk.ClientSession, opts ...Option) ([]agentloop.Tool, error) {
 	c := newConfig(opts)
 	tools, err := list(ctx, session, c)
-	return tools, redact(err, c.secrets)
+	return tools, transport.Redact(err, c.secrets...)
 }
 
 func list(ctx context.Context, session *sdk.ClientSession, c config) ([]agentloop.Tool, error) {

@@ -60,7 +60,7 @@ type batch struct {
 }
 
 func startAgent(ctx context.Context, loop *agentloop.Loop, messages []llmstream.Message, opts []Option) (context.Context, *agentSpan) {
-	a := &agentSpan{cfg: newConfig(opts), loop: *loop}
+	a := &agentSpan{cfg: newConfig(loop.Model, opts), loop: *loop}
 	a.loop.Tools = WrapTools(loop.Tools, opts...)
 	a.loop.Hooks = chainHooks(loop.Hooks, agentloop.Hooks{
 		AfterModel:    a.afterModel,
@@ -149,7 +149,7 @@ func (a *agentSpan) end(res agentloop.Result, err error) {
 	defer a.span.End()
 	a.endBatch()
 	if res.Turns > 0 {
-		in, out := usageCounts(a.cfg.dialect, &res.Usage)
+		in, out := runUsage(&res)
 		a.span.SetAttributes(appendUsage(nil, in, out, &res.Usage)...)
 	}
 	if a.last.FinishReason != "" {
@@ -168,6 +168,24 @@ func (a *agentSpan) end(res agentloop.Result, err error) {
 	case err != nil:
 		failSpan(a.span, err, a.cfg.content)
 	}
+}
+
+// runUsage is the run's input and output tokens: the input summed over
+// its model messages, each by [llmstream.Usage.InputTokens], since the
+// run's summed Usage may mix dialects that count the cache differently;
+// the run's own sum when no message carries usage.
+func runUsage(res *agentloop.Result) (in, out int) {
+	seen := false
+	for _, m := range res.Messages {
+		if m.Usage != nil {
+			in += m.Usage.InputTokens()
+			seen = true
+		}
+	}
+	if !seen {
+		in = res.Usage.InputTokens()
+	}
+	return in, res.Usage.CompletionTokens
 }
 
 // chainHooks returns a's hooks with b's called after them. It starts from

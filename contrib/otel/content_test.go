@@ -86,7 +86,7 @@ func TestContentOnlyWhenOptedIn(t *testing.T) {
 
 func finishOf(d llmstream.Dialect) string {
 	return map[llmstream.Dialect]string{llmstream.DialectChat: "stop", llmstream.DialectAnthropic: "end_turn",
-		llmstream.DialectResponses: "completed", llmstream.DialectGemini: "STOP"}[d]
+		llmstream.DialectResponses: "completed", llmstream.DialectGemini: "STOP", llmstream.DialectBedrock: "end_turn"}[d]
 }
 
 // checkJSON compares JSON texts by value.

@@ -3,7 +3,7 @@
 // (status: Development; the names are those of the conventions today,
 // gen_ai.provider.name and not the deprecated gen_ai.system).
 //
-//	model := otel.NewModel(client, otel.WithDialect(d), otel.WithModelName("gpt-4o"), otel.WithServerURL(base))
+//	model := otel.NewModel(client) // the *llmstream.Client says its dialect, model and server
 //	loop := &agentloop.Loop{Model: model, Tools: tools}
 //	res, err := otel.Run(ctx, loop, messages, otel.WithAgentName("helper"))
 //
@@ -14,14 +14,15 @@
 // conventions' operation for Gemini's API) with:
 //
 //	gen_ai.operation.name                    chat | generate_content
-//	gen_ai.provider.name                     openai (chat, Responses), anthropic, gcp.gemini; or WithProviderName
-//	gen_ai.request.model                     the request's Model, else WithModelName
+//	gen_ai.provider.name                     the Client's: openai (chat, Responses), anthropic, gcp.gemini,
+//	                                         aws.bedrock, gcp.vertex_ai; or WithProviderName
+//	gen_ai.request.model                     the request's Model, else the Client's (or WithModelName)
 //	gen_ai.request.max_tokens, .temperature, .top_p, .stop_sequences, .seed   when the request sets them
 //	gen_ai.request.stream                    true
-//	server.address, server.port              from WithServerURL
+//	server.address, server.port              from the Client's base URL (or WithServerURL)
 //	gen_ai.response.finish_reasons           the provider's finish reason, as sent
 //	gen_ai.response.time_to_first_chunk      seconds to the first delta
-//	gen_ai.usage.input_tokens                input tokens, cached ones included (Anthropic's are added up)
+//	gen_ai.usage.input_tokens                input tokens, cached ones included (llmstream.Usage.InputTokens)
 //	gen_ai.usage.output_tokens               output tokens, reasoning included
 //	gen_ai.usage.cache_read.input_tokens     when the provider reports some
 //	gen_ai.usage.cache_creation.input_tokens when the provider reports some
@@ -61,22 +62,16 @@
 //
 // # error.type
 //
-// The provider's word first: an [*llmstream.APIError] gives its
-// [llmstream.ErrorKind] ("rate_limited", "overloaded", "authentication",
-// "permission", "invalid_request", "context_length", "not_found",
-// "content_filtered", "server_error"), else its HTTP status ("418"), else
-// "provider_error". Then, in this order: "truncated", "idle_timeout",
-// "stalled", "timeout" (transport.ErrTimeout), "interrupted" (any other
-// broken stream), "canceled", "deadline_exceeded", "aborted" (the delta
-// callback stopped it), "bad_event", "not_event_stream",
-// "event_too_large", "stream_too_large", "too_many_tool_calls",
-// "tool_arguments_too_large", "request_not_built"
-// (llmstream.ErrInvalidRequest), "misuse"; agentloop's "tool_timeout",
-// "tool_panic", "unknown_tool", "invalid_tool_arguments", "max_turns",
-// "turn_tool_limit", "total_tool_limit", "context_budget",
-// "repeated_failure", "invalid_loop", "approval_failed"; then an HTTP status of no provider's
-// shape ("502"), "invalid_tool_calls" (llmstream.ToolCallsError),
-// "tool_error" (agentloop.ToolError), and "_OTHER" for the rest.
+// A failure's error.type is the name of its [llmstream.KindOf], one to
+// one: "rate_limited", "overloaded", "authentication", "permission",
+// "invalid_request", "context_length", "not_found", "content_filtered",
+// "server_error" (the provider said so, or an HTTP error status of no
+// provider's shape), "canceled", "deadline_exceeded", "interrupted",
+// "stalled", "timeout", "connection", "bad_response", "limit" (a size
+// limit, or one of a Loop's caps), "invalid_tool_calls", "aborted",
+// "misuse", "tool" (a tool failed, timed out or panicked); and the
+// conventions' "_OTHER" for an error of no known kind
+// ([llmstream.ErrorUnknown]), such as a tool's own error.
 //
 // # Contents and credentials
 //

@@ -23,11 +23,11 @@ func TestModelFaultErrorType(t *testing.T) {
 	}{
 		{"bad request", llmstreamtest.Fault{Kind: llmstreamtest.FaultStatus, Status: 400, Type: "invalid_request_error"}, "invalid_request"},
 		{"rate limited, no retry", llmstreamtest.Fault{Kind: llmstreamtest.FaultStatus, Status: 429, Type: "rate_limit_error", Attempts: 9}, "rate_limited"},
-		{"in-stream overload", llmstreamtest.Fault{Kind: llmstreamtest.FaultErrorEvent, After: 2, Type: "overloaded_error", Code: json.RawMessage(`"overloaded_error"`)}, "overloaded"},
-		{"truncated", llmstreamtest.Fault{Kind: llmstreamtest.FaultTruncate, After: 2}, "truncated"},
+		{"in-stream overload", llmstreamtest.Fault{Kind: llmstreamtest.FaultErrorEvent, After: 2, Status: 529, Type: "overloaded_error", Code: json.RawMessage(`"overloaded_error"`)}, "overloaded"},
+		{"truncated", llmstreamtest.Fault{Kind: llmstreamtest.FaultTruncate, After: 2}, "interrupted"},
 		{"cut", llmstreamtest.Fault{Kind: llmstreamtest.FaultCut, After: 2}, "interrupted"},
-		{"malformed", llmstreamtest.Fault{Kind: llmstreamtest.FaultMalformed, After: 1}, "bad_event"},
-		{"stalled past the deadline", llmstreamtest.Fault{Kind: llmstreamtest.FaultStall, After: 1}, "timeout"},
+		{"malformed", llmstreamtest.Fault{Kind: llmstreamtest.FaultMalformed, After: 1}, "bad_response"},
+		{"stalled past the deadline", llmstreamtest.Fault{Kind: llmstreamtest.FaultStall, After: 1}, "deadline_exceeded"},
 	}
 	for _, d := range dialects {
 		for _, f := range faults {
@@ -35,10 +35,14 @@ func TestModelFaultErrorType(t *testing.T) {
 				tel := newTelemetry(t)
 				srv := llmstreamtest.NewTestServer(t, llmstreamtest.WithTurns(llmstreamtest.Turn{Text: "one two three four five", Fault: f.fault}))
 				c := llmstream.NewClient(append(srv.ClientOptions(), llmstream.WithDialect(d), llmstream.WithModel("m-1"), llmstream.WithAPIKey(testKey))...)
-				m := otel.NewModel(c, append(tel.opts, otel.WithDialect(d), otel.WithModelName("m-1"))...)
+				m := otel.NewModel(c, tel.opts...)
 				ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 				defer cancel()
 				_, err := m.Stream(ctx, llmstream.Request{Messages: []llmstream.Message{{Role: "user", Content: "hi"}}})
+				want := f.want
+				if d == llmstream.DialectBedrock && f.name == "malformed" {
+					want = "interrupted" // a frame that fails its CRC broke in transit
+				}
 				if err == nil {
 					t.Fatal("no error")
 				}
@@ -47,21 +51,26 @@ func TestModelFaultErrorType(t *testing.T) {
 					t.Fatalf("%d spans, want 1", len(spans))
 				}
 				s := spans[0]
-				if got := attrs(s.Attributes())["error.type"]; got != f.want {
-					t.Errorf("error.type %v, want %q (error: %v)", got, f.want, err)
+				if k := llmstream.KindOf(err).String(); k != want {
+					t.Errorf("KindOf(%v) = %s; error.type is not its name", err, k)
+				}
+				if got := attrs(s.Attributes())["error.type"]; got != want {
+					t.Errorf("error.type %v, want %q (error: %v)", got, want, err)
 				}
 				// Without WithContent the description is the type alone:
 				// an error text may quote the conversation.
-				if s.Status().Code != codes.Error || s.Status().Description != f.want {
-					t.Errorf("status %+v, want Error %q", s.Status(), f.want)
+				if s.Status().Code != codes.Error || s.Status().Description != want {
+					t.Errorf("status %+v, want Error %q", s.Status(), want)
 				}
 				op := "chat"
 				if d == llmstream.DialectGemini {
 					op = "generate_content"
 				}
+				host, port := serverOf(t, srv)
 				checkHistogram[float64](t, tel.metrics(t), "gen_ai.client.operation.duration", attribute.NewSet(
 					attribute.String("gen_ai.operation.name", op), attribute.String("gen_ai.provider.name", providerName(d)),
-					attribute.String("gen_ai.request.model", "m-1"), attribute.String("error.type", f.want)), 1, 0)
+					attribute.String("gen_ai.request.model", "m-1"), attribute.String("server.address", host), attribute.Int64("server.port", port),
+					attribute.String("error.type", want)), 1, 0)
 			})
 		}
 	}
@@ -71,7 +80,7 @@ func TestModelFaultErrorType(t *testing.T) {
 func TestModelCanceled(t *testing.T) {
 	tel := newTelemetry(t)
 	srv := llmstreamtest.NewTestServer(t)
-	m := otel.NewModel(newClient(srv, llmstream.DialectChat), tel.opts...)
+	m := otel.NewModel(llmstream.NewClient(srv.ClientOptions()...), tel.opts...)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := m.Stream(ctx, llmstream.Request{Messages: []llmstream.Message{{Role: "user", Content: "hi"}}}); err == nil {
@@ -92,6 +101,8 @@ func providerName(d llmstream.Dialect) string {
 		return "anthropic"
 	case llmstream.DialectGemini:
 		return "gcp.gemini"
+	case llmstream.DialectBedrock:
+		return "aws.bedrock"
 	}
 	return "openai"
 }

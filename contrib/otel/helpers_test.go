@@ -15,7 +15,7 @@ import (
 )
 
 // dialects are the four wires llmstreamtest serves.
-var dialects = []llmstream.Dialect{llmstream.DialectChat, llmstream.DialectAnthropic, llmstream.DialectResponses, llmstream.DialectGemini}
+var dialects = []llmstream.Dialect{llmstream.DialectChat, llmstream.DialectAnthropic, llmstream.DialectResponses, llmstream.DialectGemini, llmstream.DialectBedrock}
 
 // testKey is the API key of the tests' clients: characters that JSON and
 // URL escaping both change, so a scan for its escaped forms means

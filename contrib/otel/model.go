@@ -3,6 +3,8 @@ package otel
 import (
 	"context"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/airlock-go/airlock/agentloop"
@@ -32,8 +34,9 @@ type Model struct {
 	tracer trace.Tracer
 	inst   instruments
 	// base are the attributes of every span and metric point.
-	base []attribute.KeyValue
-	op   string
+	base    []attribute.KeyValue
+	op      string
+	reasons reasonCache
 	// def is the identity of a call to the default model, made once: a
 	// call's fixed attributes, options and metric attribute sets (building
 	// a set sorts its attributes) cost allocations each time they are made.
@@ -84,11 +87,14 @@ func (w *Model) newIdentity(model string) identity {
 	}
 }
 
-// NewModel wraps m. Give [WithDialect], [WithModelName] and
-// [WithServerURL] the settings of the client m is, which it does not
-// tell; the span is named by the request's model, else WithModelName's.
+// NewModel wraps m. What m says of itself, as an *llmstream.Client says
+// its Dialect, ProviderName, Model and BaseURL, names the calls (a
+// Streamer with any of these methods is read alike, a *Model included);
+// [WithDialect], [WithProviderName], [WithModelName] and [WithServerURL]
+// say it for a Streamer that does not, or override it. The span is named
+// by the request's model, else that model.
 func NewModel(m Streamer, opts ...Option) *Model {
-	cfg := newConfig(opts)
+	cfg := newConfig(m, opts)
 	w := &Model{
 		next:   m,
 		cfg:    cfg,
@@ -103,6 +109,16 @@ func NewModel(m Streamer, opts ...Option) *Model {
 	w.def = w.newIdentity(cfg.model)
 	return w
 }
+
+// Dialect is the dialect the wrapped Streamer speaks, as [NewModel]
+// learned it, so that a wrapper or [Run] around this Model reads it too.
+func (w *Model) Dialect() llmstream.Dialect { return w.cfg.dialect }
+
+// ProviderName is the gen_ai.provider.name of the calls.
+func (w *Model) ProviderName() string { return w.cfg.provider }
+
+// Model is the model of a request that names none, "" if unknown.
+func (w *Model) Model() string { return w.cfg.model }
 
 // call is one call's clock and the scratch space of its span, in one
 // allocation: a slice handed to a Span or Tracer (an interface) escapes,
@@ -179,7 +195,7 @@ func (w *Model) Stream(ctx context.Context, r llmstream.Request) (llmstream.Mess
 	}
 	msg, err := w.next.Stream(ctx, r)
 	elapsed := time.Since(c.start)
-	in, out := usageCounts(w.cfg.dialect, msg.Usage)
+	in, out := usageCounts(msg.Usage)
 
 	if recording {
 		end := c.end[:0]
@@ -187,7 +203,7 @@ func (w *Model) Stream(ctx context.Context, r llmstream.Request) (llmstream.Mess
 			end = append(end, keyTimeToFirstChunk.Float64(c.first.Seconds()))
 		}
 		if msg.FinishReason != "" {
-			end = append(end, finishReasons(msg.FinishReason))
+			end = append(end, w.reasons.finishReasons(msg.FinishReason))
 		}
 		end = appendUsage(end, in, out, msg.Usage)
 		if w.cfg.content && err == nil {
@@ -230,13 +246,13 @@ func appendSettings(attrs []attribute.KeyValue, r *llmstream.Request) []attribut
 }
 
 // usageCounts gives the input and output token counts the conventions
-// define (input including cached tokens); 0 when the provider sent no
-// usage.
-func usageCounts(d llmstream.Dialect, u *llmstream.Usage) (in, out int) {
+// define (input including cached tokens, [llmstream.Usage.InputTokens]);
+// 0 when the provider sent no usage.
+func usageCounts(u *llmstream.Usage) (in, out int) {
 	if u == nil {
 		return 0, 0
 	}
-	return inputTokens(d, u), u.CompletionTokens
+	return u.InputTokens(), u.CompletionTokens
 }
 
 // appendUsage adds the span's usage attributes, none when the provider
@@ -258,40 +274,34 @@ func appendUsage(attrs []attribute.KeyValue, in, out int, u *llmstream.Usage) []
 	return attrs
 }
 
-// knownFinishReasons are gen_ai.response.finish_reasons for the reasons
-// the dialects send (see llmstream.StopReason), made once: a string slice
-// attribute costs two allocations to make.
-var knownFinishReasons = func() map[string]attribute.KeyValue {
-	m := make(map[string]attribute.KeyValue)
-	for _, r := range []string{
-		"stop", "tool_calls", "function_call", "length", "content_filter", // chat
-		"end_turn", "stop_sequence", "tool_use", "max_tokens", "model_context_window_exceeded", "refusal", "pause_turn", // Anthropic
-		"completed", "incomplete", // Responses
-		"STOP", "MAX_TOKENS", "CONTINUATION", // Gemini
-		"guardrail_intervened", "content_filtered", // Bedrock (its others are Anthropic's words)
-	} {
-		m[r] = keyFinishReasons.StringSlice([]string{r})
-	}
-	return m
-}()
-
 // finishReasons is gen_ai.response.finish_reasons for a message's reason.
-func finishReasons(reason string) attribute.KeyValue {
-	if kv, ok := knownFinishReasons[reason]; ok {
-		return kv
+// A string slice attribute costs two allocations to make, so the first
+// maxFinishReasons reasons a Model sees are made once and kept (a provider
+// sends a handful; a hostile one cannot grow the cache past the bound).
+func (r *reasonCache) finishReasons(reason string) attribute.KeyValue {
+	if kv, ok := r.m.Load(reason); ok {
+		return kv.(attribute.KeyValue)
 	}
+	kv := finishReasons(reason)
+	if r.n.Add(1) <= maxFinishReasons {
+		r.m.Store(reason, kv)
+	}
+	return kv
+}
+
+// finishReasons makes the attribute for reason.
+func finishReasons(reason string) attribute.KeyValue {
 	return keyFinishReasons.StringSlice([]string{reason})
 }
 
-// inputTokens is gen_ai.usage.input_tokens, which counts cached tokens
-// in: Anthropic's input_tokens (PromptTokens) leaves out the tokens read
-// from and written to its cache, the other dialects' prompt counts hold
-// them.
-func inputTokens(d llmstream.Dialect, u *llmstream.Usage) int {
-	if d == llmstream.DialectAnthropic {
-		return u.PromptTokens + u.CachedTokens + u.CacheWriteTokens
-	}
-	return u.PromptTokens
+// maxFinishReasons bounds the finish reasons whose attribute is kept.
+const maxFinishReasons = 64
+
+// reasonCache keeps the finish_reasons attribute of the reasons seen. It
+// is safe for concurrent use.
+type reasonCache struct {
+	m sync.Map // reason → attribute.KeyValue
+	n atomic.Int64
 }
 
 // record writes the call's metric points.
@@ -304,7 +314,7 @@ func (w *Model) record(ctx context.Context, id *identity, elapsed, first time.Du
 		w.inst.tokens.Record(ctx, int64(out), id.output...)
 	}
 	if err != nil {
-		attrs := append(id.attrs, keyErrorType.String(errorType(err)))
+		attrs := append(id.attrs, keyErrorType.String(errorType(llmstream.KindOf(err))))
 		w.inst.duration.Record(ctx, elapsed.Seconds(), metric.WithAttributes(attrs...))
 		return
 	}

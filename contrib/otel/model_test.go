@@ -21,8 +21,9 @@ var scriptedUsage = &llmstream.Usage{PromptTokens: 100, CompletionTokens: 20, To
 
 // A model call in each dialect is one CLIENT span with the request's
 // settings, the response's finish reason, every usage count the dialect
-// reports (Anthropic's input counted with its cache, as the conventions
-// say), the time to the first chunk, and the three metrics.
+// reports (Anthropic's and Bedrock's input counted with their cache, as
+// the conventions say), the time to the first chunk, and the three
+// metrics; the provider, model and server come from the Client itself.
 func TestModelSpanPerDialect(t *testing.T) {
 	tests := []struct {
 		dialect  llmstream.Dialect
@@ -44,12 +45,15 @@ func TestModelSpanPerDialect(t *testing.T) {
 		{llmstream.DialectGemini, "generate_content m-1", "gcp.gemini", map[string]any{
 			"gen_ai.usage.input_tokens": int64(100), "gen_ai.usage.output_tokens": int64(20),
 			"gen_ai.usage.cache_read.input_tokens": int64(30), "gen_ai.usage.reasoning.output_tokens": int64(5)}, "STOP"},
+		{llmstream.DialectBedrock, "chat m-1", "aws.bedrock", map[string]any{
+			"gen_ai.usage.input_tokens": int64(137), "gen_ai.usage.output_tokens": int64(20),
+			"gen_ai.usage.cache_read.input_tokens": int64(30), "gen_ai.usage.cache_creation.input_tokens": int64(7)}, "end_turn"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.dialect.String(), func(t *testing.T) {
 			tel := newTelemetry(t)
 			srv := llmstreamtest.NewTestServer(t, llmstreamtest.WithTurns(llmstreamtest.Turn{Text: "hello there", Usage: scriptedUsage}))
-			m := otel.NewModel(newClient(srv, tt.dialect), append(tel.opts, otel.WithDialect(tt.dialect), otel.WithModelName("m-1"), otel.WithServerURL(srv.URL))...)
+			m := otel.NewModel(newClient(srv, tt.dialect), tel.opts...)
 
 			var text strings.Builder
 			start := time.Now()

@@ -33,8 +33,10 @@ type config struct {
 	agentName      string
 }
 
-func newConfig(opts []Option) config {
+// newConfig applies opts over what m (nil for none) tells of itself.
+func newConfig(m any, opts []Option) config {
 	var c config
+	readIdentity(&c, m)
 	for _, o := range opts {
 		if o != nil {
 			o.apply(&c)
@@ -47,22 +49,27 @@ func newConfig(opts []Option) config {
 		c.meterProvider = otel.GetMeterProvider()
 	}
 	if c.provider == "" {
-		c.provider = providerOf(c.dialect)
+		c.provider = c.dialect.ProviderName() // the dialect's own provider; chat names OpenAI's
 	}
 	return c
 }
 
-// providerOf is the gen_ai.provider.name of a dialect's own provider. The
-// chat dialect is spoken by many servers; it names OpenAI, whose API it
-// is, unless [WithProviderName] says otherwise.
-func providerOf(d llmstream.Dialect) string {
-	switch d {
-	case llmstream.DialectAnthropic:
-		return ProviderAnthropic
-	case llmstream.DialectGemini:
-		return ProviderGemini
+// readIdentity takes what m says of itself, as an *llmstream.Client says
+// its dialect, model, base URL and provider; a wrapper that has these
+// methods is read alike. Options given to NewModel win over it.
+func readIdentity(c *config, m any) {
+	if m, ok := m.(interface{ Dialect() llmstream.Dialect }); ok {
+		c.dialect = m.Dialect()
 	}
-	return ProviderOpenAI
+	if m, ok := m.(interface{ ProviderName() string }); ok {
+		c.provider = m.ProviderName()
+	}
+	if m, ok := m.(interface{ Model() string }); ok {
+		c.model = m.Model()
+	}
+	if m, ok := m.(interface{ BaseURL() string }); ok {
+		serverOption{m.BaseURL()}.apply(c)
+	}
 }
 
 // operationOf is the gen_ai.operation.name of a model call in dialect d:
@@ -93,12 +100,12 @@ type meterProviderOption struct{ p metric.MeterProvider }
 func (o meterProviderOption) apply(c *config) { c.meterProvider = o.p }
 func (o meterProviderOption) String() string  { return fmt.Sprintf("otel.WithMeterProvider(%T)", o.p) }
 
-// WithDialect says which [llmstream.Dialect] the wrapped model speaks (an
-// *llmstream.Client does not tell): it chooses gen_ai.provider.name
-// ("openai" for chat and Responses, "anthropic", "gcp.gemini"), the
-// operation ("generate_content" for Gemini, else "chat"), and how the
-// input token count is read (Anthropic's input_tokens leaves out the cached
-// tokens, which the conventions count in). The default is
+// WithDialect says which [llmstream.Dialect] the wrapped model speaks,
+// for a Streamer that does not say it itself ([NewModel] reads an
+// *llmstream.Client's): it chooses gen_ai.provider.name when the Streamer
+// names none ([llmstream.Dialect.ProviderName]), the operation
+// ("generate_content" for Gemini, else "chat") and how message contents
+// are written. The default is the Streamer's dialect, else
 // llmstream.DialectChat.
 func WithDialect(d llmstream.Dialect) Option { return dialectOption{d} }
 
@@ -109,8 +116,9 @@ func (o dialectOption) String() string  { return fmt.Sprintf("otel.WithDialect(%
 
 // WithProviderName sets gen_ai.provider.name, for a server that speaks a
 // dialect but is not its provider: "groq", "deepseek", "mistral_ai",
-// "x_ai", "azure.ai.openai", "aws.bedrock", ... (the conventions list the
-// well-known values). Empty means the dialect's provider.
+// "x_ai", "azure.ai.openai", ... (the conventions list the well-known
+// values). Empty means the Streamer's own (an *llmstream.Client's
+// [llmstream.Client.ProviderName]), else the dialect's provider.
 func WithProviderName(name string) Option { return providerOption{name} }
 
 type providerOption struct{ name string }
@@ -118,9 +126,9 @@ type providerOption struct{ name string }
 func (o providerOption) apply(c *config) { c.provider = o.name }
 func (o providerOption) String() string  { return fmt.Sprintf("otel.WithProviderName(%q)", o.name) }
 
-// WithModelName is the model a request goes to when it names none (the
-// model an *llmstream.Client was given with llmstream.WithModel, which the
-// Client does not tell): it names the span and fills
+// WithModelName is the model a request goes to when it names none, for a
+// Streamer that does not say it ([NewModel] reads an *llmstream.Client's
+// [llmstream.Client.Model]): it names the span and fills
 // gen_ai.request.model. A request's own Model wins.
 func WithModelName(model string) Option { return modelOption{model} }
 
@@ -130,7 +138,9 @@ func (o modelOption) apply(c *config) { c.model = o.model }
 func (o modelOption) String() string  { return fmt.Sprintf("otel.WithModelName(%q)", o.model) }
 
 // WithServerURL sets server.address and server.port from the base URL the
-// client talks to (the port from the scheme when the URL has none). Only
+// client talks to (the port from the scheme when the URL has none), for a
+// Streamer that does not say it ([NewModel] reads an *llmstream.Client's
+// [llmstream.Client.BaseURL]). Only
 // the host and port are kept: user information, path and query (where a
 // key might sit) are never recorded. A URL that does not parse, or has no
 // host, sets nothing.

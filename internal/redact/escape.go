@@ -254,8 +254,7 @@ func (s *Set) maskDecoded(text string) (string, bool) {
 	}
 	d := decode(text)
 	dec := string(d.text)
-	type span struct{ from, to int }
-	var spans []span
+	spans := s.afterLiteral(text, dec, &d)
 	for _, v := range s.raws {
 		for off := 0; ; {
 			i := strings.Index(dec[off:], v)
@@ -302,7 +301,7 @@ func (s *Set) headCutDecoded(text string) int {
 		}
 	}
 	dec := string(d.text[:j])
-	cut := len(text)
+	cut := s.headCutLiteral(text, &d, j)
 	for _, v := range s.raws {
 		for k := min(len(v)-1, len(dec)); k >= 0; k-- {
 			if !strings.HasSuffix(dec, v[:k]) {

@@ -13,7 +13,9 @@
 // One [Turn] script is served in the wire format of the path the request
 // came to (chat, Anthropic, Responses, Gemini, Bedrock); [Turn.Fault]
 // injects one failure in that dialect's own form, and [Server.Requests]
-// holds every request decoded to the neutral llmstream form. [Server.Close]
+// holds every request decoded to the neutral llmstream form. The server
+// speaks HTTP/1.1 only, over TLS too ([WithTLS]); real Bedrock speaks
+// HTTP/2. [Server.Close]
 // ends every stream and returns once every handler has. The README's
 // llmstreamtest section gives the depth: paths, flavours, faults, lifetime.
 package llmstreamtest

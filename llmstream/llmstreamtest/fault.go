@@ -12,10 +12,12 @@ import (
 // each fault in their provider's own form: a status fault answers with
 // that API's JSON error body, and an in-stream error is Anthropic's
 // "error" event, the Responses API's "error" event (response.failed for
-// FaultErrorFinish) or Gemini's error object as an event, after which the
-// stream ends. FaultErrorFinish and FaultErrorLine imitate OpenRouter and
-// llama.cpp, chat servers, so the other dialects send that in-stream error
-// for them.
+// FaultErrorFinish), Gemini's error object as an event, or Bedrock's
+// exception frame (see [Fault.Type]), after which the stream ends.
+// FaultErrorFinish and FaultErrorLine imitate OpenRouter and llama.cpp,
+// chat servers, so the other dialects send that in-stream error for them.
+// In Bedrock a malformed event is a frame whose CRC is wrong, a cut ends
+// inside a frame, and no keep-alive is sent (Bedrock has none).
 type FaultKind uint8
 
 const (
@@ -127,6 +129,22 @@ type Fault struct {
 	// neither Type nor Code: it gets the type and code OpenAI gives its
 	// status (401 invalid_api_key, 429 rate_limit_exceeded, ...), so the
 	// client classifies it as it would the real answer.
+	//
+	// Gemini and Bedrock send only their own names, so a fault written for
+	// every wire (in OpenAI's words) still injects a real error there. In
+	// Bedrock, Type is used only when it names one of ConverseStream's
+	// errors, in either case of its first letter: over HTTP the
+	// x-amzn-ErrorType (ValidationException, AccessDeniedException,
+	// ResourceNotFoundException, ModelTimeoutException,
+	// ModelErrorException, ModelNotReadyException, ThrottlingException,
+	// ServiceUnavailableException, InternalServerException); in the stream
+	// the :exception-type (validationException, throttlingException,
+	// serviceUnavailableException, internalServerException,
+	// modelStreamErrorException). Any other Type is replaced by the name
+	// Status goes with (400 validation, 429 throttling, 503 and 529
+	// service unavailable, other 5xx internal server), else
+	// modelStreamErrorException in the stream: a Bedrock client reads an
+	// exception type it does not know as no error at all.
 	Message, Type string
 	// Code is the error's "code" as JSON text — a string such as
 	// `"rate_limit_exceeded"` or an integer such as `429`, as providers

@@ -48,6 +48,15 @@ import (
 //     functionCall parts (streamed as partialArgs with [WithStreamedArguments]),
 //     the finishReason and usageMetadata on the last chunk.
 //
+//   - Bedrock: ConverseStream's AWS event-stream frames, not SSE: messageStart,
+//     a reasoningContent block with its signature, text (a refusal is sent as
+//     text: Bedrock has none), toolUse blocks whose input comes in 1–6 byte
+//     pieces, messageStop with the stop reason ("tool_use" with calls, else
+//     "end_turn") and metadata with the usage (cache reads and writes as
+//     cacheReadInputTokens and cacheWriteInputTokens, outside inputTokens, as
+//     Bedrock counts). Over HTTP/1.1 only: real Bedrock speaks HTTP/2, so a
+//     client that insists on h2 cannot be tested here.
+//
 // A Turn is a plain value. The server takes a deep copy of every turn it is
 // given (by [WithTurns] or returned by a responder), so the caller may reuse
 // or change its own afterwards.

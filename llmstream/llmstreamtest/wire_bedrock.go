@@ -31,12 +31,15 @@ import (
 //
 // Errors: an HTTP error is {"message":...} with its type in the
 // x-amzn-ErrorType header (ValidationException, ThrottlingException, ...,
-// by status, unless the fault names one); an in-stream error is an
-// exception frame (":message-type" exception, ":exception-type"
-// throttlingException, serviceUnavailableException, internalServerException,
-// validationException or, by default, modelStreamErrorException). A
-// malformed event is a frame whose message CRC is wrong, and a cut
-// connection ends inside a frame. Bedrock sends no keep-alives.
+// by status, unless the fault names one of ConverseStream's errors); an
+// in-stream error is an exception frame (":message-type" exception,
+// ":exception-type" one of the five ConverseStream's stream carries:
+// the fault's Type when it names one, else by its Status, else
+// modelStreamErrorException). A Type in another provider's words
+// ("server_error") is never sent as a Bedrock exception: a client reads an
+// exception type it does not know as no error at all. A malformed event is
+// a frame whose message CRC is wrong, and a cut connection ends inside a
+// frame. Bedrock sends no keep-alives.
 type bedrockWire struct{}
 
 func (bedrockWire) dialect() llmstream.Dialect { return llmstream.DialectBedrock }
@@ -151,14 +154,31 @@ func (r *renderer) bedrockSignature() string {
 	return base64.StdEncoding.EncodeToString([]byte("llmstreamtest signature " + strconv.Itoa(r.seq)))
 }
 
-// bedrockErrorType is the error type of a status when a fault names none,
-// as an HTTP answer names it (an exception frame starts it in lower case).
+// bedrockErrors are the errors ConverseStream answers with over HTTP (the
+// x-amzn-ErrorType of AWS's API reference), by the status each goes with.
+var bedrockErrors = map[string]int{
+	"AccessDeniedException": 403, "InternalServerException": 500, "ModelErrorException": 424,
+	"ModelNotReadyException": 429, "ModelTimeoutException": 408, "ResourceNotFoundException": 404,
+	"ServiceUnavailableException": 503, "ThrottlingException": 429, "ValidationException": 400,
+	"ModelStreamErrorException": 424,
+}
+
+// bedrockStreamExceptions are the exceptions ConverseStream's stream
+// carries, as its :exception-type names them.
+var bedrockStreamExceptions = map[string]bool{
+	"internalServerException": true, "modelStreamErrorException": true, "serviceUnavailableException": true,
+	"throttlingException": true, "validationException": true,
+}
+
+// bedrockErrorType is the x-amzn-ErrorType of an HTTP error: the fault's
+// Type when it is one of ConverseStream's errors (in either case of its
+// first letter), else the one that goes with status.
 func bedrockErrorType(status int, f Fault) string {
-	if f.Type != "" {
-		return f.Type
+	if t := upperFirst(f.Type); bedrockErrors[t] != 0 {
+		return t
 	}
 	switch status {
-	case 400, 413:
+	case 400, 413, 422:
 		return "ValidationException"
 	case 401, 403:
 		return "AccessDeniedException"
@@ -170,12 +190,44 @@ func bedrockErrorType(status int, f Fault) string {
 		return "ModelErrorException"
 	case 429:
 		return "ThrottlingException"
-	case 503:
+	case 503, 529:
 		return "ServiceUnavailableException"
-	case 0:
-		return "ModelStreamErrorException"
 	}
 	return "InternalServerException"
+}
+
+// bedrockStreamException is the :exception-type of an in-stream error: the
+// fault's Type when it is one of the five, else the one its Status goes
+// with, else modelStreamErrorException.
+func bedrockStreamException(f Fault) string {
+	if t := lowerFirst(f.Type); bedrockStreamExceptions[t] {
+		return t
+	}
+	switch s := f.Status; {
+	case s == 400 || s == 413 || s == 422:
+		return "validationException"
+	case s == 429:
+		return "throttlingException"
+	case s == 503 || s == 529:
+		return "serviceUnavailableException"
+	case s >= 500:
+		return "internalServerException"
+	}
+	return "modelStreamErrorException"
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
 }
 
 func (bedrockWire) errorBody(_ int, f Fault) []byte {
@@ -190,8 +242,7 @@ func (bedrockWire) errorHeader(h http.Header, status int, f Fault) {
 
 // errorEvent is an exception frame, after which the stream ends.
 func (bedrockWire) errorEvent(_ *renderer, f Fault) []byte {
-	t := bedrockErrorType(f.Status, f)
-	t = strings.ToLower(t[:1]) + t[1:]
+	t := bedrockStreamException(f)
 	b, _ := json.Marshal(object{{"message", f.message()}})
 	return bedrockFrame(b, ":exception-type", t, ":content-type", "application/json", ":message-type", "exception")
 }

@@ -44,7 +44,7 @@ func TestBedrockWire(t *testing.T) {
 			{ID: "tooluse_given", Type: "function", Function: llmstream.FunctionCall{Name: "read_file", Arguments: `{"path":"README.md","note":"\"quoted\" 😀"}`}},
 		},
 		FinishReason: "tool_use", StopReason: llmstream.StopToolCalls,
-		Usage: &llmstream.Usage{PromptTokens: 40, CompletionTokens: 25, TotalTokens: 65, CachedTokens: 8},
+		Usage: &llmstream.Usage{PromptTokens: 40, CompletionTokens: 25, TotalTokens: 65, CachedTokens: 8, PromptExcludesCache: true},
 		Continuity: &llmstream.Continuity{Dialect: llmstream.DialectBedrock, Blocks: []llmstream.Block{
 			{Type: "reasoningContent", Raw: json.RawMessage(`{"reasoningText":{"text":"Two files to read.","signature":"bGxtc3RyZWFtdGVzdCBzaWduYXR1cmUgMQ=="}}`)},
 			{Type: llmstream.BlockText, Bytes: len("Reading both — ünïcødé.")},
@@ -105,6 +105,28 @@ func TestBedrockWireFaults(t *testing.T) {
 				t.Errorf("%v (%+v)", err, api)
 			}
 		}},
+		// A fault written for every wire names its type in another
+		// provider's words: Bedrock's exception is its own, never that word
+		// (a client reads an exception type it does not know as no error).
+		{"exception in another provider's words", Fault{Kind: FaultErrorEvent, After: 1, Type: "server_error"}, exceptionType("modelStreamErrorException", llmstream.ErrorServer)},
+		{"the package's default type", Fault{Kind: FaultErrorEvent, After: 1, Type: DefaultFaultType, Status: 529}, exceptionType("serviceUnavailableException", llmstream.ErrorOverloaded)},
+		{"OpenRouter's error finish", Fault{Kind: FaultErrorFinish, After: 1, Type: "rate_limit_error", Status: 429}, exceptionType("throttlingException", llmstream.ErrorRateLimited)},
+		{"llama.cpp's error line", Fault{Kind: FaultErrorLine, After: 1, Type: "invalid_request_error", Status: 400}, exceptionType("validationException", llmstream.ErrorInvalidRequest)},
+		{"a server error status in-stream", Fault{Kind: FaultErrorEvent, After: 1, Status: 502}, exceptionType("internalServerException", llmstream.ErrorServer)},
+		{"Bedrock's own name, either case", Fault{Kind: FaultErrorEvent, After: 1, Type: "ThrottlingException"}, exceptionType("throttlingException", llmstream.ErrorRateLimited)},
+		{"an HTTP-only name in-stream", Fault{Kind: FaultErrorEvent, After: 1, Type: "accessDeniedException"}, exceptionType("modelStreamErrorException", llmstream.ErrorServer)},
+		{"HTTP error in another provider's words", Fault{Kind: FaultStatus, Status: 403, Type: "invalid_request_error"}, func(t *testing.T, err error) {
+			var api *llmstream.APIError
+			if !errors.As(err, &api) || api.Type != "AccessDeniedException" || api.Kind != llmstream.ErrorPermission || api.StatusCode != 403 {
+				t.Errorf("%v (%+v)", err, api)
+			}
+		}},
+		{"HTTP error named by Bedrock", Fault{Kind: FaultStatus, Status: 400, Type: "modelNotReadyException"}, func(t *testing.T, err error) {
+			var api *llmstream.APIError
+			if !errors.As(err, &api) || api.Type != "ModelNotReadyException" || api.StatusCode != 400 {
+				t.Errorf("%v (%+v)", err, api)
+			}
+		}},
 		{"bad CRC", Fault{Kind: FaultMalformed, After: 2}, func(t *testing.T, err error) {
 			if !errors.Is(err, eventstream.ErrBadMessageCRC) {
 				t.Errorf("%v, want eventstream.ErrBadMessageCRC", err)
@@ -134,5 +156,16 @@ func TestBedrockWireFaults(t *testing.T) {
 			}
 			tc.check(t, err)
 		})
+	}
+}
+
+// exceptionType checks an in-stream error is the exception frame typ, of
+// kind k.
+func exceptionType(typ string, k llmstream.ErrorKind) func(*testing.T, error) {
+	return func(t *testing.T, err error) {
+		var api *llmstream.APIError
+		if !errors.As(err, &api) || api.Type != typ || api.Kind != k || api.StatusCode != 0 {
+			t.Errorf("%v (%+v), want the exception frame %s", err, api, typ)
+		}
 	}
 }
