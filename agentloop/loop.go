@@ -143,6 +143,12 @@ type Loop struct {
 
 	// Hooks are called as the run progresses; all optional.
 	Hooks Hooks
+
+	// Output, when set, requires the final answer to be structured: see
+	// [Output] (and [OutputFor] for one derived from a Go type). The run
+	// ends when the model answers without calls with output that fits;
+	// Result.Output holds it. It replaces the Request template's Output.
+	Output *Output
 }
 
 // settings is a Loop with its defaults resolved and its tools indexed.
@@ -166,6 +172,13 @@ func (l *Loop) settle() (*settings, error) {
 	s.ToolTimeout = orDefault(s.ToolTimeout, DefaultToolTimeout)
 	if r := &s.Request; r.Messages != nil || r.Tools != nil || r.OnDelta != nil {
 		return nil, fmt.Errorf("%w: the Request template sets Messages, Tools or OnDelta, which the loop fills in", ErrInvalidLoop)
+	}
+	if o := s.Output; o != nil {
+		if err := o.check(); err != nil {
+			return nil, err
+		}
+		schema := o.Schema
+		s.Request.Output = &schema
 	}
 	// Copy the tools in, so a caller changing its slice mid-run changes
 	// nothing here.
@@ -307,6 +320,12 @@ func (r *run) loop(ctx context.Context, pending []llmstream.ToolCall) error {
 				// A long server-side turn paused (Anthropic's pause_turn):
 				// sending the conversation again, ending in this message,
 				// lets the model go on from it.
+				continue
+			}
+			if again, err := r.finalAnswer(msg); again || err != nil {
+				if err != nil {
+					return err
+				}
 				continue
 			}
 			return nil

@@ -1,6 +1,10 @@
 package agentloop
 
-import "github.com/airlock-go/airlock/llmstream"
+import (
+	"encoding/json"
+
+	"github.com/airlock-go/airlock/llmstream"
+)
 
 // Result is what a run produced. Run and Resume return it whether or not
 // they also return an error, so a caller can show or resume a run that
@@ -31,6 +35,10 @@ type Result struct {
 	// last message of Messages, is not answered yet: give
 	// [Loop.Resume] the State and a decision for each.
 	Pending []Call
+	// Output is the final answer's JSON text when the Loop has an
+	// [Output] and the run finished with an answer that fits it; nil
+	// otherwise. Decode it with [DecodeOutput].
+	Output json.RawMessage
 	// State is everything [Loop.Resume] needs to go on from where the run
 	// stopped, whatever stopped it; nil only when the Loop or the input
 	// was invalid. It shares nothing with Messages.

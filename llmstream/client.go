@@ -217,11 +217,40 @@ func (c *Client) stream(ctx context.Context, r *Request) (Message, error) {
 		return Message{}, errZeroClient
 	}
 	c.resolve(r)
-	if l := c.cfg.logger; l != nil && l.Enabled(ctx, slog.LevelDebug) {
-		return c.sendLogged(ctx, l, r)
+	asTool, err := c.outputAsTool(r)
+	if err != nil {
+		return Message{}, err
 	}
-	msg, _, err := c.send(ctx, r)
+	var msg Message
+	if l := c.cfg.logger; l != nil && l.Enabled(ctx, slog.LevelDebug) {
+		msg, err = c.sendLogged(ctx, l, r)
+	} else {
+		msg, _, err = c.send(ctx, r)
+	}
+	if asTool != "" {
+		outputAnswer(asTool, &msg)
+	}
 	return msg, err
+}
+
+// outputAsTool checks r's Output and, for [OutputSchema.AsTool], rewrites
+// r to carry it as a forced tool call whose argument deltas reach OnDelta
+// as text; it returns that tool's name, "" when there is none.
+func (c *Client) outputAsTool(r *Request) (string, error) {
+	if r.Output == nil {
+		return "", nil
+	}
+	if err := r.Output.check(r); err != nil || !r.Output.AsTool {
+		return "", err
+	}
+	name := r.Output.name()
+	onDelta := c.cfg.onDelta
+	if r.OnDelta != nil {
+		onDelta = r.OnDelta
+	}
+	outputTool(r)
+	r.OnDelta = outputDeltas(name, onDelta)
+	return name, nil
 }
 
 // resolve fills r's unset fields from the client's defaults, once, so

@@ -24,6 +24,7 @@ type antRequest struct {
 	Stream        bool              `json:"stream"`
 	Metadata      map[string]string `json:"metadata,omitempty"`
 	Container     string            `json:"container,omitempty"`
+	OutputConfig  any               `json:"output_config,omitempty"`
 }
 
 type antMessage struct {
@@ -46,7 +47,7 @@ type antTool struct {
 func (anthropicProtocol) encode(r *Request, _ *config) ([]byte, error) {
 	w := antRequest{
 		Model: r.Model, Stream: true, Temperature: r.Temperature, TopP: r.TopP, StopSequences: r.Stop,
-		Messages: []antMessage{},
+		Messages: []antMessage{}, OutputConfig: anthropicOutput(r.Output),
 	}
 	var system []string
 	programmatic := map[string]bool{} // ids of calls made from code execution
@@ -323,3 +324,22 @@ func anthropicToolID(id string) string {
 // anthropicEmptyError is the text of a failed tool's answer that said
 // nothing: Anthropic refuses an error tool_result without content.
 const anthropicEmptyError = "(the tool failed without output)"
+
+// anthropicOutput is the output_config that asks for a structured answer,
+// nil for none: {"format": {"type": "json_schema", "schema"}}, as
+// https://platform.claude.com/docs/en/build-with-claude/structured-outputs
+// documents (generally available; the beta's top-level output_format and
+// its header are the old form). Anthropic takes no name and no strict
+// flag: the format is always enforced.
+func anthropicOutput(o *OutputSchema) any {
+	if o == nil {
+		return nil
+	}
+	type format struct {
+		Type   string          `json:"type"`
+		Schema json.RawMessage `json:"schema"`
+	}
+	return struct {
+		Format format `json:"format"`
+	}{format{"json_schema", o.Schema}}
+}

@@ -15,6 +15,7 @@ type bedrockRequest struct {
 	InferenceConfig *bedrockInfer    `json:"inferenceConfig,omitempty"`
 	ToolConfig      *bedrockTools    `json:"toolConfig,omitempty"`
 	Additional      map[string]any   `json:"additionalModelRequestFields,omitempty"`
+	OutputConfig    any              `json:"outputConfig,omitempty"`
 }
 
 type bedrockMessage struct {
@@ -55,7 +56,7 @@ type bedrockToolSpec struct {
 // blocks and two messages of one role in a row, so blank text is left out
 // and such messages are joined.
 func (bedrockProtocol) encode(r *Request, _ *config) ([]byte, error) {
-	w := bedrockRequest{Messages: []bedrockMessage{}}
+	w := bedrockRequest{Messages: []bedrockMessage{}, OutputConfig: bedrockOutput(r.Output)}
 	toolBlocks := false
 	for i := range r.Messages {
 		m := &r.Messages[i]
@@ -260,4 +261,33 @@ func bedrockToolUse(c *ToolCall) (json.RawMessage, error) {
 	return json.Marshal(map[string]any{"toolUse": map[string]any{
 		"toolUseId": c.ID, "name": c.Function.Name, "input": input,
 	}})
+}
+
+// bedrockOutput is the outputConfig that asks for a structured answer,
+// nil for none: {"textFormat": {"type": "json_schema", "structure":
+// {"jsonSchema": {"name", "schema"}}}}, the schema a JSON string, as
+// https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_OutputConfig.html,
+// API_runtime_OutputFormat.html and API_runtime_JsonSchemaDefinition.html
+// document (Converse structured outputs,
+// https://docs.aws.amazon.com/bedrock/latest/userguide/structured-output.html).
+// Converse has no strict flag: the format is enforced. A model without
+// structured outputs refuses it: send the schema AsTool then.
+func bedrockOutput(o *OutputSchema) any {
+	if o == nil {
+		return nil
+	}
+	type definition struct {
+		Name   string `json:"name"`
+		Schema string `json:"schema"`
+	}
+	type structure struct {
+		JSONSchema definition `json:"jsonSchema"`
+	}
+	type format struct {
+		Type      string    `json:"type"`
+		Structure structure `json:"structure"`
+	}
+	return struct {
+		TextFormat format `json:"textFormat"`
+	}{format{"json_schema", structure{definition{o.name(), string(o.Schema)}}}}
 }

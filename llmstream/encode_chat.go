@@ -48,6 +48,7 @@ type chatRequest struct {
 	Stop                []string       `json:"stop,omitempty"`
 	Seed                *int64         `json:"seed,omitempty"`
 	ReasoningEffort     string         `json:"reasoning_effort,omitempty"`
+	ResponseFormat      any            `json:"response_format,omitempty"`
 }
 
 type streamOptions struct {
@@ -74,6 +75,7 @@ func (chatProtocol) encode(r *Request, cfg *config) ([]byte, error) {
 	case ToolChoiceFunction:
 		w.ToolChoice = map[string]any{"type": "function", "function": map[string]string{"name": c.Name}}
 	}
+	w.ResponseFormat = chatOutput(r.Output)
 	if !cfg.noUsage {
 		w.StreamOptions = &streamOptions{IncludeUsage: true}
 	}
@@ -98,4 +100,24 @@ func sentCalls(calls []ToolCall) []ToolCall {
 		}
 	}
 	return calls
+}
+
+// chatOutput is the response_format that asks for a structured answer,
+// nil for none: {"type": "json_schema", "json_schema": {"name", "schema",
+// "strict"}}, as
+// https://platform.openai.com/docs/api-reference/chat/create#chat-create-response_format
+// and https://platform.openai.com/docs/guides/structured-outputs document.
+func chatOutput(o *OutputSchema) any {
+	if o == nil {
+		return nil
+	}
+	type jsonSchema struct {
+		Name   string          `json:"name"`
+		Schema json.RawMessage `json:"schema"`
+		Strict bool            `json:"strict"`
+	}
+	return struct {
+		Type       string     `json:"type"`
+		JSONSchema jsonSchema `json:"json_schema"`
+	}{"json_schema", jsonSchema{o.name(), o.Schema, o.Strict}}
 }

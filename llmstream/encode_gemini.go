@@ -56,6 +56,9 @@ type gemGenConfig struct {
 	TopP            *float64     `json:"topP,omitempty"`
 	StopSequences   []string     `json:"stopSequences,omitempty"`
 	ThinkingConfig  *gemThinking `json:"thinkingConfig,omitempty"`
+
+	ResponseMimeType   string          `json:"responseMimeType,omitempty"`
+	ResponseJSONSchema json.RawMessage `json:"responseJsonSchema,omitempty"`
 }
 
 type gemThinking struct {
@@ -225,7 +228,8 @@ func geminiGeneration(r *Request) *gemGenConfig {
 	case r.ReasoningEffort != "":
 		g.ThinkingConfig = &gemThinking{ThinkingLevel: r.ReasoningEffort, IncludeThoughts: true}
 	}
-	if g.MaxOutputTokens == nil && g.Temperature == nil && g.TopP == nil && len(g.StopSequences) == 0 && g.ThinkingConfig == nil {
+	geminiOutput(&g, r.Output)
+	if g.MaxOutputTokens == nil && g.Temperature == nil && g.TopP == nil && len(g.StopSequences) == 0 && g.ThinkingConfig == nil && g.ResponseMimeType == "" {
 		return nil
 	}
 	return &g
@@ -452,4 +456,18 @@ func answeredCall(before []Message, id string) (*ToolCall, *Block) {
 		}
 	}
 	return nil, nil
+}
+
+// geminiOutput sets the generationConfig members that ask for a
+// structured answer: "responseMimeType": "application/json" and the
+// schema as "responseJsonSchema", which takes JSON Schema as it is
+// ("responseSchema" takes only Gemini's OpenAPI subset, as "parameters"
+// does for tools), as https://ai.google.dev/gemini-api/docs/structured-output
+// and https://ai.google.dev/api/generate-content#generationconfig document.
+// Gemini has no name and no strict flag.
+func geminiOutput(g *gemGenConfig, o *OutputSchema) {
+	if o == nil {
+		return
+	}
+	g.ResponseMimeType, g.ResponseJSONSchema = "application/json", o.Schema
 }

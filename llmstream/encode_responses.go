@@ -33,6 +33,7 @@ type respRequest struct {
 	Reasoning         *respReasoningSetting `json:"reasoning,omitempty"`
 	Store             *bool                 `json:"store,omitempty"`
 	Include           []string              `json:"include,omitempty"`
+	Text              any                   `json:"text,omitempty"`
 	Stream            bool                  `json:"stream"`
 }
 
@@ -78,6 +79,7 @@ func (responsesProtocol) encode(r *Request, _ *config) ([]byte, error) {
 		ParallelToolCalls: r.ParallelToolCalls, Temperature: r.Temperature, TopP: r.TopP,
 		MaxOutputTokens: r.maxTokens(),
 	}
+	w.Text = responsesOutput(r.Output)
 	_, extraStore := r.Extra["store"]
 	if !extraStore {
 		w.Store = new(bool)
@@ -314,4 +316,25 @@ func responsesItem(p placed, stateless, ids bool) (json.RawMessage, error) {
 // for none.
 func functionCall(c *ToolCall, id string) (json.RawMessage, error) {
 	return json.Marshal(functionCallItem{Type: "function_call", ID: id, CallID: c.ID, Name: c.Function.Name, Arguments: sentArguments(c.Function.Arguments)})
+}
+
+// responsesOutput is the "text" member that asks for a structured
+// answer, nil for none: {"format": {"type": "json_schema", "name",
+// "schema", "strict"}}, as
+// https://platform.openai.com/docs/api-reference/responses/create#responses-create-text
+// documents (the format sits flat in "text.format", unlike chat's
+// response_format.json_schema).
+func responsesOutput(o *OutputSchema) any {
+	if o == nil {
+		return nil
+	}
+	type format struct {
+		Type   string          `json:"type"`
+		Name   string          `json:"name"`
+		Schema json.RawMessage `json:"schema"`
+		Strict bool            `json:"strict"`
+	}
+	return struct {
+		Format format `json:"format"`
+	}{format{"json_schema", o.name(), o.Schema, o.Strict}}
 }

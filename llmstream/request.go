@@ -65,6 +65,12 @@ type Request struct {
 	// [ErrInvalidRequest]), except that for [DialectResponses] "store",
 	// "include" and "reasoning" replace the dialect's own.
 	Extra map[string]any
+	// Output, when set, asks for a structured answer: one JSON value of
+	// its schema, sent in the dialect's native form (or as a forced tool
+	// call, [OutputSchema.AsTool]); decode it with [DecodeOutput]. A bad
+	// schema or a bad combination fails the call with [ErrInvalidRequest]
+	// before anything is sent.
+	Output *OutputSchema
 	// OnDelta, when set, receives this request's deltas instead of the
 	// client's [WithOnDelta] callback; see it for the rules.
 	OnDelta func(Delta) error
@@ -171,6 +177,7 @@ func (r Request) withDefaults(d *Request, model string) Request {
 	fill(&r.TopP, d.TopP)
 	fill(&r.Seed, d.Seed)
 	fill(&r.ThinkingBudget, d.ThinkingBudget)
+	fill(&r.Output, d.Output)
 	if r.Stop == nil {
 		r.Stop = d.Stop
 	}

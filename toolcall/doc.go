@@ -15,6 +15,8 @@
 //
 // [Assembler] says how fragments merge, [Assembler.Finalize] how arguments
 // are validated and what a proper end is, [Preview] how to show a call still
-// forming. Every error wraps a sentinel for [errors.Is] in a struct for
+// forming. [Members] reports each value of any streamed JSON text (a
+// call's arguments, a structured answer) the moment it completes, with its
+// path ("$.steps[2].title"), in time linear in the text. Every error wraps a sentinel for [errors.Is] in a struct for
 // [errors.As]: [*LimitError], [*FragmentError], [*CallsError].
 package toolcall

@@ -39,7 +39,7 @@ var (
 type LimitError struct {
 	// Index is the index of the call the fragment was headed for: the call
 	// it would have started (ErrTooManyCalls) or the call it would have
-	// grown (ErrArgumentsTooLarge).
+	// grown (ErrArgumentsTooLarge); -1 for a [Members] text.
 	Index int
 	// Size is what the fragment would have made it: the number of calls,
 	// or the call's argument bytes.
@@ -57,7 +57,11 @@ func (e *LimitError) Error() string {
 		return "toolcall: too many calls: call at index " + strconv.Itoa(e.Index) +
 			" would be call number " + strconv.Itoa(e.Size) + ", over the maximum of " + strconv.Itoa(e.Max)
 	}
-	return "toolcall: arguments too large: call " + strconv.Itoa(e.Index) + " would hold " +
+	who := "call " + strconv.Itoa(e.Index)
+	if e.Index < 0 {
+		who = "the text" // a Members' text, not a call's
+	}
+	return "toolcall: arguments too large: " + who + " would hold " +
 		strconv.Itoa(e.Size) + " bytes, over the maximum of " + strconv.Itoa(e.Max) + " bytes"
 }
 
@@ -93,7 +97,8 @@ const TailBytes = 64
 // arguments are not one complete JSON value; [Assembler.Finalize] returns it.
 // Err is [ErrInvalidArguments], and Unwrap returns it.
 type ArgumentsError struct {
-	// Index is the call's index, as [Call.Index] would have been.
+	// Index is the call's index, as [Call.Index] would have been; -1 for
+	// a [Members] text.
 	Index int
 	// ID is the call's id, as [Call.ID] would have been ("call_<Index>"
 	// when the provider sent none), so a caller can answer the call.
@@ -116,6 +121,9 @@ type ArgumentsError struct {
 // and the quoted tail.
 func (e *ArgumentsError) Error() string {
 	who := "call " + strconv.Itoa(e.Index)
+	if e.Index < 0 {
+		who = "the text" // a Members' text, not a call's
+	}
 	if e.ID != "" {
 		who += " (" + e.ID + ")"
 	}

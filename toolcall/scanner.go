@@ -84,12 +84,16 @@ type scanner struct {
 	// allocation; deeper ones grow deep, which reset keeps for reuse.
 	stack [inlineDepth / 64]uint64
 	deep  []uint64
+
+	// watch, when set, is told where values and keys begin and end
+	// (Members); its calls are per value, never per byte.
+	watch *Members
 }
 
 // reset makes s ready for a new text, keeping its allocated stack.
 func (s *scanner) reset() {
-	deep := s.deep
-	*s = scanner{deep: deep}
+	deep, watch := s.deep, s.watch
+	*s = scanner{deep: deep, watch: watch}
 }
 
 // isWhite is the RFC 8259 whitespace set.
@@ -185,6 +189,9 @@ func (s *scanner) push(object bool, at int, c byte) bool {
 
 // endValue records a value that ended just before offset end.
 func (s *scanner) endValue(end int) {
+	if s.watch != nil {
+		s.watch.end(end)
+	}
 	s.memberEnd = end
 	if s.depth == 0 {
 		s.state = scanDone
@@ -195,6 +202,9 @@ func (s *scanner) endValue(end int) {
 
 // beginValue starts the value whose first byte c is at offset at.
 func (s *scanner) beginValue(c byte, at int) {
+	if s.watch != nil {
+		s.watch.begin(c, at)
+	}
 	switch {
 	case c == '{':
 		if s.push(true, at, c) {
@@ -259,6 +269,9 @@ func feed[T string | []byte](s *scanner, p T) {
 				if s.inKey {
 					s.inKey = false
 					s.state = scanColon
+					if s.watch != nil {
+						s.watch.key(base + i + 1)
+					}
 				} else {
 					s.endValue(base + i + 1)
 				}
@@ -286,6 +299,9 @@ func feed[T string | []byte](s *scanner, p T) {
 			case isWhite(c):
 			case c == '"':
 				s.state, s.inKey = scanString, true
+				if s.watch != nil {
+					s.watch.keyAt = base + i
+				}
 			case c == '}':
 				s.closeContainer(c, base+i)
 			default:
@@ -296,6 +312,9 @@ func feed[T string | []byte](s *scanner, p T) {
 			case isWhite(c):
 			case c == '"':
 				s.state, s.inKey = scanString, true
+				if s.watch != nil {
+					s.watch.keyAt = base + i
+				}
 			default:
 				s.fail(faultByte, base+i, c)
 			}

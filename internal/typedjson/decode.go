@@ -16,6 +16,15 @@ type Words struct {
 	Member  string // one member: "argument"
 	Whole   string // the whole value: "the arguments"
 	Unknown string // after a member's name, when the schema has no such member
+	One     bool   // Whole is singular: "the answer is", not "the arguments are"
+}
+
+// verb picks the form of a verb that agrees with Whole.
+func (w Words) verb(many, one string) string {
+	if w.One {
+		return one
+	}
+	return many
 }
 
 // Decode decodes data, one JSON object, into v (a non-nil pointer to the
@@ -38,9 +47,9 @@ type Words struct {
 func Decode(data []byte, v any, w Words) error {
 	if !json.Valid(data) {
 		if json.NewDecoder(bytes.NewReader(data)).Decode(new(json.RawMessage)) == nil {
-			return fmt.Errorf("%s have more after the object; send one JSON object", w.Whole)
+			return fmt.Errorf("%s %s more after the object; send one JSON object", w.Whole, w.verb("have", "has"))
 		}
-		return fmt.Errorf("%s do not decode: %w", w.Whole, json.Unmarshal(data, new(any)))
+		return fmt.Errorf("%s %s not decode: %w", w.Whole, w.verb("do", "does"), json.Unmarshal(data, new(any)))
 	}
 	t := reflect.TypeOf(v).Elem()
 	st := strictWalk{dec: json.NewDecoder(bytes.NewReader(data)), w: w}
@@ -72,14 +81,14 @@ func (s *strictWalk) name(path string) string {
 func (s *strictWalk) value(t reflect.Type, path string, nullOK bool) error {
 	tok, err := s.dec.Token()
 	if err != nil {
-		return fmt.Errorf("%s do not decode: %w", s.w.Whole, err)
+		return fmt.Errorf("%s %s not decode: %w", s.w.Whole, s.w.verb("do", "does"), err)
 	}
 	if tok == nil {
 		if nullOK || takesNull(t) {
 			return nil
 		}
 		if path == "" {
-			return fmt.Errorf("%s are null, not an object", s.w.Whole)
+			return fmt.Errorf("%s %s null, not an object", s.w.Whole, s.w.verb("are", "is"))
 		}
 		return fmt.Errorf("%s is null; it is required and takes %s", s.name(path), kindWord(t))
 	}
@@ -206,11 +215,11 @@ func (s *strictWalk) typeError(err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		if te.Field == "" {
-			return fmt.Errorf("%s are a JSON %s, not %s", s.w.Whole, te.Value, kindWord(te.Type))
+			return fmt.Errorf("%s %s a JSON %s, not %s", s.w.Whole, s.w.verb("are", "is"), te.Value, kindWord(te.Type))
 		}
 		return fmt.Errorf("%s is a JSON %s, not %s", s.name(te.Field), te.Value, kindWord(te.Type))
 	}
-	return fmt.Errorf("%s do not decode: %w", s.w.Whole, err)
+	return fmt.Errorf("%s %s not decode: %w", s.w.Whole, s.w.verb("do", "does"), err)
 }
 
 // kindWord names the JSON a Go type takes.

@@ -2,6 +2,7 @@ package typedjson
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 )
@@ -23,7 +24,7 @@ type (
 	}
 )
 
-var words = Words{Member: "member", Whole: "the answer", Unknown: "is not in the schema"}
+var words = Words{Member: "member", Whole: "the answer", Unknown: "is not in the schema", One: true}
 
 // TestDecode: the rules past what agentloop's table covers — embedded
 // members, types that take any JSON (null too), map values and array
@@ -58,4 +59,22 @@ func errString(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// TestDecodeDepth: a member that takes any JSON is skipped without
+// recursion at encoding/json's nesting limit, and refused one above it.
+func TestDecodeDepth(t *testing.T) {
+	type in struct {
+		Any any `json:"any"`
+	}
+	for _, tc := range []struct {
+		depth int
+		ok    bool
+	}{{9998, true}, {9999, true}, {10000, false}} {
+		data := `{"any":` + strings.Repeat("[", tc.depth) + strings.Repeat("]", tc.depth) + `}`
+		var v in
+		if err := Decode([]byte(data), &v, words); (err == nil) != tc.ok {
+			t.Errorf("depth %d (+1 for the object): %v", tc.depth, err)
+		}
+	}
 }

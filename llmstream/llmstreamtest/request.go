@@ -41,6 +41,13 @@ type Request struct {
 	Stream   bool
 	// StreamOptions is the request's stream_options, nil when absent.
 	StreamOptions *StreamOptions
+	// Output is the structured output the request asked for, read where
+	// the dialect's provider expects it (chat's response_format,
+	// Responses' text.format, Anthropic's output_config.format, Gemini's
+	// generationConfig.responseJsonSchema, Bedrock's
+	// outputConfig.textFormat), its schema compacted; nil when it asked
+	// for none there. Anthropic and Gemini send no name or strict flag.
+	Output *llmstream.OutputSchema
 
 	// Err is nil when the request was served as scripted (the script's own
 	// faults included); otherwise a [*RequestError] saying why not.
@@ -82,6 +89,11 @@ func (r *Request) decodeChat() error {
 func (r Request) clone() Request {
 	r.Header = r.Header.Clone()
 	r.Body = bytes.Clone(r.Body)
+	if r.Output != nil {
+		o := *r.Output
+		o.Schema = bytes.Clone(o.Schema)
+		r.Output = &o
+	}
 	if r.Messages != nil {
 		msgs := make([]llmstream.Message, len(r.Messages))
 		for i, m := range r.Messages {

@@ -322,6 +322,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if served {
 		req.Dialect = wr.dialect()
 		decodeErr = wr.decode(&req)
+		req.Output = requestOutput(req.Dialect, body)
 		if pathModel != "" {
 			req.Model = pathModel
 		}

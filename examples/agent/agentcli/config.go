@@ -85,6 +85,8 @@ type config struct {
 	Parallel int
 	// Yes approves every call that needs approval without asking.
 	Yes bool
+	// Output is "plan" for a typed plan as the final answer, "" for text.
+	Output string
 	// State is where a paused run is saved ("": the --resume file, else
 	// defaultStateFile); Resume the file of a paused run to go on with.
 	State, Resume string
@@ -156,6 +158,13 @@ func allSettings() []setting {
 		{"parallel", kindCount, "n", fmt.Sprintf("tool calls of one turn that run at once (default %d)", defaultParallel), setInt(func(c *config) *int { return &c.Parallel })},
 		{"allow_write", kindBool, "", "offer write_file; each write is put to you first: y, n or why (default false: not offered)", setBool(func(c *config) *bool { return &c.AllowWrite })},
 		{"yes", kindBool, "", "approve without asking every call that needs approval: write_file, tools added by WithTools that are not read-only (default false: ask; off a terminal, deny)", setBool(func(c *config) *bool { return &c.Yes })},
+		{"output", kindText, "kind", "the final answer's form: plan, a typed plan streamed step by step as each completes (default: text)", func(c *config, v string) error {
+			if v != "plan" && v != "" {
+				return fmt.Errorf("%q is not an output form (plan)", v)
+			}
+			c.Output = v
+			return nil
+		}},
 		{"state", kindText, "file", "where a run paused by Ctrl-C at a question is saved (default " + defaultStateFile + ", or the --resume file)", func(c *config, v string) error { c.State = v; return nil }},
 	}
 }

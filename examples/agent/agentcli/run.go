@@ -171,6 +171,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 			AfterApproval: out.approvalDone,
 		},
 	}
+	if cfg.Output == "plan" {
+		planOutput(&loop, out)
+	}
 	start := time.Now()
 	out.begin()
 	stopClock := out.startClock(clockInterval)

@@ -43,6 +43,8 @@ func scriptedTurn(req llmstreamtest.Request) llmstreamtest.Turn {
 		turn = readTurn(task, results)
 	case offers(req.Tools, "write_file") && !slices.ContainsFunc(results, func(r result) bool { return r.name == "write_file" }):
 		turn = writeTurn(results)
+	case req.Output != nil:
+		turn = scriptedPlan(task, results)
 	default:
 		turn = summaryTurn(task, results)
 	}

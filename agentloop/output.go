@@ -1,0 +1,103 @@
+package agentloop
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/airlock-go/airlock/llmstream"
+)
+
+// Output makes a Loop's final answer structured ([Loop.Output]): the
+// schema is sent with every turn (llmstream.Request.Output), and an
+// answer without tool calls ends the run only once Check accepts it.
+//
+// An answer Check refuses is told to the model as a user message
+// "error: your answer does not fit the output schema: <what is wrong>",
+// and the run goes on; the same answer refused for the same reason twice
+// in a row stops the run with an error wrapping [ErrRepeatedFailure] and
+// llmstream.ErrInvalidOutput, as a recoverable tool failure does.
+// Tools work as usual in the same run: only an answer without calls is
+// checked.
+type Output struct {
+	// Schema is what the model is asked for; see llmstream.OutputSchema.
+	Schema llmstream.OutputSchema
+	// Check says what is wrong with an answer (the final message's
+	// Content), in words for the model; nil when it fits. nil checks only
+	// that the answer is one JSON object.
+	Check func(answer llmstream.Message) error
+
+	err error // why OutputFor could not build it; reported by Run
+}
+
+// OutputFor returns an Output whose schema is derived from T as [NewTool]
+// derives a tool's parameters, strict, and whose Check decodes the answer
+// as strictly as llmstream.DecodeOutput does (exact member names, required
+// members present and not null, no unknown member). A T with no schema
+// makes Run fail with [ErrInvalidLoop] wrapping [ErrUnsupportedType]
+// before anything is sent. Read the decoded answer with [DecodeOutput].
+func OutputFor[T any](name string) *Output {
+	s, err := llmstream.OutputSchemaFor[T](name)
+	if err != nil {
+		return &Output{err: err}
+	}
+	return &Output{Schema: *s, Check: func(m llmstream.Message) error {
+		_, err := llmstream.DecodeOutput[T](m)
+		return err
+	}}
+}
+
+// DecodeOutput decodes the structured answer of a finished run
+// (Result.Output) into a T, as llmstream.DecodeOutput does; its errors
+// are that function's.
+func DecodeOutput[T any](res Result) (T, error) {
+	return llmstream.DecodeOutput[T](llmstream.Message{Content: string(res.Output)})
+}
+
+// check reports an Output OutputFor could not build.
+func (o *Output) check() error {
+	if o.err != nil {
+		return fmt.Errorf("%w: output: %w", ErrInvalidLoop, o.err)
+	}
+	return nil
+}
+
+// finalAnswer judges an answer without tool calls when the Loop has an
+// Output: done when it fits (Result.Output is set); otherwise the model
+// is told what is wrong and again is true, or the run stops with err when
+// the same answer failed the same way just before.
+func (r *run) finalAnswer(msg llmstream.Message) (again bool, err error) {
+	o := r.s.Output
+	if o == nil {
+		return false, nil
+	}
+	problem := objectAnswer(msg)
+	if problem == nil && o.Check != nil {
+		problem = o.Check(msg)
+	}
+	if problem == nil {
+		r.lastFailure = ""
+		r.res.Output = json.RawMessage(msg.Content)
+		return false, nil
+	}
+	text := problem.Error()
+	key := "output\x00" + msg.Content + "\x00" + text
+	if key == r.lastFailure {
+		return false, fmt.Errorf("agentloop: %w: the answer does not fit the output schema: %w", ErrRepeatedFailure, problem)
+	}
+	r.lastFailure = key
+	r.res.Messages = append(r.res.Messages, llmstream.Message{Role: "user",
+		Content: "error: your answer does not fit the output schema: " + text + ". Answer again with one JSON object that fits it."})
+	return true, nil
+}
+
+// objectAnswer is the check every Output makes: one JSON object.
+func objectAnswer(m llmstream.Message) error {
+	var obj map[string]json.RawMessage
+	if m.Refusal != "" {
+		return fmt.Errorf("%w: the model refused: %s", llmstream.ErrInvalidOutput, m.Refusal)
+	}
+	if err := json.Unmarshal([]byte(m.Content), &obj); err != nil || obj == nil {
+		return fmt.Errorf("%w: the answer is not one JSON object", llmstream.ErrInvalidOutput)
+	}
+	return nil
+}
