@@ -21,12 +21,16 @@ func (r *run) checkCalls(turn int, calls []llmstream.ToolCall, streamed []error)
 	var first *ToolError
 	var key strings.Builder // identifies this set of failures for the repeat rule
 	answers := make([]string, len(calls))
+	ids := make(map[string]int, len(calls))
+	for _, call := range calls {
+		ids[call.ID]++
+	}
 	for i, call := range calls {
 		var cause error
 		if i < len(streamed) {
 			cause = streamed[i]
 		}
-		problem, sentinel := r.problem(call, cause)
+		problem, sentinel := r.problem(call, cause, ids[call.ID])
 		if problem == "" {
 			continue
 		}
@@ -62,8 +66,14 @@ func (r *run) checkCalls(turn int, calls []llmstream.ToolCall, streamed []error)
 
 // problem says, in words for the model, why call may not run, and the
 // sentinel for it; "" when it may. streamed is the stream's own verdict on
-// the arguments, if it had one.
-func (r *run) problem(call llmstream.ToolCall, streamed error) (string, error) {
+// the arguments, if it had one; sharing is how many calls of the turn have
+// call's id.
+func (r *run) problem(call llmstream.ToolCall, streamed error, sharing int) (string, error) {
+	if sharing > 1 {
+		// Decisions and answers are matched to calls by id: a call that
+		// shares its id could be run on another's approval.
+		return fmt.Sprintf("%d calls of this turn have the id %q; send each call with an id of its own", sharing, call.ID), ErrDuplicateCallID
+	}
 	if r.s.byName[call.Function.Name] == nil {
 		names := make([]string, len(r.s.Tools))
 		for i, t := range r.s.Tools {

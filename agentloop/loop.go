@@ -97,9 +97,12 @@ type Loop struct {
 	MaxContextBytes int
 
 	// AnswerInvalidCalls chooses what a turn with an invalid call does: a
-	// call to a tool the Loop does not have, or whose arguments are not a
+	// call to a tool the Loop does not have, whose arguments are not a
 	// JSON object or not valid JSON at all (the stream's
-	// *llmstream.ToolCallsError). No call of such a turn ever runs. When
+	// *llmstream.ToolCallsError), or whose id another call of the turn
+	// has too (llmstream passes such a stream on as it came; agentloop
+	// refuses it, since decisions and answers are matched by id). No call
+	// of such a turn ever runs, nor is shown to Approve. When
 	// false, the default, the run stops with a [*ToolError] naming the
 	// first invalid call's index, id and tool. When true, each invalid call
 	// is answered with what was wrong (the list of tool names; what is
@@ -203,7 +206,8 @@ func orDefault[T int | time.Duration](v, def T) T {
 // Otherwise check the caps ([ErrTurnToolLimit], [ErrTotalToolLimit]),
 // then check every call before any runs: a name the Loop has no tool for
 // ([ErrUnknownTool]) or arguments that are not one JSON object
-// ([ErrInvalidArguments]; empty text is taken as {}) make the call
+// ([ErrInvalidArguments]; empty text is taken as {}) or an id another
+// call of the turn has too ([ErrDuplicateCallID]) make the call
 // invalid, as does a model error that is an *llmstream.ToolCallsError (a
 // stream that ended properly with arguments that are not JSON: its calls
 // are appended as the assistant message). A turn with an invalid call runs
