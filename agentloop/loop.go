@@ -303,7 +303,7 @@ func (r *run) loop(ctx context.Context, pending []llmstream.ToolCall) error {
 		if msg.Role == "" {
 			msg.Role = "assistant"
 		}
-		r.res.addUsage(msg.Usage)
+		r.res.Usage.Add(msg.Usage)
 		r.res.Messages = append(r.res.Messages, msg)
 		calls := msg.ToolCalls
 		if len(calls) == 0 {

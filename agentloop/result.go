@@ -36,16 +36,3 @@ type Result struct {
 	// was invalid. It shares nothing with Messages.
 	State *State
 }
-
-// addUsage adds u, if any, to the run's sum, every count of it.
-func (r *Result) addUsage(u *llmstream.Usage) {
-	if u == nil {
-		return
-	}
-	r.Usage.PromptTokens += u.PromptTokens
-	r.Usage.CompletionTokens += u.CompletionTokens
-	r.Usage.TotalTokens += u.TotalTokens
-	r.Usage.CachedTokens += u.CachedTokens
-	r.Usage.CacheWriteTokens += u.CacheWriteTokens
-	r.Usage.ReasoningTokens += u.ReasoningTokens
-}

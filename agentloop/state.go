@@ -41,7 +41,7 @@ type State struct {
 func (r *run) save() {
 	res := r.res
 	st := &State{
-		Messages:           slices.Clone(res.Messages),
+		Messages:           deepCopy(res.Messages),
 		Turns:              res.Turns,
 		ToolCalls:          res.ToolCalls,
 		Usage:              res.Usage,
@@ -88,7 +88,7 @@ func (r *run) save() {
 // owns copies.
 func (l *Loop) Resume(ctx context.Context, st State, decisions map[string]Decision) (Result, error) {
 	res := Result{
-		Messages:           slices.Clone(st.Messages),
+		Messages:           deepCopy(st.Messages),
 		Turns:              st.Turns,
 		ToolCalls:          st.ToolCalls,
 		Usage:              st.Usage,

@@ -194,6 +194,22 @@ type Usage struct {
 	BilledCompletionTokens int `json:"-"`
 }
 
+// Add adds every count of v to u's (a sum of several responses' usage,
+// as agentloop's Result.Usage); a nil v adds nothing.
+func (u *Usage) Add(v *Usage) {
+	if v == nil {
+		return
+	}
+	u.PromptTokens += v.PromptTokens
+	u.CompletionTokens += v.CompletionTokens
+	u.TotalTokens += v.TotalTokens
+	u.CachedTokens += v.CachedTokens
+	u.CacheWriteTokens += v.CacheWriteTokens
+	u.ReasoningTokens += v.ReasoningTokens
+	u.BilledPromptTokens += v.BilledPromptTokens
+	u.BilledCompletionTokens += v.BilledCompletionTokens
+}
+
 // Tool is a tool offered to the model in a request, in the OpenAI shape
 // {"type":"function","function":{"name","description","parameters"}}.
 type Tool struct {

@@ -25,19 +25,6 @@ type State struct {
 	LastFailure string
 }
 
-// addUsage adds one turn's usage to the total.
-func (s *State) addUsage(u *llmstream.Usage) {
-	if u == nil {
-		return
-	}
-	s.Usage.PromptTokens += u.PromptTokens
-	s.Usage.CompletionTokens += u.CompletionTokens
-	s.Usage.TotalTokens += u.TotalTokens
-	s.Usage.CachedTokens += u.CachedTokens
-	s.Usage.CacheWriteTokens += u.CacheWriteTokens
-	s.Usage.ReasoningTokens += u.ReasoningTokens
-}
-
 // answer appends the tool message for one call.
 func (s *State) answer(callID, content string, failed bool) {
 	s.Messages = append(s.Messages, llmstream.Message{Role: "tool", ToolCallID: callID, Content: content, IsError: failed})

@@ -94,7 +94,7 @@ func (w *run) turn() (done bool, err error) {
 	if err != nil {
 		return false, w.failed(ErrTypeModel, fmt.Errorf("temporal: turn %d: model: %w", turn, err))
 	}
-	w.st.addUsage(out.Usage)
+	w.st.Usage.Add(out.Usage)
 	w.st.Messages = append(w.st.Messages, out.Message)
 	calls := out.Message.ToolCalls
 	if len(calls) == 0 {
