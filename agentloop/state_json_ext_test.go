@@ -144,4 +144,3 @@ func TestRunUsageSumsEveryCount(t *testing.T) {
 		t.Errorf("State.Usage (-want +got):\n%s", diff)
 	}
 }
-
