@@ -59,12 +59,12 @@ func TestDuplicateCallIDs(t *testing.T) {
 						t.Errorf("answer %d %+v, want skipped", i, a)
 					}
 				}
-				if res.State == nil {
+				if res.State.Messages == nil {
 					t.Fatal("no State")
 				}
 				// Whatever Run returned, Resume takes.
 				l.Model = &script{turns: []llmstream.Message{asst("again")}}
-				if _, err := l.Resume(context.Background(), throughJSON(t, *res.State), nil); err != nil {
+				if _, err := l.Resume(context.Background(), throughJSON(t, res.State), nil); err != nil {
 					t.Errorf("Resume of the State Run returned: %v", err)
 				}
 			})
@@ -115,7 +115,7 @@ func TestResumeTakesWhatRunReturns(t *testing.T) {
 				ctx = context.Background()
 			}
 			res, runErr := l.Run(ctx, user)
-			if res.State == nil {
+			if res.State.Messages == nil {
 				t.Fatalf("Run (%v) returned no State", runErr)
 			}
 			decisions := map[string]agentloop.Decision{}
@@ -123,7 +123,7 @@ func TestResumeTakesWhatRunReturns(t *testing.T) {
 				decisions[c.ID] = agentloop.Decision{Verdict: agentloop.Allow}
 			}
 			l.Model, l.MaxContextBytes = &script{turns: []llmstream.Message{asst("again")}}, 0
-			_, err := l.Resume(context.Background(), throughJSON(t, *res.State), decisions)
+			_, err := l.Resume(context.Background(), throughJSON(t, res.State), decisions)
 			if errors.Is(err, agentloop.ErrInvalidState) || errors.Is(err, agentloop.ErrInvalidLoop) {
 				t.Errorf("Run stopped with %v; Resume of its State: %v", runErr, err)
 			}

@@ -148,56 +148,10 @@ type Loop struct {
 	Hooks Hooks
 }
 
-// settings is a Loop with its defaults resolved and its tools indexed.
-type settings struct {
-	Loop
-	schemas []llmstream.Tool
-	byName  map[string]*Tool
-}
-
-// settle resolves defaults and checks the configuration.
-func (l *Loop) settle() (*settings, error) {
-	s := &settings{Loop: *l}
-	if s.Model == nil {
-		return nil, fmt.Errorf("%w: no Model", ErrInvalidLoop)
-	}
-	s.MaxTurns = orDefault(s.MaxTurns, DefaultMaxTurns)
-	s.MaxToolCallsPerTurn = orDefault(s.MaxToolCallsPerTurn, DefaultMaxToolCallsPerTurn)
-	s.MaxTotalToolCalls = orDefault(s.MaxTotalToolCalls, DefaultMaxTotalToolCalls)
-	s.MaxToolOutputBytes = orDefault(s.MaxToolOutputBytes, DefaultMaxToolOutputBytes)
-	s.MaxContextBytes = orDefault(s.MaxContextBytes, DefaultMaxContextBytes)
-	s.ToolTimeout = orDefault(s.ToolTimeout, DefaultToolTimeout)
-	if r := &s.Request; r.Messages != nil || r.Tools != nil || r.OnDelta != nil {
-		return nil, fmt.Errorf("%w: the Request template sets Messages, Tools or OnDelta, which the loop fills in", ErrInvalidLoop)
-	}
-	// Copy the tools in, so a caller changing its slice mid-run changes
-	// nothing here.
-	s.Tools = slices.Clone(l.Tools)
-	s.byName = make(map[string]*Tool, len(s.Tools))
-	for i := range s.Tools {
-		t := &s.Tools[i]
-		if err := t.check(); err != nil {
-			return nil, err
-		}
-		if s.byName[t.Name] != nil {
-			return nil, fmt.Errorf("%w: two tools are named %q", ErrInvalidLoop, t.Name)
-		}
-		s.byName[t.Name] = t
-		s.schemas = append(s.schemas, t.Schema())
-	}
-	return s, nil
-}
-
-func orDefault[T int | time.Duration](v, def T) T {
-	if v == 0 {
-		return def
-	}
-	return v
-}
-
 // Run runs the loop on a copy of messages until the model answers without
 // tool calls, a limit is hit, a tool fails, the model fails, a call is
-// paused for approval, or ctx ends.
+// paused for approval, or ctx ends. It is one driver of the Loop's [Core],
+// whose steps say what each rule does.
 //
 // Each turn: apply the context budget; call the model's Stream with the
 // Request template, the conversation and the tools (see [Model]); append
@@ -205,7 +159,7 @@ func orDefault[T int | time.Duration](v, def T) T {
 // calls, return it with a nil error.
 // Otherwise check the caps ([ErrTurnToolLimit], [ErrTotalToolLimit]),
 // then check every call before any runs: a name the Loop has no tool for
-// ([ErrUnknownTool]) or arguments that are not one JSON object
+// ([ErrUnknownTool]), arguments that are not one JSON object
 // ([ErrInvalidArguments]; empty text is taken as {}) or an id another
 // call of the turn has too ([ErrDuplicateCallID]) make the call
 // invalid, as does a model error that is an *llmstream.ToolCallsError (a
@@ -228,8 +182,9 @@ func orDefault[T int | time.Duration](v, def T) T {
 // cancelled and answered "cancelled: ...". Calls stopped by a cap or by
 // cancellation before they started are answered "not run: ...", and a
 // call running when the run was cancelled is answered "cancelled: ...",
-// so that every call in Result.Messages has its answer. A timed-out or
-// cancelled call may have done part of its work.
+// so that every call in Result.Messages has its answer; Result.Answers
+// says what became of each ([Outcome]). A timed-out or cancelled call may
+// have done part of its work.
 //
 // Run always returns the Result so far, with its State (for any error but
 // an [ErrInvalidLoop] one) to go on later with [Loop.Resume]. The error is
@@ -238,156 +193,262 @@ func orDefault[T int | time.Duration](v, def T) T {
 // error, or the model's or the context's error wrapped with the turn
 // (errors.Is(err, context.Canceled) holds after a cancellation).
 func (l *Loop) Run(ctx context.Context, messages []llmstream.Message) (Result, error) {
-	res := Result{Messages: slices.Clone(messages)}
-	s, err := l.settle()
+	c, err := l.driverCore()
+	if err == nil && len(messages) == 0 {
+		err = fmt.Errorf("%w: Run needs at least one message", ErrInvalidLoop)
+	}
 	if err != nil {
-		return res, err
+		return Result{Messages: deepCopy(messages)}, err
 	}
-	if len(messages) == 0 {
-		return res, fmt.Errorf("%w: Run needs at least one message", ErrInvalidLoop)
+	st := State{Messages: deepCopy(messages)}
+	return c.drive(ctx, &st, nil)
+}
+
+// driverCore is the Core of a Loop that Run and Resume drive: one with a
+// Model.
+func (l *Loop) driverCore() (*Core, error) {
+	if l.Model == nil {
+		return nil, fmt.Errorf("%w: no Model", ErrInvalidLoop)
 	}
-	r := &run{s: s, res: &res, dropped: map[int]bool{}}
-	err = r.loop(ctx, nil)
-	r.save()
+	return l.Core()
+}
+
+// driver is one Run or Resume: the Core's steps, with the model, Approve,
+// the tools and the hooks called on its goroutine.
+type driver struct {
+	c       *Core
+	st      *State
+	answers []Answer // the answers this Run or Resume made
+}
+
+// drive takes turns until the run stops; t, when not nil, is a resumed
+// turn, taken first.
+func (c *Core) drive(ctx context.Context, st *State, t *Turn) (Result, error) {
+	d := &driver{c: c, st: st}
+	err := d.loop(ctx, t)
+	res := Result{
+		Messages: deepCopy(st.Messages), Turns: st.Turns, ToolCalls: st.ToolCalls, Usage: st.Usage,
+		DroppedToolOutputs: st.DroppedToolOutputs, Pending: slices.Clone(st.Pending),
+		Answers: d.answers, State: deepCopy(*st),
+	}
 	return res, err
 }
 
-// run is the state of one Run or Resume.
-type run struct {
-	s       *settings
-	res     *Result
-	dropped map[int]bool // indexes of tool messages whose output was dropped
-	// lastFailure identifies the previous recoverable failure (tool,
-	// arguments, error text); "" after any success.
-	lastFailure string
-	// decided holds the decisions on the calls of the turn being settled.
-	decided map[string]Decision
-	// startTurns and startCalls are the Result's counts when this Run or
-	// Resume began: the caps count from there.
-	startTurns, startCalls int
-}
-
-// loop runs turns until the run stops. pending, when not nil, are the
-// calls of a resumed turn: that turn is settled first.
-func (r *run) loop(ctx context.Context, pending []llmstream.ToolCall) error {
-	if pending != nil {
-		if err := r.settleTurn(ctx, r.res.Turns, pending); err != nil {
-			return err
-		}
-	}
+func (d *driver) loop(ctx context.Context, t *Turn) error {
 	for {
-		turn := r.res.Turns + 1
-		if made := turn - 1 - r.startTurns; r.s.MaxTurns >= 0 && made >= r.s.MaxTurns {
-			return &LimitError{Err: ErrMaxTurns, Turn: turn, Value: made, Limit: r.s.MaxTurns}
-		}
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("agentloop: before turn %d: %w", turn, context.Cause(ctx))
-		}
-		size, n := fitBudget(r.res.Messages, r.s.MaxContextBytes, r.dropped)
-		r.res.DroppedToolOutputs += n
-		if r.s.MaxContextBytes >= 0 && size > r.s.MaxContextBytes {
-			return &LimitError{Err: ErrContextBudget, Turn: turn, Value: size, Limit: r.s.MaxContextBytes}
-		}
-
-		msg, err := r.callModel(ctx, turn)
-		var invalid []error // why each call may not run, nil for a call that may
-		var tce *llmstream.ToolCallsError
-		if errors.As(err, &tce) {
-			// The stream ended properly with calls whose arguments are
-			// not JSON: the turn is answered like any invalid call.
-			msg.ToolCalls, invalid, err = tce.Calls, slices.Clone(tce.Errs), nil
-		}
-		if err != nil {
-			return fmt.Errorf("agentloop: turn %d: model: %w", turn, err)
-		}
-		if msg.Role == "" {
-			msg.Role = "assistant"
-		}
-		r.res.Usage.Add(msg.Usage)
-		r.res.Messages = append(r.res.Messages, msg)
-		calls := msg.ToolCalls
-		if len(calls) == 0 {
-			if msg.StopReason == llmstream.StopPause {
-				// A long server-side turn paused (Anthropic's pause_turn):
-				// sending the conversation again, ending in this message,
-				// lets the model go on from it.
-				continue
+		if t == nil {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("agentloop: before turn %d: %w", d.st.Turns+1, context.Cause(ctx))
 			}
-			return nil
-		}
-		if limit := r.s.MaxToolCallsPerTurn; limit >= 0 && len(calls) > limit {
-			err := &LimitError{Err: ErrTurnToolLimit, Turn: turn, Value: len(calls), Limit: limit}
-			r.answerRest(calls, "not run: "+err.Error())
-			return err
-		}
-		if limit, made := r.s.MaxTotalToolCalls, r.res.ToolCalls-r.startCalls; limit >= 0 && made+len(calls) > limit {
-			err := &LimitError{Err: ErrTotalToolLimit, Turn: turn, Value: made + len(calls), Limit: limit}
-			r.answerRest(calls, "not run: "+err.Error())
-			return err
-		}
-		r.res.ToolCalls += len(calls)
-		if invalid, stop := r.checkCalls(turn, calls, invalid); invalid {
-			if stop != nil {
-				return stop
+			req, err := d.c.Next(d.st)
+			if err != nil {
+				return err
 			}
-			continue
+			msg, err := d.callModel(ctx, req)
+			t, err = d.c.Plan(d.st, msg, err)
+			d.announceInvalid(t)
+			if err != nil || t.Done {
+				return err
+			}
 		}
-		if err := r.settleTurn(ctx, turn, calls); err != nil {
-			return err
+		if !t.Answered {
+			if err := d.take(ctx, t); err != nil {
+				return err
+			}
 		}
+		t = nil
 	}
-}
-
-// settleTurn gets the decisions the turn's calls need and, once every call
-// is decided, runs them. A paused call leaves the turn unanswered: the
-// Result's State holds it, with the decisions so far.
-func (r *run) settleTurn(ctx context.Context, turn int, calls []llmstream.ToolCall) error {
-	pending, err := r.approve(ctx, turn, calls)
-	if err != nil {
-		clear(r.decided)
-		return err
-	}
-	if len(pending) > 0 {
-		r.res.Pending = pending
-		return fmt.Errorf("%w: %d calls of turn %d wait for a decision", ErrPaused, len(pending), turn)
-	}
-	err = r.runCalls(ctx, turn, calls)
-	clear(r.decided)
-	return err
 }
 
 // callModel makes one model call with its hooks.
-func (r *run) callModel(ctx context.Context, turn int) (llmstream.Message, error) {
-	h := &r.s.Hooks
+func (d *driver) callModel(ctx context.Context, req llmstream.Request) (llmstream.Message, error) {
+	h := &d.c.l.Hooks
+	turn := d.st.Turns
 	if h.BeforeModel != nil {
-		h.BeforeModel(ModelStart{Turn: turn, Messages: r.res.Messages})
+		h.BeforeModel(ModelStart{Turn: turn, Messages: req.Messages})
 	}
 	start := time.Now()
-	r.res.Turns++
-	req := r.s.Request
-	req.Messages, req.Tools = r.res.Messages, r.s.schemas
 	if onDelta := h.OnDelta; onDelta != nil {
 		req.OnDelta = func(d llmstream.Delta) error {
 			onDelta(d)
 			return nil
 		}
 	}
-	msg, err := r.s.Model.Stream(ctx, req)
+	msg, err := d.c.l.Model.Stream(ctx, req)
 	if h.AfterModel != nil {
 		h.AfterModel(ModelDone{Turn: turn, Message: msg, Err: err, Duration: time.Since(start)})
 	}
 	return msg, err
 }
 
-// answer appends the tool message for call; failed marks the answer of a
-// call that failed (llmstream.Message.IsError).
-func (r *run) answer(call llmstream.ToolCall, content string, failed bool) {
-	r.res.Messages = append(r.res.Messages, llmstream.Message{Role: "tool", ToolCallID: call.ID, Content: content, IsError: failed})
+// take decides the turn's calls, runs those allowed, and finishes it.
+func (d *driver) take(ctx context.Context, t *Turn) error {
+	if err := d.decide(ctx, t); err != nil {
+		return err
+	}
+	if err := d.c.Wait(d.st, t); err != nil {
+		return err
+	}
+	var todo []int
+	for i := range t.Calls {
+		if t.Runs(i) {
+			todo = append(todo, i)
+		}
+	}
+	started := d.runCalls(ctx, t, todo)
+	return d.finish(ctx, t, started < len(todo))
 }
 
-// answerRest answers every call in calls with the same content.
-func (r *run) answerRest(calls []llmstream.ToolCall, content string) {
-	for _, c := range calls {
-		r.answer(c, content, false)
+// finish answers the turn; unstarted says a call was not started, which,
+// when no call failed, only the run's cancellation does.
+func (d *driver) finish(ctx context.Context, t *Turn, unstarted bool) error {
+	err := d.c.Finish(d.st, t)
+	d.answers = append(d.answers, t.Answers...)
+	if err == nil && unstarted && ctx.Err() != nil {
+		err = fmt.Errorf("agentloop: turn %d: %w", t.Number, context.Cause(ctx))
 	}
+	return err
+}
+
+// decide gets a decision from Approve for every call of the turn that
+// needs one and has none yet (a resumed turn has some), in call order. An
+// error from Approve (or an unset verdict) fails that call and the run; a
+// run cancelled meanwhile answers every call "not run".
+func (d *driver) decide(ctx context.Context, t *Turn) error {
+	for i, c := range t.Calls {
+		if !t.Ask[i] || t.Decisions[i].Verdict != 0 {
+			continue
+		}
+		if d.c.l.Approve == nil {
+			t.Decisions[i] = Decision{Verdict: Allow}
+			continue
+		}
+		if ctx.Err() != nil {
+			return d.finish(ctx, t, true)
+		}
+		dec, err := d.ask(ctx, c)
+		if err != nil && ctx.Err() != nil {
+			return d.finish(ctx, t, true)
+		}
+		if err != nil {
+			t.Answers[i] = Answer{Outcome: Failed, Content: "error: the approval of this call failed",
+				Err: &ToolError{Name: c.Name, CallID: c.ID, Index: i, Err: err}}
+			return d.finish(ctx, t, false)
+		}
+		t.Decisions[i] = dec
+	}
+	return nil
+}
+
+// ask calls Approve and its hook.
+func (d *driver) ask(ctx context.Context, c Call) (Decision, error) {
+	dec, err := d.c.l.Approve(ctx, c)
+	if err == nil && !dec.Verdict.valid() {
+		err = fmt.Errorf("%w: Approve returned %v for call %s", ErrApproval, dec.Verdict, c.ID)
+	} else if err != nil {
+		err = fmt.Errorf("%w: %w", ErrApproval, err)
+	}
+	if h := d.c.l.Hooks.AfterApproval; h != nil {
+		h(ApprovalDone{Call: c, Decision: dec, Err: err})
+	}
+	return dec, err
+}
+
+// announceInvalid tells the tool hooks of the calls Plan refused.
+func (d *driver) announceInvalid(t *Turn) {
+	h := &d.c.l.Hooks
+	for i, a := range t.Answers {
+		if a.Outcome != Invalid {
+			continue
+		}
+		c := t.raw[i]
+		if h.BeforeTool != nil {
+			h.BeforeTool(ToolStart{Turn: t.Number, Index: i, Call: c})
+		}
+		if h.AfterTool != nil {
+			h.AfterTool(ToolDone{Turn: t.Number, Index: i, Call: c, Content: a.Content, Err: a.Err, Outcome: Invalid})
+		}
+	}
+	if t.Answered {
+		d.answers = append(d.answers, t.Answers...)
+	}
+}
+
+// errCallFailed is the cause the turn's context ends with when one of its
+// calls failed the run, so the others stop.
+var errCallFailed = errors.New("agentloop: another call of the turn failed the run")
+
+// runCalls runs the calls todo names, up to Loop.ParallelTools at once,
+// and fills in their answers. It returns how many of todo it started.
+// Hooks are called on this goroutine only.
+func (d *driver) runCalls(ctx context.Context, t *Turn, todo []int) (started int) {
+	width := d.c.l.ParallelTools
+	failed := false
+	if width == 1 || len(todo) == 1 {
+		// One at a time: on this goroutine, with nothing to cancel.
+		for ; started < len(todo) && !failed && ctx.Err() == nil; started++ {
+			i := todo[started]
+			d.beforeTool(t, i, len(todo), 1)
+			failed = d.done(ctx, ctx, t, i, d.c.Dispatch(ctx, t.Calls[i])) == Failed
+		}
+		return started
+	}
+	tctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	type finished struct {
+		index int
+		a     Answer
+	}
+	results := make(chan finished, len(todo))
+	running := 0
+	for {
+		for running < width && started < len(todo) && !failed && ctx.Err() == nil {
+			i := todo[started]
+			started++
+			running++
+			d.beforeTool(t, i, len(todo), running)
+			go func() { results <- finished{i, d.c.Dispatch(tctx, t.Calls[i])} }()
+		}
+		if running == 0 {
+			return started
+		}
+		f := <-results
+		running--
+		if d.done(ctx, tctx, t, f.index, f.a) == Failed && !failed {
+			failed = true
+			stop(errCallFailed)
+		}
+	}
+}
+
+func (d *driver) beforeTool(t *Turn, index, batch, running int) {
+	if h := d.c.l.Hooks.BeforeTool; h != nil {
+		h(ToolStart{Turn: t.Number, Index: index, Call: t.raw[index], Batch: batch, Running: running})
+	}
+}
+
+// done records call i's answer, marked Cancelled when the run's end (ctx)
+// or another call's failure (tctx) stopped it, calls AfterTool, and
+// returns the outcome.
+func (d *driver) done(ctx, tctx context.Context, t *Turn, i int, a Answer) Outcome {
+	hookText := a.Content
+	if a.Outcome != Ran {
+		switch {
+		case ctx.Err() != nil:
+			// The run was cancelled while the tool ran: that, not the
+			// tool's reaction to it, is why the run stops.
+			a.Outcome = Cancelled
+			a.Err = fmt.Errorf("agentloop: turn %d: tool %q: %w", t.Number, a.Call.Name, context.Cause(ctx))
+			hookText = cancelledText("")
+		case context.Cause(tctx) == errCallFailed:
+			a.Outcome = Cancelled
+			hookText = "cancelled: another call of the turn failed the run"
+		}
+	}
+	t.Answers[i] = a
+	if h := d.c.l.Hooks.AfterTool; h != nil {
+		h(ToolDone{Turn: t.Number, Index: i, Call: t.raw[i], Content: hookText, OutputBytes: a.OutputBytes,
+			CutBytes: a.CutBytes, Err: a.Err, Duration: a.Duration, Outcome: a.Outcome})
+	}
+	return a.Outcome
 }

@@ -31,8 +31,12 @@ type Result struct {
 	// last message of Messages, is not answered yet: give
 	// [Loop.Resume] the State and a decision for each.
 	Pending []Call
+	// Answers are the answers to the calls this Run or Resume answered, in
+	// the order they joined Messages, each with what became of its call
+	// ([Outcome]).
+	Answers []Answer
 	// State is everything [Loop.Resume] needs to go on from where the run
-	// stopped, whatever stopped it; nil only when the Loop or the input
-	// was invalid. It shares nothing with Messages.
-	State *State
+	// stopped, whatever stopped it; the zero State (no Messages) only when
+	// the Loop or the input was invalid. It shares nothing with Messages.
+	State State
 }

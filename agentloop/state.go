@@ -3,7 +3,6 @@ package agentloop
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/airlock-go/airlock/llmstream"
@@ -35,35 +34,10 @@ type State struct {
 	// Decisions are the decisions already made on the other calls of the
 	// pending turn, by call id.
 	Decisions map[string]Decision
-}
-
-// save records the run's position in its Result.
-func (r *run) save() {
-	res := r.res
-	st := &State{
-		Messages:           deepCopy(res.Messages),
-		Turns:              res.Turns,
-		ToolCalls:          res.ToolCalls,
-		Usage:              res.Usage,
-		DroppedToolOutputs: res.DroppedToolOutputs,
-		LastFailure:        r.lastFailure,
-		Pending:            slices.Clone(res.Pending),
-	}
-	for i := range r.dropped {
-		st.Dropped = append(st.Dropped, i)
-	}
-	slices.Sort(st.Dropped)
-	if len(res.Pending) > 0 {
-		for id, d := range r.decided {
-			if d.Verdict != Pause {
-				if st.Decisions == nil {
-					st.Decisions = map[string]Decision{}
-				}
-				st.Decisions[id] = d
-			}
-		}
-	}
-	res.State = st
+	// TurnsBefore and ToolCallsBefore are Turns and ToolCalls when the
+	// Run or Resume that made the State began: the caps MaxTurns and
+	// MaxTotalToolCalls count from them. Resume sets them.
+	TurnsBefore, ToolCallsBefore int
 }
 
 // Resume goes on with a run from its saved State, as if it had never
@@ -81,52 +55,62 @@ func (r *run) save() {
 //
 // A State that does not fit the Loop (a pending call to a tool the Loop
 // lacks, or that does not need approval; a pending list or decisions that
-// are not the last message's waiting calls) or decisions that do not fit
+// are not the last message's waiting calls; pending calls and a Loop
+// without an Approve function) or decisions that do not fit
 // the State (for a call that is not pending, missing for one that is, or
 // with no verdict) are an error wrapping [ErrInvalidState], and nothing
 // runs; so is an [ErrInvalidLoop] error. st is not modified; the Result
 // owns copies.
 func (l *Loop) Resume(ctx context.Context, st State, decisions map[string]Decision) (Result, error) {
-	res := Result{
-		Messages:           deepCopy(st.Messages),
-		Turns:              st.Turns,
-		ToolCalls:          st.ToolCalls,
-		Usage:              st.Usage,
-		DroppedToolOutputs: st.DroppedToolOutputs,
-		Pending:            slices.Clone(st.Pending),
+	c, err := l.driverCore()
+	own := deepCopy(st)
+	var t *Turn
+	if err == nil {
+		t, err = c.resume(&own, decisions)
 	}
-	s, err := l.settle()
 	if err != nil {
-		return res, err
+		return Result{Messages: own.Messages, Turns: st.Turns, ToolCalls: st.ToolCalls, Usage: st.Usage,
+			DroppedToolOutputs: st.DroppedToolOutputs, Pending: slices.Clone(st.Pending)}, err
 	}
-	pending, err := checkState(s, &st, decisions)
-	if err != nil {
-		return res, err
-	}
-	r := &run{
-		s: s, res: &res, dropped: map[int]bool{}, decided: map[string]Decision{},
-		lastFailure: st.LastFailure, startTurns: st.Turns, startCalls: st.ToolCalls,
-	}
-	for _, i := range st.Dropped {
-		r.dropped[i] = true
-	}
-	maps.Copy(r.decided, st.Decisions)
-	res.Pending = nil
-	for _, c := range st.Pending {
-		d := decisions[c.ID]
-		r.decided[c.ID] = d
-		if h := s.Hooks.AfterApproval; h != nil {
-			h(ApprovalDone{Call: c, Decision: d})
+	if t != nil {
+		for i, call := range t.Calls {
+			if h := c.l.Hooks.AfterApproval; h != nil && decisions[call.ID].Verdict != 0 {
+				h(ApprovalDone{Call: call, Decision: t.Decisions[i]})
+			}
 		}
 	}
-	err = r.loop(ctx, pending)
-	r.save()
-	return res, err
+	return c.drive(ctx, &own, t)
+}
+
+// resume checks that st fits the Core and decisions fit st, readies st to
+// go on (the caps count from here), and returns the pending turn with its
+// decisions, or nil when none is pending.
+func (c *Core) resume(st *State, decisions map[string]Decision) (*Turn, error) {
+	calls, err := checkState(c, st, decisions)
+	if err != nil {
+		return nil, err
+	}
+	st.TurnsBefore, st.ToolCallsBefore = st.Turns, st.ToolCalls
+	if calls == nil {
+		return nil, nil
+	}
+	t := &Turn{Number: st.Turns, raw: calls, Calls: make([]Call, len(calls)), Ask: make([]bool, len(calls)),
+		Decisions: make([]Decision, len(calls)), Answers: make([]Answer, len(calls))}
+	for i, tc := range calls {
+		t.Calls[i] = newCall(st.Turns, i, tc)
+		t.Ask[i] = c.byName[tc.Function.Name].NeedsApproval
+		t.Decisions[i] = st.Decisions[tc.ID]
+		if d, ok := decisions[tc.ID]; ok {
+			t.Decisions[i] = d
+		}
+	}
+	st.Pending, st.Decisions = nil, nil
+	return t, nil
 }
 
 // checkState checks that st fits the Loop and decisions fit st, and
 // returns the calls of the pending turn (nil when none).
-func checkState(s *settings, st *State, decisions map[string]Decision) ([]llmstream.ToolCall, error) {
+func checkState(s *Core, st *State, decisions map[string]Decision) ([]llmstream.ToolCall, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", ErrInvalidState, fmt.Sprintf(format, args...))
 	}
@@ -155,6 +139,9 @@ func checkState(s *settings, st *State, decisions map[string]Decision) ([]llmstr
 	if last.Role != "assistant" || len(last.ToolCalls) == 0 {
 		return nil, bad("calls are pending, and the last message has no calls")
 	}
+	if s.l.Approve == nil {
+		return nil, bad("calls wait for a decision and the Loop has no Approve function: the Loop that resumes a paused run needs one, to decide the calls of the turns after it")
+	}
 	// Each call of the turn is either pending, decided already, or one
 	// that needs no decision; the pending list is exactly the undecided
 	// calls that need one, as the loop made it.
@@ -176,7 +163,7 @@ func checkState(s *settings, st *State, decisions map[string]Decision) ([]llmstr
 		if decided && (!d.Verdict.valid() || d.Verdict == Pause) {
 			return nil, bad("call %s has the saved decision %v", c.ID, d.Verdict)
 		}
-		if !decided && t.NeedsApproval && s.Approve != nil {
+		if !decided && t.NeedsApproval {
 			want = append(want, newCall(st.Turns, i, c))
 		}
 	}

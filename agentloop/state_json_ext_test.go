@@ -114,13 +114,13 @@ func TestResultStateSharesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := throughJSON(t, *res.State)
+	before := throughJSON(t, res.State)
 	m := &res.Messages[len(user)]
 	m.ToolCalls[0].Function.Arguments = `{"id":"evil"}`
 	m.Usage.PromptTokens = 99
 	m.Continuity.Blocks[0].Raw[1] = 'Y'
 	res.Messages[len(user)+1].Content = "changed"
-	if diff := cmp.Diff(before, *res.State); diff != "" {
+	if diff := cmp.Diff(before, res.State); diff != "" {
 		t.Errorf("State changed with Messages (-before +after):\n%s", diff)
 	}
 }

@@ -91,9 +91,7 @@ func (a *activities) check(ctx context.Context, msg llmstream.Message, streamErr
 		m := res.Messages[2+i]
 		v.Invalid[i] = answer{Content: m.Content, IsError: m.IsError}
 	}
-	if res.State != nil {
-		v.LastFailure = res.State.LastFailure
-	}
+	v.LastFailure = res.State.LastFailure
 	if errors.Is(err, agentloop.ErrRepeatedFailure) {
 		v.Repeated = err.Error()
 	}
