@@ -3,6 +3,7 @@ package agentloop
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/airlock-go/airlock/llmstream"
 )
@@ -45,21 +46,12 @@ type Core struct {
 func (l *Loop) Core() (*Core, error) {
 	c := &Core{l: *l}
 	s := &c.l
-	for _, limit := range []struct {
-		v   *int
-		def int
-	}{
-		{&s.MaxTurns, DefaultMaxTurns}, {&s.MaxToolCallsPerTurn, DefaultMaxToolCallsPerTurn},
-		{&s.MaxTotalToolCalls, DefaultMaxTotalToolCalls}, {&s.MaxToolOutputBytes, DefaultMaxToolOutputBytes},
-		{&s.MaxContextBytes, DefaultMaxContextBytes},
-	} {
-		if *limit.v == 0 {
-			*limit.v = limit.def
-		}
-	}
-	if s.ToolTimeout == 0 {
-		s.ToolTimeout = DefaultToolTimeout
-	}
+	s.MaxTurns = orDefault(s.MaxTurns, DefaultMaxTurns)
+	s.MaxToolCallsPerTurn = orDefault(s.MaxToolCallsPerTurn, DefaultMaxToolCallsPerTurn)
+	s.MaxTotalToolCalls = orDefault(s.MaxTotalToolCalls, DefaultMaxTotalToolCalls)
+	s.MaxToolOutputBytes = orDefault(s.MaxToolOutputBytes, DefaultMaxToolOutputBytes)
+	s.MaxContextBytes = orDefault(s.MaxContextBytes, DefaultMaxContextBytes)
+	s.ToolTimeout = orDefault(s.ToolTimeout, DefaultToolTimeout)
 	s.ParallelTools = max(s.ParallelTools, 1)
 	if r := &s.Request; r.Messages != nil || r.Tools != nil || r.OnDelta != nil {
 		return nil, fmt.Errorf("%w: the Request template sets Messages, Tools or OnDelta, which the loop fills in", ErrInvalidLoop)
@@ -78,6 +70,13 @@ func (l *Loop) Core() (*Core, error) {
 		c.schemas = append(c.schemas, t.Schema())
 	}
 	return c, nil
+}
+
+func orDefault[T int | time.Duration](v, def T) T {
+	if v == 0 {
+		return def
+	}
+	return v
 }
 
 // Loop returns the Loop the Core was made from, with every zero limit

@@ -18,9 +18,8 @@ import (
 // for several calls at once.
 func (c *Core) Dispatch(ctx context.Context, call Call) Answer {
 	start := time.Now()
-	a := Answer{Call: call}
 	out, err := c.runTool(ctx, call)
-	a.Duration = time.Since(start)
+	a := Answer{Call: call, Duration: time.Since(start)}
 	if err == nil {
 		a.Outcome, a.OutputBytes = Ran, len(out)
 		a.Content, a.CutBytes = truncate(out, c.l.MaxToolOutputBytes)

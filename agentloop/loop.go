@@ -150,48 +150,25 @@ type Loop struct {
 
 // Run runs the loop on a copy of messages until the model answers without
 // tool calls, a limit is hit, a tool fails, the model fails, a call is
-// paused for approval, or ctx ends. It is one driver of the Loop's [Core],
-// whose steps say what each rule does.
-//
-// Each turn: apply the context budget; call the model's Stream with the
-// Request template, the conversation and the tools (see [Model]); append
-// its message (an empty role becomes "assistant"); if it has no tool
-// calls, return it with a nil error.
-// Otherwise check the caps ([ErrTurnToolLimit], [ErrTotalToolLimit]),
-// then check every call before any runs: a name the Loop has no tool for
-// ([ErrUnknownTool]), arguments that are not one JSON object
-// ([ErrInvalidArguments]; empty text is taken as {}) or an id another
-// call of the turn has too ([ErrDuplicateCallID]) make the call
-// invalid, as does a model error that is an *llmstream.ToolCallsError (a
-// stream that ended properly with arguments that are not JSON: its calls
-// are appended as the assistant message). A turn with an invalid call runs
-// none of its calls; see [Loop.AnswerInvalidCalls] for what happens then.
-// Otherwise [Loop.Approve] decides the calls that need it, and the calls
-// allowed run (see [Loop.ParallelTools]); each result is appended as
-// {"role":"tool","tool_call_id":...,"content":...}, in call order, a
-// denied call's answer being "denied: " and the reason.
-//
-// A failed call (including a timeout or a panic) stops the run with a
-// [*ToolError]. If the tool's error is [Recoverable], the model sees the
-// error text as the result instead and the run goes on; a recoverable
-// failure with the same tool, arguments and error text as the failure
-// just before it in call order (no call succeeded in between) stops the
-// run with [ErrRepeatedFailure]. The turn's other calls still run after a
-// recoverable failure; after a failure that stops the run, the calls not
-// yet started are answered "skipped: ..." and any still running are
-// cancelled and answered "cancelled: ...". Calls stopped by a cap or by
-// cancellation before they started are answered "not run: ...", and a
-// call running when the run was cancelled is answered "cancelled: ...",
-// so that every call in Result.Messages has its answer; Result.Answers
-// says what became of each ([Outcome]). A timed-out or cancelled call may
-// have done part of its work.
+// paused for approval, or ctx ends. It drives the Loop's [Core], whose
+// steps say what each rule does, in order: [Core.Next] (the turn cap, the
+// context budget), the model's Stream (see [Model]), [Core.Plan] (the call
+// caps and invalid calls, [Loop.AnswerInvalidCalls]), [Loop.Approve] for
+// the calls that need a decision, [Core.Wait], the allowed calls
+// ([Core.Dispatch], up to [Loop.ParallelTools] at once), [Core.Finish]
+// (the answers in call order; a failed call stops the run with a
+// [*ToolError], unless it is [Recoverable]; the repeated-failure rule).
+// Every call in Result.Messages is answered whatever stops the run, and
+// Result.Answers says what became of each ([Outcome]). A timed-out or
+// cancelled call may have done part of its work.
 //
 // Run always returns the Result so far, with its State (for any error but
 // an [ErrInvalidLoop] one) to go on later with [Loop.Resume]. The error is
 // nil when the model finished; [ErrPaused] when a call waits for a
 // decision; otherwise [*LimitError], [*ToolError], an [ErrInvalidLoop]
-// error, or the model's or the context's error wrapped with the turn
-// (errors.Is(err, context.Canceled) holds after a cancellation).
+// error (no Model, no messages, or see [Loop.Core]), or the model's or the
+// context's error wrapped with the turn (errors.Is(err, context.Canceled)
+// holds after a cancellation).
 func (l *Loop) Run(ctx context.Context, messages []llmstream.Message) (Result, error) {
 	c, err := l.driverCore()
 	if err == nil && len(messages) == 0 {
@@ -289,22 +266,16 @@ func (d *driver) take(ctx context.Context, t *Turn) error {
 	if err := d.c.Wait(d.st, t); err != nil {
 		return err
 	}
-	var todo []int
-	for i := range t.Calls {
-		if t.Runs(i) {
-			todo = append(todo, i)
-		}
-	}
-	started := d.runCalls(ctx, t, todo)
-	return d.finish(ctx, t, started < len(todo))
+	d.runCalls(ctx, t)
+	return d.finish(ctx, t)
 }
 
-// finish answers the turn; unstarted says a call was not started, which,
-// when no call failed, only the run's cancellation does.
-func (d *driver) finish(ctx context.Context, t *Turn, unstarted bool) error {
+// finish answers the turn. A call not run when no call failed the run is
+// the run's cancellation, which stops it.
+func (d *driver) finish(ctx context.Context, t *Turn) error {
 	err := d.c.Finish(d.st, t)
 	d.answers = append(d.answers, t.Answers...)
-	if err == nil && unstarted && ctx.Err() != nil {
+	if err == nil && ctx.Err() != nil && slices.ContainsFunc(t.Answers, func(a Answer) bool { return a.Outcome == NotRun }) {
 		err = fmt.Errorf("agentloop: turn %d: %w", t.Number, context.Cause(ctx))
 	}
 	return err
@@ -319,21 +290,17 @@ func (d *driver) decide(ctx context.Context, t *Turn) error {
 		if !t.Ask[i] || t.Decisions[i].Verdict != 0 {
 			continue
 		}
-		if d.c.l.Approve == nil {
-			t.Decisions[i] = Decision{Verdict: Allow}
-			continue
+		dec, err := Decision{Verdict: Allow}, ctx.Err()
+		if d.c.l.Approve != nil && err == nil {
+			dec, err = d.ask(ctx, c)
 		}
-		if ctx.Err() != nil {
-			return d.finish(ctx, t, true)
-		}
-		dec, err := d.ask(ctx, c)
-		if err != nil && ctx.Err() != nil {
-			return d.finish(ctx, t, true)
-		}
-		if err != nil {
+		switch {
+		case ctx.Err() != nil:
+			return d.finish(ctx, t)
+		case err != nil:
 			t.Answers[i] = Answer{Outcome: Failed, Content: "error: the approval of this call failed",
 				Err: &ToolError{Name: c.Name, CallID: c.ID, Index: i, Err: err}}
-			return d.finish(ctx, t, false)
+			return d.finish(ctx, t)
 		}
 		t.Decisions[i] = dec
 	}
@@ -378,11 +345,17 @@ func (d *driver) announceInvalid(t *Turn) {
 // calls failed the run, so the others stop.
 var errCallFailed = errors.New("agentloop: another call of the turn failed the run")
 
-// runCalls runs the calls todo names, up to Loop.ParallelTools at once,
-// and fills in their answers. It returns how many of todo it started.
-// Hooks are called on this goroutine only.
-func (d *driver) runCalls(ctx context.Context, t *Turn, todo []int) (started int) {
-	width := d.c.l.ParallelTools
+// runCalls runs the turn's calls that are not denied, up to
+// Loop.ParallelTools at once, and fills in their answers. Hooks are called
+// on this goroutine only.
+func (d *driver) runCalls(ctx context.Context, t *Turn) {
+	var todo []int
+	for i := range t.Calls {
+		if t.Runs(i) {
+			todo = append(todo, i)
+		}
+	}
+	started, width := 0, d.c.l.ParallelTools
 	failed := false
 	if width == 1 || len(todo) == 1 {
 		// One at a time: on this goroutine, with nothing to cancel.
@@ -391,7 +364,7 @@ func (d *driver) runCalls(ctx context.Context, t *Turn, todo []int) (started int
 			d.beforeTool(t, i, len(todo), 1)
 			failed = d.done(ctx, ctx, t, i, d.c.Dispatch(ctx, t.Calls[i])) == Failed
 		}
-		return started
+		return
 	}
 	tctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
@@ -410,7 +383,7 @@ func (d *driver) runCalls(ctx context.Context, t *Turn, todo []int) (started int
 			go func() { results <- finished{i, d.c.Dispatch(tctx, t.Calls[i])} }()
 		}
 		if running == 0 {
-			return started
+			return
 		}
 		f := <-results
 		running--

@@ -86,31 +86,19 @@ func (l *Loop) Resume(ctx context.Context, st State, decisions map[string]Decisi
 // go on (the caps count from here), and returns the pending turn with its
 // decisions, or nil when none is pending.
 func (c *Core) resume(st *State, decisions map[string]Decision) (*Turn, error) {
-	calls, err := checkState(c, st, decisions)
+	t, err := c.checkState(st, decisions)
 	if err != nil {
 		return nil, err
 	}
 	st.TurnsBefore, st.ToolCallsBefore = st.Turns, st.ToolCalls
-	if calls == nil {
-		return nil, nil
-	}
-	t := &Turn{Number: st.Turns, raw: calls, Calls: make([]Call, len(calls)), Ask: make([]bool, len(calls)),
-		Decisions: make([]Decision, len(calls)), Answers: make([]Answer, len(calls))}
-	for i, tc := range calls {
-		t.Calls[i] = newCall(st.Turns, i, tc)
-		t.Ask[i] = c.byName[tc.Function.Name].NeedsApproval
-		t.Decisions[i] = st.Decisions[tc.ID]
-		if d, ok := decisions[tc.ID]; ok {
-			t.Decisions[i] = d
-		}
-	}
 	st.Pending, st.Decisions = nil, nil
 	return t, nil
 }
 
 // checkState checks that st fits the Loop and decisions fit st, and
-// returns the calls of the pending turn (nil when none).
-func checkState(s *Core, st *State, decisions map[string]Decision) ([]llmstream.ToolCall, error) {
+// returns the pending turn with its decisions (nil when none), judged by
+// the rules Plan and Wait made it with.
+func (c *Core) checkState(st *State, decisions map[string]Decision) (*Turn, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", ErrInvalidState, fmt.Sprintf(format, args...))
 	}
@@ -139,40 +127,29 @@ func checkState(s *Core, st *State, decisions map[string]Decision) ([]llmstream.
 	if last.Role != "assistant" || len(last.ToolCalls) == 0 {
 		return nil, bad("calls are pending, and the last message has no calls")
 	}
-	if s.l.Approve == nil {
+	if c.l.Approve == nil {
 		return nil, bad("calls wait for a decision and the Loop has no Approve function: the Loop that resumes a paused run needs one, to decide the calls of the turns after it")
 	}
-	// Each call of the turn is either pending, decided already, or one
-	// that needs no decision; the pending list is exactly the undecided
-	// calls that need one, as the loop made it.
-	var want []Call
-	seen := map[string]bool{}
-	for i, c := range last.ToolCalls {
-		if seen[c.ID] {
-			return nil, bad("two calls have the id %q", c.ID)
+	// Every call of the turn is one Plan let through; the pending list is
+	// what Wait recorded with the saved decisions.
+	t := c.newTurn(st.Turns, last.ToolCalls)
+	ids := sharedIDs(t.Calls)
+	for i, call := range t.Calls {
+		if problem, _ := c.problem(call, nil, ids[call.ID]); problem != "" {
+			return nil, bad("call %s: %s", call.ID, problem)
 		}
-		seen[c.ID] = true
-		t := s.byName[c.Function.Name]
-		if t == nil {
-			return nil, bad("call %s is to tool %q, which the Loop does not have", c.ID, c.Function.Name)
+		d, decided := st.Decisions[call.ID]
+		if decided && d.Verdict != Allow && d.Verdict != Deny {
+			return nil, bad("call %s has the saved decision %v", call.ID, d.Verdict)
 		}
-		if _, err := parseArguments(c.Function.Arguments); err != nil {
-			return nil, bad("call %s: %v", c.ID, err)
-		}
-		d, decided := st.Decisions[c.ID]
-		if decided && (!d.Verdict.valid() || d.Verdict == Pause) {
-			return nil, bad("call %s has the saved decision %v", c.ID, d.Verdict)
-		}
-		if !decided && t.NeedsApproval {
-			want = append(want, newCall(st.Turns, i, c))
-		}
+		t.Decisions[i] = d
 	}
 	for id := range st.Decisions {
-		if !seen[id] {
+		if ids[id] == 0 {
 			return nil, bad("a saved decision for call %q, which is not in the turn", id)
 		}
 	}
-	if !slices.Equal(want, st.Pending) {
+	if !slices.Equal(t.waiting(), st.Pending) {
 		return nil, bad("the pending list is not the turn's waiting calls")
 	}
 	for id, d := range decisions {
@@ -183,10 +160,12 @@ func checkState(s *Core, st *State, decisions map[string]Decision) ([]llmstream.
 			return nil, bad("the decision for call %s has no verdict", id)
 		}
 	}
-	for _, c := range st.Pending {
-		if _, ok := decisions[c.ID]; !ok {
-			return nil, bad("no decision for pending call %s", c.ID)
+	for _, p := range st.Pending {
+		d, ok := decisions[p.ID]
+		if !ok {
+			return nil, bad("no decision for pending call %s", p.ID)
 		}
+		t.Decisions[p.Index] = d
 	}
-	return last.ToolCalls, nil
+	return t, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -86,9 +87,9 @@ func encodeValue(v reflect.Value) any {
 	case reflect.Bool:
 		return v.Bool()
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return v.Int()
+		return json.Number(strconv.FormatInt(v.Int(), 10))
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return v.Uint()
+		return json.Number(strconv.FormatUint(v.Uint(), 10))
 	}
 	// A kind no State type has (float, interface, func, chan): the test
 	// that fills every field fails on it, so this is never reached.
@@ -119,7 +120,7 @@ func decodeValue(v any, dst reflect.Value, at string) error {
 		if !ok {
 			return bad()
 		}
-		for _, name := range sortedKeys(m) {
+		for _, name := range slices.Sorted(maps.Keys(m)) { // the first error found, whatever the map order
 			f, ok := dst.Type().FieldByName(name)
 			if !ok || !f.IsExported() || len(f.Index) != 1 {
 				return fmt.Errorf("%s: %v has no field %q", at, dst.Type(), name)
@@ -150,7 +151,7 @@ func decodeValue(v any, dst reflect.Value, at string) error {
 			return bad()
 		}
 		out := reflect.MakeMapWithSize(dst.Type(), len(m))
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			e := reflect.New(dst.Type().Elem()).Elem()
 			if err := decodeValue(m[k], e, at+"["+strconv.Quote(k)+"]"); err != nil {
 				return err
@@ -190,59 +191,12 @@ func decodeValue(v any, dst reflect.Value, at string) error {
 	return nil
 }
 
-// sortedKeys returns m's keys in order, so the first error found does not
-// depend on map order.
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-// deepCopy returns a copy of v that shares no memory with it: every
-// pointer, slice and map copied, down to the bytes of raw JSON.
+// deepCopy returns a copy of v that shares no memory with it, down to
+// the bytes of raw JSON: v through the State's codec, without the text.
 func deepCopy[T any](v T) T {
 	var out T
-	copyValue(reflect.ValueOf(&out).Elem(), reflect.ValueOf(v))
-	return out
-}
-
-func copyValue(dst, src reflect.Value) {
-	switch src.Kind() {
-	case reflect.Pointer:
-		if !src.IsNil() {
-			p := reflect.New(src.Type().Elem())
-			copyValue(p.Elem(), src.Elem())
-			dst.Set(p)
-		}
-	case reflect.Struct:
-		dst.Set(src) // the unexported fields too, then the exported deeply
-		for i := range src.NumField() {
-			if src.Type().Field(i).IsExported() {
-				copyValue(dst.Field(i), src.Field(i))
-			}
-		}
-	case reflect.Slice:
-		if !src.IsNil() {
-			out := reflect.MakeSlice(src.Type(), src.Len(), src.Len())
-			for i := range src.Len() {
-				copyValue(out.Index(i), src.Index(i))
-			}
-			dst.Set(out)
-		}
-	case reflect.Map:
-		if !src.IsNil() {
-			out := reflect.MakeMapWithSize(src.Type(), src.Len())
-			for it := src.MapRange(); it.Next(); {
-				e := reflect.New(src.Type().Elem()).Elem()
-				copyValue(e, it.Value())
-				out.SetMapIndex(it.Key(), e)
-			}
-			dst.Set(out)
-		}
-	default:
-		dst.Set(src)
+	if err := decodeValue(encodeValue(reflect.ValueOf(v)), reflect.ValueOf(&out).Elem(), "copy"); err != nil {
+		panic("agentloop: " + err.Error()) // the codec reads what it writes
 	}
+	return out
 }

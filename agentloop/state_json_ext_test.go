@@ -26,9 +26,10 @@ func fill(t *testing.T, v reflect.Value, n *int) {
 		fill(t, v.Elem(), n)
 	case reflect.Struct:
 		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				fill(t, v.Field(i), n)
+			if !v.Type().Field(i).IsExported() {
+				t.Fatalf("fill: %v has the unexported field %s, which the State's JSON cannot keep", v.Type(), v.Type().Field(i).Name)
 			}
+			fill(t, v.Field(i), n)
 		}
 	case reflect.Slice:
 		if v.Type().Elem().Kind() == reflect.Uint8 {
@@ -92,6 +93,11 @@ func TestStateJSONRefusesTampered(t *testing.T) {
 		`{"Messages":[{"StopReason":256}]}`,
 		`{"Messages":[{"StopReason":-1}]}`,
 		`{"Turns":null}`,
+		`{"Messages":[null]}`,
+		`{"Decisions":{"c1":null}}`,
+		`{"Turns":99999999999999999999}`,
+		`{"Messages":[{"ToolCalls":[{"Extra":5}]}]}`,
+		`{"Usage":null}`,
 		`[]`,
 		`{"Turns":1}{`,
 	} {

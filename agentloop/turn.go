@@ -15,28 +15,58 @@ import (
 type Turn struct {
 	// Number is the 1-based turn, counted over the State's conversation.
 	Number int
-	// Done: the model answered without calls, and the run is over.
+	// Done: the model answered without calls; the run is over.
 	Done bool
-	// Answered: the turn's calls, if any, are answered already (refused
-	// by a cap, or invalid: see Answers), or it had none and the model
-	// goes on (a paused server-side turn). Nothing is to be decided or run.
+	// Answered: nothing is to be decided or run: the calls are answered
+	// (refused by a cap, or invalid), or there were none.
 	Answered bool
 	// Calls are the turn's calls, in the model's order.
 	Calls []Call
-	// Ask[i] says whether call i needs a decision: its tool has
-	// NeedsApproval. Loop.Run asks Loop.Approve (a Loop without one allows
-	// every call); contrib/temporal waits for an Update.
+	// Ask[i]: call i's tool has NeedsApproval, so it needs a decision
+	// (Loop.Run asks Approve, or allows it when there is none).
 	Ask []bool
-	// Decisions[i] is the decision on call i, the zero Decision while
-	// there is none.
+	// Decisions[i] is the decision on call i, zero while there is none.
 	Decisions []Decision
-	// Answers[i] is call i's answer: what [Core.Dispatch] returned, with
-	// the Outcome set to [Cancelled] by the driver for a call it stopped
-	// while it ran; the zero Answer for a call not started. Finish writes
-	// the rest.
+	// Answers[i] is what [Core.Dispatch] returned for call i, its Outcome
+	// set to [Cancelled] by a driver that stopped it while it ran; zero
+	// for a call not started. Finish writes the rest.
 	Answers []Answer
 
 	raw []llmstream.ToolCall // the calls as the model sent them, for the hooks
+}
+
+// newTurn is the turn of calls, numbered number, with none decided.
+func (c *Core) newTurn(number int, calls []llmstream.ToolCall) *Turn {
+	n := len(calls)
+	t := &Turn{Number: number, raw: calls, Calls: make([]Call, n), Ask: make([]bool, n), Decisions: make([]Decision, n), Answers: make([]Answer, n)}
+	for i, tc := range calls {
+		t.Calls[i] = newCall(number, i, tc)
+		if tool := c.byName[tc.Function.Name]; tool != nil {
+			t.Ask[i] = tool.NeedsApproval
+		}
+	}
+	return t
+}
+
+// waiting returns the calls that need a decision and have neither Allow
+// nor Deny.
+func (t *Turn) waiting() []Call {
+	var out []Call
+	for i, call := range t.Calls {
+		if t.Ask[i] && t.Decisions[i].Verdict != Allow && t.Decisions[i].Verdict != Deny {
+			out = append(out, call)
+		}
+	}
+	return out
+}
+
+// sharedIDs counts the calls of each id.
+func sharedIDs(calls []Call) map[string]int {
+	ids := make(map[string]int, len(calls))
+	for _, call := range calls {
+		ids[call.ID]++
+	}
+	return ids
 }
 
 // Runs reports whether call i is to be run: it is not denied.
@@ -46,35 +76,17 @@ func (t *Turn) Runs(i int) bool { return t.Decisions[i].Verdict != Deny }
 // answered yet.
 type Outcome uint8
 
-// The outcomes. A tool ran for Ran, Recovered and Failed, and may have for
-// Cancelled; for the others it did not.
+// The outcomes. A tool ran for Ran, Recovered and Failed, and may have
+// (in part) for Cancelled; for the others it did not.
 const (
-	// Ran: the tool returned a result; the answer is its output, cut at
-	// Loop.MaxToolOutputBytes.
-	Ran Outcome = iota + 1
-	// Recovered: the tool failed with a [Recoverable] error; the answer
-	// is its text and the run goes on.
-	Recovered
-	// Failed: the call failed and stops the run: the tool's error, a
-	// timeout, a panic, or a failed approval.
-	Failed
-	// Denied: the decision was [Deny]; the answer is "denied: " and its
-	// reason.
-	Denied
-	// Invalid: the call may not run (an unknown tool, arguments that are
-	// not a JSON object, an id another call of the turn has too); the
-	// answer says why.
-	Invalid
-	// Skipped: not run because another call of the turn failed or is
-	// invalid.
-	Skipped
-	// Cancelled: the call was running when the run was cancelled or
-	// another call of the turn failed it; it may have done part of its
-	// work.
-	Cancelled
-	// NotRun: not run because a cap stopped the turn or the run was
-	// cancelled before the call started.
-	NotRun
+	Ran       Outcome = iota + 1 // the tool returned; the answer is its output, cut at Loop.MaxToolOutputBytes
+	Recovered                    // the tool failed with a [Recoverable] error: the model reads it, the run goes on
+	Failed                       // the call failed and stops the run: the tool's error, a timeout, a panic, a failed approval
+	Denied                       // the decision was [Deny]: "denied: " and its reason
+	Invalid                      // the call may not run (see [Loop.AnswerInvalidCalls]); the answer says why
+	Skipped                      // not run: another call of the turn failed or is invalid
+	Cancelled                    // was running when the run was cancelled or another call of the turn failed it
+	NotRun                       // not run: a cap stopped the turn, or the run was cancelled before the call started
 )
 
 var outcomeNames = [...]string{Ran: "ran", Recovered: "recovered", Failed: "failed", Denied: "denied",
@@ -115,30 +127,20 @@ type Answer struct {
 // isError says whether the answer reports a failure to the model
 // (llmstream.Message.IsError).
 func (a *Answer) isError() bool {
-	switch a.Outcome {
-	case Recovered, Failed, Denied, Invalid, Cancelled:
-		return true
-	}
-	return false
+	return a.Outcome != Ran && a.Outcome != Skipped && a.Outcome != NotRun
 }
 
 // Plan adds the model's message (or its error) to st and plans the turn
 // Next counted: msg joins the conversation (an empty role becomes
-// "assistant") and its usage the State's. An error of the model stops the
-// run, wrapped with the turn, except an *llmstream.ToolCallsError, whose
-// calls are the message's and are invalid. A message without calls ends
-// the run (Turn.Done), unless its StopReason is llmstream.StopPause (a
-// long server-side turn paused: the next turn goes on from it).
-//
-// Then, before any call runs: more calls than MaxToolCallsPerTurn, or more
-// than MaxTotalToolCalls since st.ToolCallsBefore, stop the run with a
-// [*LimitError] and every call answered "not run". An invalid call (see
-// [Loop.AnswerInvalidCalls]) answers the turn at once — each invalid call
-// with what is wrong, the others "skipped" — and stops the run with the
-// first one's [*ToolError], unless the Loop answers invalid calls: then
-// the run goes on, unless the same invalid calls came the turn before
-// ([ErrRepeatedFailure]). Otherwise the turn's calls wait for their
-// decisions and runs. Plan returns the Turn whatever the error.
+// "assistant") and its usage the State's. A model error stops the run,
+// wrapped with the turn, except an *llmstream.ToolCallsError, whose calls
+// are the message's, invalid. A message without calls ends the run
+// (Done), unless its StopReason is llmstream.StopPause (a paused
+// server-side turn: the next one goes on from it). Before any call runs,
+// the caps MaxToolCallsPerTurn and MaxTotalToolCalls (counted since
+// st.ToolCallsBefore) stop the run with a [*LimitError], every call
+// answered "not run"; an invalid call answers the turn at once, as
+// [Loop.AnswerInvalidCalls] says. Plan returns the Turn whatever the error.
 func (c *Core) Plan(st *State, msg llmstream.Message, modelErr error) (*Turn, error) {
 	t := &Turn{Number: st.Turns}
 	var streamed []error // the stream's own verdict on each call's arguments
@@ -154,15 +156,8 @@ func (c *Core) Plan(st *State, msg llmstream.Message, modelErr error) (*Turn, er
 	}
 	st.Usage.Add(msg.Usage)
 	st.Messages = append(st.Messages, msg)
-	n := len(msg.ToolCalls)
-	t.raw = msg.ToolCalls
-	t.Calls, t.Ask, t.Decisions, t.Answers = make([]Call, n), make([]bool, n), make([]Decision, n), make([]Answer, n)
-	for i, tc := range msg.ToolCalls {
-		t.Calls[i] = newCall(t.Number, i, tc)
-		if tool := c.byName[tc.Function.Name]; tool != nil {
-			t.Ask[i] = tool.NeedsApproval
-		}
-	}
+	t = c.newTurn(t.Number, msg.ToolCalls)
+	n := len(t.Calls)
 	if n == 0 {
 		t.Answered, t.Done = true, msg.StopReason != llmstream.StopPause
 		return t, nil
@@ -188,18 +183,14 @@ func (c *Core) Plan(st *State, msg llmstream.Message, modelErr error) (*Turn, er
 // Wait records in st the calls of t that need a decision and have none,
 // or whose decision is [Pause], with the decisions made on the others, and
 // returns an error wrapping [ErrPaused]: the turn waits, unanswered, for
-// [Loop.Resume]. It returns nil when no call waits and the turn may run.
+// [Loop.Resume]. It returns nil, st's pending calls cleared, when no call
+// waits and the turn may run.
 func (c *Core) Wait(st *State, t *Turn) error {
-	var pending []Call
-	for i, call := range t.Calls {
-		if t.Ask[i] && !(t.Decisions[i].Verdict == Allow || t.Decisions[i].Verdict == Deny) {
-			pending = append(pending, call)
-		}
-	}
+	pending := t.waiting()
+	st.Pending, st.Decisions = pending, nil
 	if len(pending) == 0 {
 		return nil
 	}
-	st.Pending, st.Decisions = pending, nil
 	for i, call := range t.Calls {
 		if d := t.Decisions[i]; d.Verdict == Allow || d.Verdict == Deny {
 			if st.Decisions == nil {
@@ -302,10 +293,7 @@ func answerAll(st *State, t *Turn) {
 func (c *Core) refuseInvalid(st *State, t *Turn, streamed []error) error {
 	var first *ToolError
 	var key strings.Builder // identifies this set of failures for the repeat rule
-	ids := make(map[string]int, len(t.Calls))
-	for _, call := range t.Calls {
-		ids[call.ID]++
-	}
+	ids := sharedIDs(t.Calls)
 	for i, call := range t.Calls {
 		var cause error
 		if i < len(streamed) {
