@@ -1,7 +1,6 @@
 package agentloop
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/airlock-go/airlock/llmstream"
@@ -84,70 +83,6 @@ type Call struct {
 
 func newCall(turn, index int, c llmstream.ToolCall) Call {
 	return Call{Turn: turn, Index: index, ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments}
-}
-
-// needsAsking reports whether Approve decides the call: the Loop has an
-// Approve function and the call's tool needs approval.
-func (r *run) needsAsking(c llmstream.ToolCall) bool {
-	t := r.s.byName[c.Function.Name]
-	return r.s.Approve != nil && t != nil && t.NeedsApproval
-}
-
-// approve gets a decision for every call of the turn that needs one and
-// has none yet (a resumed turn has some), in call order, and returns the
-// calls decided [Pause]. An error from Approve (or an unset verdict)
-// answers every call of the turn and is returned as a *ToolError; a run
-// cancelled meanwhile answers every call "not run".
-func (r *run) approve(ctx context.Context, turn int, calls []llmstream.ToolCall) ([]Call, error) {
-	var pending []Call
-	for i, c := range calls {
-		d, ok := r.decided[c.ID]
-		if !ok && r.needsAsking(c) {
-			if err := ctx.Err(); err != nil {
-				r.answerRest(calls, "not run: the run was cancelled")
-				return nil, fmt.Errorf("agentloop: turn %d: %w", turn, context.Cause(ctx))
-			}
-			var err error
-			d, err = r.ask(ctx, newCall(turn, i, c))
-			if err != nil {
-				if ctx.Err() != nil {
-					r.answerRest(calls, "not run: the run was cancelled")
-					return nil, fmt.Errorf("agentloop: turn %d: approval: %w", turn, context.Cause(ctx))
-				}
-				for j, other := range calls {
-					if j == i {
-						r.answer(other, "error: the approval of this call failed", true)
-					} else {
-						r.answer(other, "not run: the approval of call "+c.ID+" failed", false)
-					}
-				}
-				return nil, &ToolError{Name: c.Function.Name, CallID: c.ID, Index: i, Err: err}
-			}
-			if r.decided == nil {
-				r.decided = map[string]Decision{}
-			}
-			r.decided[c.ID] = d
-			ok = true
-		}
-		if ok && d.Verdict == Pause {
-			pending = append(pending, newCall(turn, i, c))
-		}
-	}
-	return pending, nil
-}
-
-// ask calls Approve and its hook.
-func (r *run) ask(ctx context.Context, c Call) (Decision, error) {
-	d, err := r.s.Approve(ctx, c)
-	if err == nil && !d.Verdict.valid() {
-		err = fmt.Errorf("%w: Approve returned %v for call %s", ErrApproval, d.Verdict, c.ID)
-	} else if err != nil {
-		err = fmt.Errorf("%w: %w", ErrApproval, err)
-	}
-	if h := r.s.Hooks.AfterApproval; h != nil {
-		h(ApprovalDone{Call: c, Decision: d, Err: err})
-	}
-	return d, err
 }
 
 // denial is the answer to a denied call.

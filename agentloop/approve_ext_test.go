@@ -107,7 +107,7 @@ func TestApprovePause(t *testing.T) {
 			if err := answeredInOrder(res.Messages, true); err != nil {
 				t.Error(err)
 			}
-			if res.State == nil || len(res.State.Decisions) != 2 {
+			if res.State.Messages == nil || len(res.State.Decisions) != 2 {
 				t.Fatalf("State %+v, want the two decisions made", res.State)
 			}
 			// A fresh Loop goes on once the call is allowed; each call
@@ -115,7 +115,7 @@ func TestApprovePause(t *testing.T) {
 			asked = nil
 			l2 := agentloop.Loop{Model: &script{turns: []llmstream.Message{asst("done")}}, Tools: approvalTools(r), Approve: decideAt(-1, agentloop.Allow, &asked),
 				Hooks: l.Hooks}
-			res2, err := l2.Resume(context.Background(), *res.State, map[string]agentloop.Decision{cs[at].ID: {Verdict: agentloop.Allow}})
+			res2, err := l2.Resume(context.Background(), res.State, map[string]agentloop.Decision{cs[at].ID: {Verdict: agentloop.Allow}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,7 +158,7 @@ func TestApproveError(t *testing.T) {
 				t.Errorf("ran %v", r.ids)
 			}
 			checkAllAnswered(t, res.Messages)
-			if res.State == nil || res.State.Pending != nil {
+			if res.State.Messages == nil || res.State.Pending != nil {
 				t.Errorf("State %+v", res.State)
 			}
 		})

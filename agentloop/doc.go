@@ -16,5 +16,8 @@
 // 50 a run, 60 s a call, 32 KiB of output a call, 384 KiB a request); a
 // negative one switches it off. [Loop.Run] says what a turn does, in order;
 // the examples run each feature offline: parallel tools, approval, Resume
-// from a State saved as JSON, and [NewTool].
+// from a State saved as JSON, and [NewTool]. The rules live once, in
+// [Core]: Run and Resume drive its steps, and a host that must own each
+// step (contrib/temporal makes each model turn and tool call durable)
+// drives the same ones.
 package agentloop

@@ -29,6 +29,11 @@ var (
 	// not valid JSON at all (then the stream's *toolcall.ArgumentsError is
 	// in the chain too).
 	ErrInvalidArguments = errors.New("agentloop: tool arguments are not a JSON object")
+	// ErrDuplicateCallID: two calls of one turn have the same id. Answers
+	// and decisions are matched to calls by id, so such calls cannot be
+	// told apart: each call sharing an id is invalid, as an unknown tool
+	// is, and no call of the turn runs or is shown to Loop.Approve.
+	ErrDuplicateCallID = errors.New("agentloop: two calls of the turn have the same id")
 	// ErrToolTimeout: a tool did not finish within Loop.ToolTimeout.
 	ErrToolTimeout = errors.New("agentloop: tool timed out")
 	// ErrToolPanic: a tool panicked; the panic value is in the message.

@@ -113,4 +113,7 @@ type ToolDone struct {
 	Err error
 	// Duration is how long the tool ran.
 	Duration time.Duration
+	// Outcome is what became of the call: Ran, Recovered, Failed,
+	// Invalid, or Cancelled.
+	Outcome Outcome
 }

@@ -2,6 +2,7 @@ package agentloop
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -97,9 +98,12 @@ type Loop struct {
 	MaxContextBytes int
 
 	// AnswerInvalidCalls chooses what a turn with an invalid call does: a
-	// call to a tool the Loop does not have, or whose arguments are not a
+	// call to a tool the Loop does not have, whose arguments are not a
 	// JSON object or not valid JSON at all (the stream's
-	// *llmstream.ToolCallsError). No call of such a turn ever runs. When
+	// *llmstream.ToolCallsError), or whose id another call of the turn
+	// has too (llmstream passes such a stream on as it came; agentloop
+	// refuses it, since decisions and answers are matched by id). No call
+	// of such a turn ever runs, nor is shown to Approve. When
 	// false, the default, the run stops with a [*ToolError] naming the
 	// first invalid call's index, id and tool. When true, each invalid call
 	// is answered with what was wrong (the list of tool names; what is
@@ -151,258 +155,283 @@ type Loop struct {
 	Output *Output
 }
 
-// settings is a Loop with its defaults resolved and its tools indexed.
-type settings struct {
-	Loop
-	schemas []llmstream.Tool
-	byName  map[string]*Tool
-}
-
-// settle resolves defaults and checks the configuration.
-func (l *Loop) settle() (*settings, error) {
-	s := &settings{Loop: *l}
-	if s.Model == nil {
-		return nil, fmt.Errorf("%w: no Model", ErrInvalidLoop)
-	}
-	s.MaxTurns = orDefault(s.MaxTurns, DefaultMaxTurns)
-	s.MaxToolCallsPerTurn = orDefault(s.MaxToolCallsPerTurn, DefaultMaxToolCallsPerTurn)
-	s.MaxTotalToolCalls = orDefault(s.MaxTotalToolCalls, DefaultMaxTotalToolCalls)
-	s.MaxToolOutputBytes = orDefault(s.MaxToolOutputBytes, DefaultMaxToolOutputBytes)
-	s.MaxContextBytes = orDefault(s.MaxContextBytes, DefaultMaxContextBytes)
-	s.ToolTimeout = orDefault(s.ToolTimeout, DefaultToolTimeout)
-	if r := &s.Request; r.Messages != nil || r.Tools != nil || r.OnDelta != nil {
-		return nil, fmt.Errorf("%w: the Request template sets Messages, Tools or OnDelta, which the loop fills in", ErrInvalidLoop)
-	}
-	if o := s.Output; o != nil {
-		if err := o.check(); err != nil {
-			return nil, err
-		}
-		schema := o.Schema
-		s.Request.Output = &schema
-	}
-	// Copy the tools in, so a caller changing its slice mid-run changes
-	// nothing here.
-	s.Tools = slices.Clone(l.Tools)
-	s.byName = make(map[string]*Tool, len(s.Tools))
-	for i := range s.Tools {
-		t := &s.Tools[i]
-		if err := t.check(); err != nil {
-			return nil, err
-		}
-		if s.byName[t.Name] != nil {
-			return nil, fmt.Errorf("%w: two tools are named %q", ErrInvalidLoop, t.Name)
-		}
-		s.byName[t.Name] = t
-		s.schemas = append(s.schemas, t.Schema())
-	}
-	return s, nil
-}
-
-func orDefault[T int | time.Duration](v, def T) T {
-	if v == 0 {
-		return def
-	}
-	return v
-}
-
 // Run runs the loop on a copy of messages until the model answers without
 // tool calls, a limit is hit, a tool fails, the model fails, a call is
-// paused for approval, or ctx ends.
-//
-// Each turn: apply the context budget; call the model's Stream with the
-// Request template, the conversation and the tools (see [Model]); append
-// its message (an empty role becomes "assistant"); if it has no tool
-// calls, return it with a nil error.
-// Otherwise check the caps ([ErrTurnToolLimit], [ErrTotalToolLimit]),
-// then check every call before any runs: a name the Loop has no tool for
-// ([ErrUnknownTool]) or arguments that are not one JSON object
-// ([ErrInvalidArguments]; empty text is taken as {}) make the call
-// invalid, as does a model error that is an *llmstream.ToolCallsError (a
-// stream that ended properly with arguments that are not JSON: its calls
-// are appended as the assistant message). A turn with an invalid call runs
-// none of its calls; see [Loop.AnswerInvalidCalls] for what happens then.
-// Otherwise [Loop.Approve] decides the calls that need it, and the calls
-// allowed run (see [Loop.ParallelTools]); each result is appended as
-// {"role":"tool","tool_call_id":...,"content":...}, in call order, a
-// denied call's answer being "denied: " and the reason.
-//
-// A failed call (including a timeout or a panic) stops the run with a
-// [*ToolError]. If the tool's error is [Recoverable], the model sees the
-// error text as the result instead and the run goes on; a recoverable
-// failure with the same tool, arguments and error text as the failure
-// just before it in call order (no call succeeded in between) stops the
-// run with [ErrRepeatedFailure]. The turn's other calls still run after a
-// recoverable failure; after a failure that stops the run, the calls not
-// yet started are answered "skipped: ..." and any still running are
-// cancelled and answered "cancelled: ...". Calls stopped by a cap or by
-// cancellation before they started are answered "not run: ...", and a
-// call running when the run was cancelled is answered "cancelled: ...",
-// so that every call in Result.Messages has its answer. A timed-out or
+// paused for approval, or ctx ends. It drives the Loop's [Core], whose
+// steps say what each rule does, in order: [Core.Next] (the turn cap, the
+// context budget), the model's Stream (see [Model]), [Core.Plan] (the call
+// caps and invalid calls, [Loop.AnswerInvalidCalls]), [Loop.Approve] for
+// the calls that need a decision, [Core.Wait], the allowed calls
+// ([Core.Dispatch], up to [Loop.ParallelTools] at once), [Core.Finish]
+// (the answers in call order; a failed call stops the run with a
+// [*ToolError], unless it is [Recoverable]; the repeated-failure rule).
+// Every call in Result.Messages is answered whatever stops the run, and
+// Result.Answers says what became of each ([Outcome]). A timed-out or
 // cancelled call may have done part of its work.
 //
 // Run always returns the Result so far, with its State (for any error but
 // an [ErrInvalidLoop] one) to go on later with [Loop.Resume]. The error is
 // nil when the model finished; [ErrPaused] when a call waits for a
 // decision; otherwise [*LimitError], [*ToolError], an [ErrInvalidLoop]
-// error, or the model's or the context's error wrapped with the turn
-// (errors.Is(err, context.Canceled) holds after a cancellation).
+// error (no Model, no messages, or see [Loop.Core]), or the model's or the
+// context's error wrapped with the turn (errors.Is(err, context.Canceled)
+// holds after a cancellation).
 func (l *Loop) Run(ctx context.Context, messages []llmstream.Message) (Result, error) {
-	res := Result{Messages: slices.Clone(messages)}
-	s, err := l.settle()
+	c, err := l.driverCore()
+	if err == nil && len(messages) == 0 {
+		err = fmt.Errorf("%w: Run needs at least one message", ErrInvalidLoop)
+	}
 	if err != nil {
-		return res, err
+		return Result{Messages: deepCopy(messages)}, err
 	}
-	if len(messages) == 0 {
-		return res, fmt.Errorf("%w: Run needs at least one message", ErrInvalidLoop)
+	st := State{Messages: deepCopy(messages)}
+	return c.drive(ctx, &st, nil)
+}
+
+// driverCore is the Core of a Loop that Run and Resume drive: one with a
+// Model.
+func (l *Loop) driverCore() (*Core, error) {
+	if l.Model == nil {
+		return nil, fmt.Errorf("%w: no Model", ErrInvalidLoop)
 	}
-	r := &run{s: s, res: &res, dropped: map[int]bool{}}
-	err = r.loop(ctx, nil)
-	r.save()
+	return l.Core()
+}
+
+// driver is one Run or Resume: the Core's steps, with the model, Approve,
+// the tools and the hooks called on its goroutine.
+type driver struct {
+	c       *Core
+	st      *State
+	answers []Answer // the answers this Run or Resume made
+}
+
+// drive takes turns until the run stops; t, when not nil, is a resumed
+// turn, taken first.
+func (c *Core) drive(ctx context.Context, st *State, t *Turn) (Result, error) {
+	d := &driver{c: c, st: st}
+	err := d.loop(ctx, t)
+	res := Result{
+		Messages: deepCopy(st.Messages), Turns: st.Turns, ToolCalls: st.ToolCalls, Usage: st.Usage,
+		DroppedToolOutputs: st.DroppedToolOutputs, Pending: slices.Clone(st.Pending),
+		Answers: d.answers, State: deepCopy(*st),
+	}
+	if err == nil && c.l.Output != nil && len(st.Messages) > 0 {
+		res.Output = json.RawMessage(st.Messages[len(st.Messages)-1].Content)
+	}
 	return res, err
 }
 
-// run is the state of one Run or Resume.
-type run struct {
-	s       *settings
-	res     *Result
-	dropped map[int]bool // indexes of tool messages whose output was dropped
-	// lastFailure identifies the previous recoverable failure (tool,
-	// arguments, error text); "" after any success.
-	lastFailure string
-	// decided holds the decisions on the calls of the turn being settled.
-	decided map[string]Decision
-	// startTurns and startCalls are the Result's counts when this Run or
-	// Resume began: the caps count from there.
-	startTurns, startCalls int
-}
-
-// loop runs turns until the run stops. pending, when not nil, are the
-// calls of a resumed turn: that turn is settled first.
-func (r *run) loop(ctx context.Context, pending []llmstream.ToolCall) error {
-	if pending != nil {
-		if err := r.settleTurn(ctx, r.res.Turns, pending); err != nil {
-			return err
-		}
-	}
+func (d *driver) loop(ctx context.Context, t *Turn) error {
 	for {
-		turn := r.res.Turns + 1
-		if made := turn - 1 - r.startTurns; r.s.MaxTurns >= 0 && made >= r.s.MaxTurns {
-			return &LimitError{Err: ErrMaxTurns, Turn: turn, Value: made, Limit: r.s.MaxTurns}
-		}
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("agentloop: before turn %d: %w", turn, context.Cause(ctx))
-		}
-		size, n := fitBudget(r.res.Messages, r.s.MaxContextBytes, r.dropped)
-		r.res.DroppedToolOutputs += n
-		if r.s.MaxContextBytes >= 0 && size > r.s.MaxContextBytes {
-			return &LimitError{Err: ErrContextBudget, Turn: turn, Value: size, Limit: r.s.MaxContextBytes}
-		}
-
-		msg, err := r.callModel(ctx, turn)
-		var invalid []error // why each call may not run, nil for a call that may
-		var tce *llmstream.ToolCallsError
-		if errors.As(err, &tce) {
-			// The stream ended properly with calls whose arguments are
-			// not JSON: the turn is answered like any invalid call.
-			msg.ToolCalls, invalid, err = tce.Calls, slices.Clone(tce.Errs), nil
-		}
-		if err != nil {
-			return fmt.Errorf("agentloop: turn %d: model: %w", turn, err)
-		}
-		if msg.Role == "" {
-			msg.Role = "assistant"
-		}
-		r.res.addUsage(msg.Usage)
-		r.res.Messages = append(r.res.Messages, msg)
-		calls := msg.ToolCalls
-		if len(calls) == 0 {
-			if msg.StopReason == llmstream.StopPause {
-				// A long server-side turn paused (Anthropic's pause_turn):
-				// sending the conversation again, ending in this message,
-				// lets the model go on from it.
-				continue
+		if t == nil {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("agentloop: before turn %d: %w", d.st.Turns+1, context.Cause(ctx))
 			}
-			if again, err := r.finalAnswer(msg); again || err != nil {
-				if err != nil {
-					return err
-				}
-				continue
+			req, err := d.c.Next(d.st)
+			if err != nil {
+				return err
 			}
-			return nil
-		}
-		if limit := r.s.MaxToolCallsPerTurn; limit >= 0 && len(calls) > limit {
-			err := &LimitError{Err: ErrTurnToolLimit, Turn: turn, Value: len(calls), Limit: limit}
-			r.answerRest(calls, "not run: "+err.Error())
-			return err
-		}
-		if limit, made := r.s.MaxTotalToolCalls, r.res.ToolCalls-r.startCalls; limit >= 0 && made+len(calls) > limit {
-			err := &LimitError{Err: ErrTotalToolLimit, Turn: turn, Value: made + len(calls), Limit: limit}
-			r.answerRest(calls, "not run: "+err.Error())
-			return err
-		}
-		r.res.ToolCalls += len(calls)
-		if invalid, stop := r.checkCalls(turn, calls, invalid); invalid {
-			if stop != nil {
-				return stop
+			msg, err := d.callModel(ctx, req)
+			t, err = d.c.Plan(d.st, msg, err)
+			d.announceInvalid(t)
+			if err != nil || t.Done {
+				return err
 			}
-			continue
 		}
-		if err := r.settleTurn(ctx, turn, calls); err != nil {
-			return err
+		if !t.Answered {
+			if err := d.take(ctx, t); err != nil {
+				return err
+			}
 		}
+		t = nil
 	}
-}
-
-// settleTurn gets the decisions the turn's calls need and, once every call
-// is decided, runs them. A paused call leaves the turn unanswered: the
-// Result's State holds it, with the decisions so far.
-func (r *run) settleTurn(ctx context.Context, turn int, calls []llmstream.ToolCall) error {
-	pending, err := r.approve(ctx, turn, calls)
-	if err != nil {
-		clear(r.decided)
-		return err
-	}
-	if len(pending) > 0 {
-		r.res.Pending = pending
-		return fmt.Errorf("%w: %d calls of turn %d wait for a decision", ErrPaused, len(pending), turn)
-	}
-	err = r.runCalls(ctx, turn, calls)
-	clear(r.decided)
-	return err
 }
 
 // callModel makes one model call with its hooks.
-func (r *run) callModel(ctx context.Context, turn int) (llmstream.Message, error) {
-	h := &r.s.Hooks
+func (d *driver) callModel(ctx context.Context, req llmstream.Request) (llmstream.Message, error) {
+	h := &d.c.l.Hooks
+	turn := d.st.Turns
 	if h.BeforeModel != nil {
-		h.BeforeModel(ModelStart{Turn: turn, Messages: r.res.Messages})
+		h.BeforeModel(ModelStart{Turn: turn, Messages: req.Messages})
 	}
 	start := time.Now()
-	r.res.Turns++
-	req := r.s.Request
-	req.Messages, req.Tools = r.res.Messages, r.s.schemas
 	if onDelta := h.OnDelta; onDelta != nil {
 		req.OnDelta = func(d llmstream.Delta) error {
 			onDelta(d)
 			return nil
 		}
 	}
-	msg, err := r.s.Model.Stream(ctx, req)
+	msg, err := d.c.l.Model.Stream(ctx, req)
 	if h.AfterModel != nil {
 		h.AfterModel(ModelDone{Turn: turn, Message: msg, Err: err, Duration: time.Since(start)})
 	}
 	return msg, err
 }
 
-// answer appends the tool message for call; failed marks the answer of a
-// call that failed (llmstream.Message.IsError).
-func (r *run) answer(call llmstream.ToolCall, content string, failed bool) {
-	r.res.Messages = append(r.res.Messages, llmstream.Message{Role: "tool", ToolCallID: call.ID, Content: content, IsError: failed})
+// take decides the turn's calls, runs those allowed, and finishes it.
+func (d *driver) take(ctx context.Context, t *Turn) error {
+	if err := d.decide(ctx, t); err != nil {
+		return err
+	}
+	if err := d.c.Wait(d.st, t); err != nil {
+		return err
+	}
+	d.runCalls(ctx, t)
+	return d.finish(ctx, t)
 }
 
-// answerRest answers every call in calls with the same content.
-func (r *run) answerRest(calls []llmstream.ToolCall, content string) {
-	for _, c := range calls {
-		r.answer(c, content, false)
+// finish answers the turn. A call not run when no call failed the run is
+// the run's cancellation, which stops it.
+func (d *driver) finish(ctx context.Context, t *Turn) error {
+	err := d.c.Finish(d.st, t)
+	d.answers = append(d.answers, t.Answers...)
+	if err == nil && ctx.Err() != nil && slices.ContainsFunc(t.Answers, func(a Answer) bool { return a.Outcome == NotRun }) {
+		err = fmt.Errorf("agentloop: turn %d: %w", t.Number, context.Cause(ctx))
 	}
+	return err
+}
+
+// decide gets a decision from Approve for every call of the turn that
+// needs one and has none yet (a resumed turn has some), in call order. An
+// error from Approve (or an unset verdict) fails that call and the run; a
+// run cancelled meanwhile answers every call "not run".
+func (d *driver) decide(ctx context.Context, t *Turn) error {
+	for i, c := range t.Calls {
+		if !t.Ask[i] || t.Decisions[i].Verdict != 0 {
+			continue
+		}
+		dec, err := Decision{Verdict: Allow}, ctx.Err()
+		if d.c.l.Approve != nil && err == nil {
+			dec, err = d.ask(ctx, c)
+		}
+		switch {
+		case ctx.Err() != nil:
+			return d.finish(ctx, t)
+		case err != nil:
+			t.Answers[i] = Answer{Outcome: Failed, Content: "error: the approval of this call failed",
+				Err: &ToolError{Name: c.Name, CallID: c.ID, Index: i, Err: err}}
+			return d.finish(ctx, t)
+		}
+		t.Decisions[i] = dec
+	}
+	return nil
+}
+
+// ask calls Approve and its hook.
+func (d *driver) ask(ctx context.Context, c Call) (Decision, error) {
+	dec, err := d.c.l.Approve(ctx, c)
+	if err == nil && !dec.Verdict.valid() {
+		err = fmt.Errorf("%w: Approve returned %v for call %s", ErrApproval, dec.Verdict, c.ID)
+	} else if err != nil {
+		err = fmt.Errorf("%w: %w", ErrApproval, err)
+	}
+	if h := d.c.l.Hooks.AfterApproval; h != nil {
+		h(ApprovalDone{Call: c, Decision: dec, Err: err})
+	}
+	return dec, err
+}
+
+// announceInvalid tells the tool hooks of the calls Plan refused.
+func (d *driver) announceInvalid(t *Turn) {
+	h := &d.c.l.Hooks
+	for i, a := range t.Answers {
+		if a.Outcome != Invalid {
+			continue
+		}
+		c := t.raw[i]
+		if h.BeforeTool != nil {
+			h.BeforeTool(ToolStart{Turn: t.Number, Index: i, Call: c})
+		}
+		if h.AfterTool != nil {
+			h.AfterTool(ToolDone{Turn: t.Number, Index: i, Call: c, Content: a.Content, Err: a.Err, Outcome: Invalid})
+		}
+	}
+	if t.Answered {
+		d.answers = append(d.answers, t.Answers...)
+	}
+}
+
+// errCallFailed is the cause the turn's context ends with when one of its
+// calls failed the run, so the others stop.
+var errCallFailed = errors.New("agentloop: another call of the turn failed the run")
+
+// runCalls runs the turn's calls that are not denied, up to
+// Loop.ParallelTools at once, and fills in their answers. Hooks are called
+// on this goroutine only.
+func (d *driver) runCalls(ctx context.Context, t *Turn) {
+	var todo []int
+	for i := range t.Calls {
+		if t.Runs(i) {
+			todo = append(todo, i)
+		}
+	}
+	started, width := 0, d.c.l.ParallelTools
+	failed := false
+	if width == 1 || len(todo) == 1 {
+		// One at a time: on this goroutine, with nothing to cancel.
+		for ; started < len(todo) && !failed && ctx.Err() == nil; started++ {
+			i := todo[started]
+			d.beforeTool(t, i, len(todo), 1)
+			failed = d.done(ctx, ctx, t, i, d.c.Dispatch(ctx, t.Calls[i])) == Failed
+		}
+		return
+	}
+	tctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	type finished struct {
+		index int
+		a     Answer
+	}
+	results := make(chan finished, len(todo))
+	running := 0
+	for {
+		for running < width && started < len(todo) && !failed && ctx.Err() == nil {
+			i := todo[started]
+			started++
+			running++
+			d.beforeTool(t, i, len(todo), running)
+			go func() { results <- finished{i, d.c.Dispatch(tctx, t.Calls[i])} }()
+		}
+		if running == 0 {
+			return
+		}
+		f := <-results
+		running--
+		if d.done(ctx, tctx, t, f.index, f.a) == Failed && !failed {
+			failed = true
+			stop(errCallFailed)
+		}
+	}
+}
+
+func (d *driver) beforeTool(t *Turn, index, batch, running int) {
+	if h := d.c.l.Hooks.BeforeTool; h != nil {
+		h(ToolStart{Turn: t.Number, Index: index, Call: t.raw[index], Batch: batch, Running: running})
+	}
+}
+
+// done records call i's answer, marked Cancelled when the run's end (ctx)
+// or another call's failure (tctx) stopped it, calls AfterTool, and
+// returns the outcome.
+func (d *driver) done(ctx, tctx context.Context, t *Turn, i int, a Answer) Outcome {
+	hookText := a.Content
+	if a.Outcome != Ran {
+		switch {
+		case ctx.Err() != nil:
+			// The run was cancelled while the tool ran: that, not the
+			// tool's reaction to it, is why the run stops.
+			a.Outcome = Cancelled
+			a.Err = fmt.Errorf("agentloop: turn %d: tool %q: %w", t.Number, a.Call.Name, context.Cause(ctx))
+			hookText = cancelledText("")
+		case context.Cause(tctx) == errCallFailed:
+			a.Outcome = Cancelled
+			hookText = "cancelled: another call of the turn failed the run"
+		}
+	}
+	t.Answers[i] = a
+	if h := d.c.l.Hooks.AfterTool; h != nil {
+		h(ToolDone{Turn: t.Number, Index: i, Call: t.raw[i], Content: hookText, OutputBytes: a.OutputBytes,
+			CutBytes: a.CutBytes, Err: a.Err, Duration: a.Duration, Outcome: a.Outcome})
+	}
+	return a.Outcome
 }

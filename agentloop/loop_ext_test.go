@@ -617,7 +617,7 @@ func TestRunUsageSummed(t *testing.T) {
 		t.Errorf("State.Usage = %+v, want %+v", res.State.Usage, *turns[0].Usage)
 	}
 	l.Model, l.MaxTurns = &script{turns: turns[1:]}, 0
-	res, err = l.Resume(context.Background(), throughJSON(t, *res.State), nil)
+	res, err = l.Resume(context.Background(), throughJSON(t, res.State), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,31 +61,28 @@ func (o *Output) check() error {
 	return nil
 }
 
-// finalAnswer judges an answer without tool calls when the Loop has an
-// Output: done when it fits (Result.Output is set); otherwise the model
-// is told what is wrong and again is true, or the run stops with err when
-// the same answer failed the same way just before.
-func (r *run) finalAnswer(msg llmstream.Message) (again bool, err error) {
-	o := r.s.Output
-	if o == nil {
-		return false, nil
-	}
+// judgeOutput judges an answer without tool calls when the Loop has an
+// Output: done when it fits; otherwise the model is told what is wrong (a
+// user message joins st) and again is true, or the run stops with err when
+// the same answer failed the same way just before (st.LastFailure, the
+// tools' repeat rule).
+func (c *Core) judgeOutput(st *State, msg llmstream.Message) (again bool, err error) {
+	o := c.l.Output
 	problem := objectAnswer(msg)
 	if problem == nil && o.Check != nil {
 		problem = o.Check(msg)
 	}
 	if problem == nil {
-		r.lastFailure = ""
-		r.res.Output = json.RawMessage(msg.Content)
+		st.LastFailure = ""
 		return false, nil
 	}
 	text := problem.Error()
 	key := "output\x00" + msg.Content + "\x00" + text
-	if key == r.lastFailure {
+	if key == st.LastFailure {
 		return false, fmt.Errorf("agentloop: %w: the answer does not fit the output schema: %w", ErrRepeatedFailure, problem)
 	}
-	r.lastFailure = key
-	r.res.Messages = append(r.res.Messages, llmstream.Message{Role: "user",
+	st.LastFailure = key
+	st.Messages = append(st.Messages, llmstream.Message{Role: "user",
 		Content: "error: your answer does not fit the output schema: " + text + ". Answer again with one JSON object that fits it."})
 	return true, nil
 }

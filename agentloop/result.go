@@ -35,25 +35,16 @@ type Result struct {
 	// last message of Messages, is not answered yet: give
 	// [Loop.Resume] the State and a decision for each.
 	Pending []Call
+	// Answers are the answers to the calls this Run or Resume answered, in
+	// the order they joined Messages, each with what became of its call
+	// ([Outcome]).
+	Answers []Answer
 	// Output is the final answer's JSON text when the Loop has an
 	// [Output] and the run finished with an answer that fits it; nil
 	// otherwise. Decode it with [DecodeOutput].
 	Output json.RawMessage
 	// State is everything [Loop.Resume] needs to go on from where the run
-	// stopped, whatever stopped it; nil only when the Loop or the input
-	// was invalid. It shares nothing with Messages.
-	State *State
-}
-
-// addUsage adds u, if any, to the run's sum, every count of it.
-func (r *Result) addUsage(u *llmstream.Usage) {
-	if u == nil {
-		return
-	}
-	r.Usage.PromptTokens += u.PromptTokens
-	r.Usage.CompletionTokens += u.CompletionTokens
-	r.Usage.TotalTokens += u.TotalTokens
-	r.Usage.CachedTokens += u.CachedTokens
-	r.Usage.CacheWriteTokens += u.CacheWriteTokens
-	r.Usage.ReasoningTokens += u.ReasoningTokens
+	// stopped, whatever stopped it; the zero State (no Messages) only when
+	// the Loop or the input was invalid. It shares nothing with Messages.
+	State State
 }

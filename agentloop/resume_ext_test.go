@@ -65,11 +65,11 @@ func TestResumeAfterStops(t *testing.T) {
 		turns := []llmstream.Message{asst("", call("a", "echo", `{"id":"a"}`)), asst("", call("b", "echo", `{"id":"b"}`)), asst("done")}
 		l := agentloop.Loop{Model: &script{turns: turns}, Tools: testTools(r), MaxTurns: 1}
 		res, err := l.Run(context.Background(), user)
-		if !errors.Is(err, agentloop.ErrMaxTurns) || res.State == nil {
+		if !errors.Is(err, agentloop.ErrMaxTurns) || res.State.Messages == nil {
 			t.Fatalf("err %v, state %v", err, res.State)
 		}
 		l2 := agentloop.Loop{Model: &script{turns: turns[1:]}, Tools: testTools(r), MaxTurns: 2}
-		res2, err := l2.Resume(context.Background(), throughJSON(t, *res.State), nil)
+		res2, err := l2.Resume(context.Background(), throughJSON(t, res.State), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,10 +95,10 @@ func TestResumeAfterStops(t *testing.T) {
 		})
 		l := agentloop.Loop{Model: m}
 		res, err := l.Run(context.Background(), user)
-		if !errors.Is(err, errDown) || res.State == nil {
+		if !errors.Is(err, errDown) || res.State.Messages == nil {
 			t.Fatalf("err %v, state %v", err, res.State)
 		}
-		res2, err := l.Resume(context.Background(), throughJSON(t, *res.State), nil)
+		res2, err := l.Resume(context.Background(), throughJSON(t, res.State), nil)
 		if err != nil || res2.Messages[len(res2.Messages)-1].Content != "back go" || res2.Turns != 2 {
 			t.Errorf("err %v, turns %d, messages %+v", err, res2.Turns, res2.Messages)
 		}
@@ -124,7 +124,7 @@ func TestResumePausedThroughJSON(t *testing.T) {
 	if !errors.Is(err, agentloop.ErrPaused) || len(res.Pending) != 2 {
 		t.Fatalf("err %v, pending %v", err, res.Pending)
 	}
-	st := throughJSON(t, *res.State)
+	st := throughJSON(t, res.State)
 	l2 := agentloop.Loop{Model: &script{turns: []llmstream.Message{asst("done")}}, Tools: approvalTools(r), ParallelTools: 2,
 		Approve: func(context.Context, agentloop.Call) (agentloop.Decision, error) {
 			t.Error("asked again")
@@ -164,7 +164,7 @@ func TestResumeWrongState(t *testing.T) {
 	if !errors.Is(err, agentloop.ErrPaused) {
 		t.Fatal(err)
 	}
-	good := *res.State
+	good := res.State
 	allow := agentloop.Decision{Verdict: agentloop.Allow}
 	both := map[string]agentloop.Decision{"w0": allow, "w1": allow}
 	edit := func(f func(*agentloop.State)) agentloop.State {
@@ -208,7 +208,7 @@ func TestResumeWrongState(t *testing.T) {
 			if !errors.Is(err, agentloop.ErrInvalidState) {
 				t.Fatalf("err = %v, want ErrInvalidState", err)
 			}
-			if len(r.ids) != 0 || len(m.seen) != 0 || res.State != nil || len(res.Messages) != len(tt.st.Messages) {
+			if len(r.ids) != 0 || len(m.seen) != 0 || res.State.Messages != nil || len(res.Messages) != len(tt.st.Messages) {
 				t.Errorf("ran %v, sent %d requests, state %v, %d messages", r.ids, len(m.seen), res.State, len(res.Messages))
 			}
 			if diff := cmp.Diff(before, tt.st); diff != "" {

@@ -3,7 +3,6 @@ package agentloop
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/airlock-go/airlock/llmstream"
@@ -35,35 +34,10 @@ type State struct {
 	// Decisions are the decisions already made on the other calls of the
 	// pending turn, by call id.
 	Decisions map[string]Decision
-}
-
-// save records the run's position in its Result.
-func (r *run) save() {
-	res := r.res
-	st := &State{
-		Messages:           slices.Clone(res.Messages),
-		Turns:              res.Turns,
-		ToolCalls:          res.ToolCalls,
-		Usage:              res.Usage,
-		DroppedToolOutputs: res.DroppedToolOutputs,
-		LastFailure:        r.lastFailure,
-		Pending:            slices.Clone(res.Pending),
-	}
-	for i := range r.dropped {
-		st.Dropped = append(st.Dropped, i)
-	}
-	slices.Sort(st.Dropped)
-	if len(res.Pending) > 0 {
-		for id, d := range r.decided {
-			if d.Verdict != Pause {
-				if st.Decisions == nil {
-					st.Decisions = map[string]Decision{}
-				}
-				st.Decisions[id] = d
-			}
-		}
-	}
-	res.State = st
+	// TurnsBefore and ToolCallsBefore are Turns and ToolCalls when the
+	// Run or Resume that made the State began: the caps MaxTurns and
+	// MaxTotalToolCalls count from them. Resume sets them.
+	TurnsBefore, ToolCallsBefore int
 }
 
 // Resume goes on with a run from its saved State, as if it had never
@@ -81,52 +55,50 @@ func (r *run) save() {
 //
 // A State that does not fit the Loop (a pending call to a tool the Loop
 // lacks, or that does not need approval; a pending list or decisions that
-// are not the last message's waiting calls) or decisions that do not fit
+// are not the last message's waiting calls; pending calls and a Loop
+// without an Approve function) or decisions that do not fit
 // the State (for a call that is not pending, missing for one that is, or
 // with no verdict) are an error wrapping [ErrInvalidState], and nothing
 // runs; so is an [ErrInvalidLoop] error. st is not modified; the Result
 // owns copies.
 func (l *Loop) Resume(ctx context.Context, st State, decisions map[string]Decision) (Result, error) {
-	res := Result{
-		Messages:           slices.Clone(st.Messages),
-		Turns:              st.Turns,
-		ToolCalls:          st.ToolCalls,
-		Usage:              st.Usage,
-		DroppedToolOutputs: st.DroppedToolOutputs,
-		Pending:            slices.Clone(st.Pending),
+	c, err := l.driverCore()
+	own := deepCopy(st)
+	var t *Turn
+	if err == nil {
+		t, err = c.resume(&own, decisions)
 	}
-	s, err := l.settle()
 	if err != nil {
-		return res, err
+		return Result{Messages: own.Messages, Turns: st.Turns, ToolCalls: st.ToolCalls, Usage: st.Usage,
+			DroppedToolOutputs: st.DroppedToolOutputs, Pending: slices.Clone(st.Pending)}, err
 	}
-	pending, err := checkState(s, &st, decisions)
-	if err != nil {
-		return res, err
-	}
-	r := &run{
-		s: s, res: &res, dropped: map[int]bool{}, decided: map[string]Decision{},
-		lastFailure: st.LastFailure, startTurns: st.Turns, startCalls: st.ToolCalls,
-	}
-	for _, i := range st.Dropped {
-		r.dropped[i] = true
-	}
-	maps.Copy(r.decided, st.Decisions)
-	res.Pending = nil
-	for _, c := range st.Pending {
-		d := decisions[c.ID]
-		r.decided[c.ID] = d
-		if h := s.Hooks.AfterApproval; h != nil {
-			h(ApprovalDone{Call: c, Decision: d})
+	if t != nil {
+		for i, call := range t.Calls {
+			if h := c.l.Hooks.AfterApproval; h != nil && decisions[call.ID].Verdict != 0 {
+				h(ApprovalDone{Call: call, Decision: t.Decisions[i]})
+			}
 		}
 	}
-	err = r.loop(ctx, pending)
-	r.save()
-	return res, err
+	return c.drive(ctx, &own, t)
+}
+
+// resume checks that st fits the Core and decisions fit st, readies st to
+// go on (the caps count from here), and returns the pending turn with its
+// decisions, or nil when none is pending.
+func (c *Core) resume(st *State, decisions map[string]Decision) (*Turn, error) {
+	t, err := c.checkState(st, decisions)
+	if err != nil {
+		return nil, err
+	}
+	st.TurnsBefore, st.ToolCallsBefore = st.Turns, st.ToolCalls
+	st.Pending, st.Decisions = nil, nil
+	return t, nil
 }
 
 // checkState checks that st fits the Loop and decisions fit st, and
-// returns the calls of the pending turn (nil when none).
-func checkState(s *settings, st *State, decisions map[string]Decision) ([]llmstream.ToolCall, error) {
+// returns the pending turn with its decisions (nil when none), judged by
+// the rules Plan and Wait made it with.
+func (c *Core) checkState(st *State, decisions map[string]Decision) (*Turn, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", ErrInvalidState, fmt.Sprintf(format, args...))
 	}
@@ -155,37 +127,29 @@ func checkState(s *settings, st *State, decisions map[string]Decision) ([]llmstr
 	if last.Role != "assistant" || len(last.ToolCalls) == 0 {
 		return nil, bad("calls are pending, and the last message has no calls")
 	}
-	// Each call of the turn is either pending, decided already, or one
-	// that needs no decision; the pending list is exactly the undecided
-	// calls that need one, as the loop made it.
-	var want []Call
-	seen := map[string]bool{}
-	for i, c := range last.ToolCalls {
-		if seen[c.ID] {
-			return nil, bad("two calls have the id %q", c.ID)
+	if c.l.Approve == nil {
+		return nil, bad("calls wait for a decision and the Loop has no Approve function: the Loop that resumes a paused run needs one, to decide the calls of the turns after it")
+	}
+	// Every call of the turn is one Plan let through; the pending list is
+	// what Wait recorded with the saved decisions.
+	t := c.newTurn(st.Turns, last.ToolCalls)
+	ids := sharedIDs(t.Calls)
+	for i, call := range t.Calls {
+		if problem, _ := c.problem(call, nil, ids[call.ID]); problem != "" {
+			return nil, bad("call %s: %s", call.ID, problem)
 		}
-		seen[c.ID] = true
-		t := s.byName[c.Function.Name]
-		if t == nil {
-			return nil, bad("call %s is to tool %q, which the Loop does not have", c.ID, c.Function.Name)
+		d, decided := st.Decisions[call.ID]
+		if decided && d.Verdict != Allow && d.Verdict != Deny {
+			return nil, bad("call %s has the saved decision %v", call.ID, d.Verdict)
 		}
-		if _, err := parseArguments(c.Function.Arguments); err != nil {
-			return nil, bad("call %s: %v", c.ID, err)
-		}
-		d, decided := st.Decisions[c.ID]
-		if decided && (!d.Verdict.valid() || d.Verdict == Pause) {
-			return nil, bad("call %s has the saved decision %v", c.ID, d.Verdict)
-		}
-		if !decided && t.NeedsApproval && s.Approve != nil {
-			want = append(want, newCall(st.Turns, i, c))
-		}
+		t.Decisions[i] = d
 	}
 	for id := range st.Decisions {
-		if !seen[id] {
+		if ids[id] == 0 {
 			return nil, bad("a saved decision for call %q, which is not in the turn", id)
 		}
 	}
-	if !slices.Equal(want, st.Pending) {
+	if !slices.Equal(t.waiting(), st.Pending) {
 		return nil, bad("the pending list is not the turn's waiting calls")
 	}
 	for id, d := range decisions {
@@ -196,10 +160,12 @@ func checkState(s *settings, st *State, decisions map[string]Decision) ([]llmstr
 			return nil, bad("the decision for call %s has no verdict", id)
 		}
 	}
-	for _, c := range st.Pending {
-		if _, ok := decisions[c.ID]; !ok {
-			return nil, bad("no decision for pending call %s", c.ID)
+	for _, p := range st.Pending {
+		d, ok := decisions[p.ID]
+		if !ok {
+			return nil, bad("no decision for pending call %s", p.ID)
 		}
+		t.Decisions[p.Index] = d
 	}
-	return last.ToolCalls, nil
+	return t, nil
 }

@@ -1,181 +1,202 @@
 package agentloop
 
 import (
+	"bytes"
 	"encoding/json"
-
-	"github.com/airlock-go/airlock/llmstream"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strconv"
 )
 
-// A State is written with every field of its messages: an llmstream.Message
-// marshals as a provider would read it (no usage, no stop reason, raw
-// blocks compacted), which is not enough to go on exactly where a run
-// stopped. Raw JSON is kept as text so its bytes come back as they were.
-
-type stateJSON struct {
-	Messages           []messageJSON       `json:"messages"`
-	Turns              int                 `json:"turns"`
-	ToolCalls          int                 `json:"tool_calls"`
-	Usage              usageJSON           `json:"usage"`
-	DroppedToolOutputs int                 `json:"dropped_tool_outputs"`
-	Dropped            []int               `json:"dropped"`
-	LastFailure        string              `json:"last_failure"`
-	Pending            []Call              `json:"pending"`
-	Decisions          map[string]Decision `json:"decisions"`
-}
-
-type messageJSON struct {
-	Role         string               `json:"role"`
-	Content      string               `json:"content"`
-	ToolCalls    []toolCallJSON       `json:"tool_calls"`
-	ToolCallID   string               `json:"tool_call_id"`
-	Name         string               `json:"name"`
-	IsError      bool                 `json:"is_error"`
-	Reasoning    string               `json:"reasoning"`
-	Refusal      string               `json:"refusal"`
-	FinishReason string               `json:"finish_reason"`
-	StopReason   llmstream.StopReason `json:"stop_reason"`
-	Usage        *usageJSON           `json:"usage"`
-	Continuity   *continuityJSON      `json:"continuity"`
-}
-
-type toolCallJSON struct {
-	ID        string  `json:"id"`
-	Type      string  `json:"type"`
-	Name      string  `json:"name"`
-	Arguments string  `json:"arguments"`
-	Extra     *string `json:"extra"`
-}
-
-type usageJSON struct {
-	Prompt, Completion, Total, Cached, CacheWrite, Reasoning int
-}
-
-type continuityJSON struct {
-	Dialect llmstream.Dialect `json:"dialect"`
-	Blocks  []blockJSON       `json:"blocks"`
-}
-
-type blockJSON struct {
-	Type      string  `json:"type"`
-	Bytes     int     `json:"bytes"`
-	Call      int     `json:"call"`
-	ID        string  `json:"id"`
-	Signature string  `json:"signature"`
-	Raw       *string `json:"raw"`
-}
+// A State is written field by field, by reflection, with every exported
+// field of every type in it under its Go name: an llmstream.Message
+// marshals as a provider would read it (no usage, no stop reason), and a
+// hand-kept mirror of its types forgot the fields added after it. So no
+// type's own JSON methods or tags are used: numbers (enums included) are
+// numbers, texts and raw JSON are strings, and nil stays apart from empty
+// for slices, maps, pointers and raw JSON. A field added to any of these
+// types is saved with no change here.
 
 // MarshalJSON writes every field of the State, so that unmarshaling the
 // result gives an equal State. Texts that are not valid UTF-8 come back
 // with U+FFFD in place of the bad bytes, as encoding/json does.
 func (st State) MarshalJSON() ([]byte, error) {
-	w := stateJSON{
-		Turns: st.Turns, ToolCalls: st.ToolCalls, Usage: toUsageJSON(st.Usage),
-		DroppedToolOutputs: st.DroppedToolOutputs, Dropped: st.Dropped,
-		LastFailure: st.LastFailure, Pending: st.Pending, Decisions: st.Decisions,
-	}
-	if st.Messages != nil {
-		w.Messages = make([]messageJSON, len(st.Messages))
-	}
-	for i, m := range st.Messages {
-		w.Messages[i] = toMessageJSON(m)
-	}
-	return json.Marshal(w)
+	return json.Marshal(encodeValue(reflect.ValueOf(st)))
 }
 
-// UnmarshalJSON reads what MarshalJSON wrote.
+// UnmarshalJSON reads what MarshalJSON wrote. A member the State's types
+// do not have, or a value of the wrong kind, is an error and st is left
+// as it was.
 func (st *State) UnmarshalJSON(b []byte) error {
-	var w stateJSON
-	if err := json.Unmarshal(b, &w); err != nil {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
 		return err
 	}
-	*st = State{
-		Turns: w.Turns, ToolCalls: w.ToolCalls, Usage: w.Usage.usage(),
-		DroppedToolOutputs: w.DroppedToolOutputs, Dropped: w.Dropped,
-		LastFailure: w.LastFailure, Pending: w.Pending, Decisions: w.Decisions,
+	var out State
+	if err := decodeValue(v, reflect.ValueOf(&out).Elem(), "state"); err != nil {
+		return fmt.Errorf("agentloop: %w", err)
 	}
-	if w.Messages != nil {
-		st.Messages = make([]llmstream.Message, len(w.Messages))
+	*st = out
+	return nil
+}
+
+// encodeValue turns v into a value encoding/json writes without calling
+// any method of v's types.
+func encodeValue(v reflect.Value) any {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return nil
+		}
+		return encodeValue(v.Elem())
+	case reflect.Struct:
+		m := make(map[string]any, v.NumField())
+		for i := range v.NumField() {
+			if f := v.Type().Field(i); f.IsExported() {
+				m[f.Name] = encodeValue(v.Field(i))
+			}
+		}
+		return m
+	case reflect.Slice:
+		if v.IsNil() {
+			return nil
+		}
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return string(v.Bytes())
+		}
+		out := make([]any, v.Len())
+		for i := range out {
+			out[i] = encodeValue(v.Index(i))
+		}
+		return out
+	case reflect.Map:
+		if v.IsNil() {
+			return nil
+		}
+		m := make(map[string]any, v.Len())
+		for it := v.MapRange(); it.Next(); {
+			m[it.Key().String()] = encodeValue(it.Value())
+		}
+		return m
+	case reflect.String:
+		return v.String()
+	case reflect.Bool:
+		return v.Bool()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return json.Number(strconv.FormatInt(v.Int(), 10))
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return json.Number(strconv.FormatUint(v.Uint(), 10))
 	}
-	for i, m := range w.Messages {
-		st.Messages[i] = m.message()
+	// A kind no State type has (float, interface, func, chan): the test
+	// that fills every field fails on it, so this is never reached.
+	panic("agentloop: a State holds a " + v.Kind().String())
+}
+
+// decodeValue sets dst from v, the encoding/json reading (numbers as
+// json.Number) of what encodeValue made; at names the place for errors.
+func decodeValue(v any, dst reflect.Value, at string) error {
+	bad := func() error { return fmt.Errorf("%s: %T does not fit a %v", at, v, dst.Type()) }
+	if v == nil {
+		switch dst.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Map:
+			dst.SetZero()
+			return nil
+		}
+		return bad()
+	}
+	switch dst.Kind() {
+	case reflect.Pointer:
+		p := reflect.New(dst.Type().Elem())
+		if err := decodeValue(v, p.Elem(), at); err != nil {
+			return err
+		}
+		dst.Set(p)
+	case reflect.Struct:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return bad()
+		}
+		for _, name := range slices.Sorted(maps.Keys(m)) { // the first error found, whatever the map order
+			f, ok := dst.Type().FieldByName(name)
+			if !ok || !f.IsExported() || len(f.Index) != 1 {
+				return fmt.Errorf("%s: %v has no field %q", at, dst.Type(), name)
+			}
+			if err := decodeValue(m[name], dst.Field(f.Index[0]), at+"."+name); err != nil {
+				return err
+			}
+		}
+	case reflect.Slice:
+		if s, ok := v.(string); ok && dst.Type().Elem().Kind() == reflect.Uint8 {
+			dst.SetBytes(append(make([]byte, 0, len(s)), s...))
+			return nil
+		}
+		a, ok := v.([]any)
+		if !ok {
+			return bad()
+		}
+		out := reflect.MakeSlice(dst.Type(), len(a), len(a))
+		for i, e := range a {
+			if err := decodeValue(e, out.Index(i), at+"["+strconv.Itoa(i)+"]"); err != nil {
+				return err
+			}
+		}
+		dst.Set(out)
+	case reflect.Map:
+		m, ok := v.(map[string]any)
+		if !ok || dst.Type().Key().Kind() != reflect.String {
+			return bad()
+		}
+		out := reflect.MakeMapWithSize(dst.Type(), len(m))
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			e := reflect.New(dst.Type().Elem()).Elem()
+			if err := decodeValue(m[k], e, at+"["+strconv.Quote(k)+"]"); err != nil {
+				return err
+			}
+			out.SetMapIndex(reflect.ValueOf(k).Convert(dst.Type().Key()), e)
+		}
+		dst.Set(out)
+	case reflect.String:
+		s, ok := v.(string)
+		if !ok {
+			return bad()
+		}
+		dst.SetString(s)
+	case reflect.Bool:
+		b, ok := v.(bool)
+		if !ok {
+			return bad()
+		}
+		dst.SetBool(b)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n, ok := v.(json.Number)
+		i, err := strconv.ParseInt(string(n), 10, 64)
+		if !ok || err != nil || dst.OverflowInt(i) {
+			return bad()
+		}
+		dst.SetInt(i)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		n, ok := v.(json.Number)
+		u, err := strconv.ParseUint(string(n), 10, 64)
+		if !ok || err != nil || dst.OverflowUint(u) {
+			return bad()
+		}
+		dst.SetUint(u)
+	default:
+		return bad()
 	}
 	return nil
 }
 
-func toUsageJSON(u llmstream.Usage) usageJSON {
-	return usageJSON{u.PromptTokens, u.CompletionTokens, u.TotalTokens, u.CachedTokens, u.CacheWriteTokens, u.ReasoningTokens}
-}
-
-func (u usageJSON) usage() llmstream.Usage {
-	return llmstream.Usage{PromptTokens: u.Prompt, CompletionTokens: u.Completion, TotalTokens: u.Total, CachedTokens: u.Cached, CacheWriteTokens: u.CacheWrite, ReasoningTokens: u.Reasoning}
-}
-
-// rawText and rawBytes keep a nil json.RawMessage apart from an empty one.
-func rawText(b json.RawMessage) *string {
-	if b == nil {
-		return nil
+// deepCopy returns a copy of v that shares no memory with it, down to
+// the bytes of raw JSON: v through the State's codec, without the text.
+func deepCopy[T any](v T) T {
+	var out T
+	if err := decodeValue(encodeValue(reflect.ValueOf(v)), reflect.ValueOf(&out).Elem(), "copy"); err != nil {
+		panic("agentloop: " + err.Error()) // the codec reads what it writes
 	}
-	s := string(b)
-	return &s
-}
-
-func rawBytes(s *string) json.RawMessage {
-	if s == nil {
-		return nil
-	}
-	return json.RawMessage(*s)
-}
-
-func toMessageJSON(m llmstream.Message) messageJSON {
-	w := messageJSON{
-		Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name, IsError: m.IsError,
-		Reasoning: m.Reasoning, Refusal: m.Refusal, FinishReason: m.FinishReason, StopReason: m.StopReason,
-	}
-	if m.ToolCalls != nil {
-		w.ToolCalls = make([]toolCallJSON, len(m.ToolCalls))
-	}
-	for i, c := range m.ToolCalls {
-		w.ToolCalls[i] = toolCallJSON{ID: c.ID, Type: c.Type, Name: c.Function.Name, Arguments: c.Function.Arguments, Extra: rawText(c.Extra)}
-	}
-	if m.Usage != nil {
-		u := toUsageJSON(*m.Usage)
-		w.Usage = &u
-	}
-	if c := m.Continuity; c != nil {
-		w.Continuity = &continuityJSON{Dialect: c.Dialect}
-		if c.Blocks != nil {
-			w.Continuity.Blocks = make([]blockJSON, len(c.Blocks))
-		}
-		for i, b := range c.Blocks {
-			w.Continuity.Blocks[i] = blockJSON{Type: b.Type, Bytes: b.Bytes, Call: b.Call, ID: b.ID, Signature: b.Signature, Raw: rawText(b.Raw)}
-		}
-	}
-	return w
-}
-
-func (w messageJSON) message() llmstream.Message {
-	m := llmstream.Message{
-		Role: w.Role, Content: w.Content, ToolCallID: w.ToolCallID, Name: w.Name, IsError: w.IsError,
-		Reasoning: w.Reasoning, Refusal: w.Refusal, FinishReason: w.FinishReason, StopReason: w.StopReason,
-	}
-	if w.ToolCalls != nil {
-		m.ToolCalls = make([]llmstream.ToolCall, len(w.ToolCalls))
-	}
-	for i, c := range w.ToolCalls {
-		m.ToolCalls[i] = llmstream.ToolCall{ID: c.ID, Type: c.Type, Function: llmstream.FunctionCall{Name: c.Name, Arguments: c.Arguments}, Extra: rawBytes(c.Extra)}
-	}
-	if w.Usage != nil {
-		u := w.Usage.usage()
-		m.Usage = &u
-	}
-	if c := w.Continuity; c != nil {
-		m.Continuity = &llmstream.Continuity{Dialect: c.Dialect}
-		if c.Blocks != nil {
-			m.Continuity.Blocks = make([]llmstream.Block, len(c.Blocks))
-		}
-		for i, b := range c.Blocks {
-			m.Continuity.Blocks[i] = llmstream.Block{Type: b.Type, Bytes: b.Bytes, Call: b.Call, ID: b.ID, Signature: b.Signature, Raw: rawBytes(b.Raw)}
-		}
-	}
-	return m
+	return out
 }

@@ -212,6 +212,37 @@ func (u Usage) InputTokens() int {
 	return u.PromptTokens
 }
 
+// Add adds every count of v to u's (a sum of several responses' usage,
+// as agentloop's Result.Usage); a nil v adds nothing. Usages that count
+// PromptTokens alike keep that meaning ([Usage.PromptExcludesCache]); when
+// they differ (a run that moved between dialects), the sum's PromptTokens
+// holds the cache, so InputTokens stays every input token of both.
+func (u *Usage) Add(v *Usage) {
+	if v == nil {
+		return
+	}
+	if *u == (Usage{}) {
+		u.PromptExcludesCache = v.PromptExcludesCache
+	}
+	vPrompt := v.PromptTokens
+	if u.PromptExcludesCache != v.PromptExcludesCache {
+		if u.PromptExcludesCache {
+			u.PromptTokens += u.CachedTokens + u.CacheWriteTokens
+			u.PromptExcludesCache = false
+		} else {
+			vPrompt += v.CachedTokens + v.CacheWriteTokens
+		}
+	}
+	u.PromptTokens += vPrompt
+	u.CompletionTokens += v.CompletionTokens
+	u.TotalTokens += v.TotalTokens
+	u.CachedTokens += v.CachedTokens
+	u.CacheWriteTokens += v.CacheWriteTokens
+	u.ReasoningTokens += v.ReasoningTokens
+	u.BilledPromptTokens += v.BilledPromptTokens
+	u.BilledCompletionTokens += v.BilledCompletionTokens
+}
+
 // Tool is a tool offered to the model in a request, in the OpenAI shape
 // {"type":"function","function":{"name","description","parameters"}}.
 type Tool struct {

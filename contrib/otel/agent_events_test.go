@@ -102,7 +102,7 @@ func TestRunPauseApproveDeny(t *testing.T) {
 			}
 
 			tel.spans.Reset()
-			res, err = otel.Resume(context.Background(), loop, *res.State, map[string]agentloop.Decision{
+			res, err = otel.Resume(context.Background(), loop, res.State, map[string]agentloop.Decision{
 				"c2": {Verdict: agentloop.Deny, Reason: "not c2, secret plans"},
 				"c3": {Verdict: agentloop.Allow},
 			}, opts...)

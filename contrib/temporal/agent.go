@@ -32,6 +32,14 @@ type Agent struct {
 	// [Relay]. It is called on the activity's goroutine, so a slow OnDelta
 	// slows the turn; it must not keep the Delta's Call.Partial.
 	OnDelta func(Delta)
+	// Hooks follow the run as agentloop's do, on the worker that does the
+	// work: BeforeModel, AfterModel and OnDelta around each attempt of a
+	// model turn, BeforeTool and AfterTool around each attempt of a tool
+	// call (a retried attempt calls them again; ToolStart.Batch and
+	// Running are 0). The workflow itself calls none, since replaying it
+	// would call them again: no AfterApproval, and no tool hooks for the
+	// calls of an invalid turn. This worker calls them one at a time.
+	Hooks agentloop.Hooks
 }
 
 // Register registers the agent's workflow and its two activities on r
@@ -44,7 +52,7 @@ func Register(r registry, a Agent) {
 		name = DefaultName
 	}
 	acts := &activities{agent: a}
-	r.RegisterWorkflowWithOptions(runWorkflow, workflow.RegisterOptions{Name: name})
+	r.RegisterWorkflowWithOptions(acts.workflow, workflow.RegisterOptions{Name: name})
 	r.RegisterActivityWithOptions(acts.model, activity.RegisterOptions{Name: name + modelSuffix})
 	r.RegisterActivityWithOptions(acts.tool, activity.RegisterOptions{Name: name + toolSuffix})
 }

@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/airlock-go/airlock/agentloop"
-	"github.com/airlock-go/airlock/llmstream"
 	sdktemporal "go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 )
@@ -23,13 +22,13 @@ const (
 )
 
 // handle registers the run's query and update handlers.
-func (w *run) handle() error {
+func (w *execution) handle() error {
 	if err := workflow.SetQueryHandler(w.ctx, QueryPending, func() ([]agentloop.Call, error) {
-		return slices.Clone(w.pending), nil
+		return slices.Clone(w.st.Pending), nil
 	}); err != nil {
 		return err
 	}
-	if err := workflow.SetQueryHandler(w.ctx, QueryState, func() (State, error) {
+	if err := workflow.SetQueryHandler(w.ctx, QueryState, func() (agentloop.State, error) {
 		return w.st, nil
 	}); err != nil {
 		return err
@@ -43,7 +42,7 @@ func (w *run) handle() error {
 			if i < 0 {
 				return notPending(d.CallID)
 			}
-			w.decided[i] = &d.Decision
+			w.open.Decisions[i] = d.Decision
 			return nil
 		},
 		workflow.UpdateHandlerOptions{Validator: func(d decision) error {
@@ -62,50 +61,26 @@ func notPending(id string) error {
 	return sdktemporal.NewNonRetryableApplicationError("temporal: call "+id+" does not wait for a decision", errTypeNotPending, nil)
 }
 
-// waiting returns the index in w.pending of the undecided call with id,
-// or -1.
-func (w *run) waiting(id string) int {
-	for i, p := range w.pending {
-		if p.ID == id && w.decided[i] == nil {
-			return i
+// waiting returns the index in the open turn of the undecided call with
+// id, or -1.
+func (w *execution) waiting(id string) int {
+	if w.open == nil {
+		return -1
+	}
+	for _, p := range w.st.Pending {
+		if p.ID == id && w.open.Decisions[p.Index].Verdict == 0 {
+			return p.Index
 		}
 	}
 	return -1
 }
 
-// decide waits for a decision on every call of the turn that needs one
-// (approval[i]) and returns the answers of the denied calls, nil for the
-// calls that may run. The calls wait together and none runs before all are
-// decided, as in agentloop.
-func (w *run) decide(turn int, calls []llmstream.ToolCall, approval []bool) ([]*answer, error) {
-	answers := make([]*answer, len(calls))
-	w.pending, w.decided = nil, nil
-	for i, c := range calls {
-		if i < len(approval) && approval[i] {
-			w.pending = append(w.pending, agentloop.Call{Turn: turn, Index: i, ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
-		}
-	}
-	if len(w.pending) == 0 {
-		return answers, nil
-	}
-	w.decided = make([]*agentloop.Decision, len(w.pending))
-	err := workflow.Await(w.ctx, func() bool { return !slices.Contains(w.decided, nil) })
-	if err != nil {
-		return nil, err
-	}
-	for i, p := range w.pending {
-		if d := w.decided[i]; d.Verdict == agentloop.Deny {
-			answers[p.Index] = &answer{Content: denial(*d)}
-		}
-	}
-	w.pending, w.decided = nil, nil
-	return answers, nil
-}
-
-// denial is agentloop's answer to a denied call.
-func denial(d agentloop.Decision) string {
-	if d.Reason == "" {
-		return "denied: the call was not approved"
-	}
-	return "denied: " + d.Reason
+// decide waits for a decision on every call of the turn that needs one;
+// the core's Wait records the calls still waiting in the State, so the
+// queries show them. The calls wait together and none runs before all are
+// decided, as in agentloop. An error is the run's cancellation.
+func (w *execution) decide(t *agentloop.Turn) error {
+	w.open = t
+	defer func() { w.open = nil }()
+	return workflow.Await(w.ctx, func() bool { return w.core.Wait(&w.st, t) == nil })
 }

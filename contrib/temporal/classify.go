@@ -12,10 +12,10 @@ import (
 )
 
 // Error types of a failed model turn (temporal.ApplicationError.Type): the
-// prefix, then what failed.
+// prefix, then the name of the error's [llmstream.KindOf].
 const (
-	// ErrTypeModel prefixes every model-turn failure; a provider's error
-	// adds its kind, as in "airlock.model.rate_limited" (see
+	// ErrTypeModel prefixes every model-turn failure, followed by its
+	// kind, as in "airlock.model.rate_limited" (see
 	// [llmstream.ErrorKind.String]).
 	ErrTypeModel = "airlock.model"
 	// ErrTypeInterrupted is a stream that broke ([llmstream.ErrInterrupted]).
@@ -26,33 +26,30 @@ const (
 const maxRetryDelay = time.Minute
 
 // classify turns a model turn's error into what Temporal's retry policy
-// acts on: retryable when sending the same request again is reasonable (an
-// interrupted stream, a provider error whose Retryable holds, an HTTP error
-// of no provider's shape whose status says so), with the provider's
-// Retry-After as the next delay; non-retryable otherwise. The context's own
-// errors are returned as they are: Temporal knows a timeout or a
-// cancellation of its own. The message is err's text, which an
-// *llmstream.Client has already cleared of credentials.
+// acts on, by its [llmstream.KindOf], one to one: the type names the kind,
+// and the kind says whether sending the same request again is reasonable
+// ([llmstream.ErrorKind.Retryable]; a provider's own say,
+// [llmstream.APIError.Retryable], wins), with the server's Retry-After as
+// the next delay. The context's own errors are returned as they are:
+// Temporal knows a timeout or a cancellation of its own. The message is
+// err's text, which an *llmstream.Client has already cleared of
+// credentials.
 func classify(err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	typ, retry := ErrTypeModel, false
+	kind := llmstream.KindOf(err)
+	retry := kind.Retryable()
 	var api *llmstream.APIError
-	var se *transport.StatusError
-	switch {
-	case errors.Is(err, llmstream.ErrInterrupted):
-		typ, retry = ErrTypeInterrupted, true
-	case errors.As(err, &api):
-		typ, retry = ErrTypeModel+"."+api.Kind.String(), api.Retryable()
-	case errors.As(err, &se):
-		retry = se.Retryable()
+	if errors.As(err, &api) {
+		retry = api.Retryable()
 	}
 	opts := sdktemporal.ApplicationErrorOptions{NonRetryable: !retry}
+	var se *transport.StatusError
 	if retry && errors.As(err, &se) {
 		opts.NextRetryDelay = retryAfter(se)
 	}
-	return sdktemporal.NewApplicationErrorWithOptions(err.Error(), typ, opts)
+	return sdktemporal.NewApplicationErrorWithOptions(err.Error(), ErrTypeModel+"."+kind.String(), opts)
 }
 
 // retryAfter reads the wait a server asked for, in retry-after-ms or

@@ -34,10 +34,12 @@ func TestClassify(t *testing.T) {
 		{"bad request", &llmstream.APIError{StatusCode: 400, Kind: llmstream.ErrorInvalidRequest}, "airlock.model.invalid_request", false, 0},
 		{"bad key", &llmstream.APIError{StatusCode: 401, Kind: llmstream.ErrorAuthentication}, "airlock.model.authentication", false, 0},
 		{"context too long", &llmstream.APIError{StatusCode: 400, Kind: llmstream.ErrorContextLength}, "airlock.model.context_length", false, 0},
-		{"proxy 502 page", fmt.Errorf("wrapped: %w", status(502, nil)), ErrTypeModel, true, 0},
-		{"proxy 404 page", status(404, nil), ErrTypeModel, false, 0},
-		{"bad event", llmstream.ErrBadEvent, ErrTypeModel, false, 0},
-		{"invalid request", llmstream.ErrInvalidRequest, ErrTypeModel, false, 0},
+		{"proxy 502 page", fmt.Errorf("wrapped: %w", status(502, nil)), "airlock.model.server_error", true, 0},
+		{"proxy 404 page", status(404, nil), "airlock.model.not_found", false, 0},
+		{"bad event", llmstream.ErrBadEvent, "airlock.model.bad_response", false, 0},
+		{"invalid request", llmstream.ErrInvalidRequest, "airlock.model.invalid_request", false, 0},
+		{"stalled", fmt.Errorf("x: %w", transport.ErrStalled), "airlock.model.stalled", true, 0},
+		{"no kind", errors.New("what"), "airlock.model.unknown", false, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -93,8 +93,15 @@ func TestRunOnServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Continued != 1 || st.Turns != 2 || st.ToolCalls != 2 || len(st.Messages) != 5 || st.Messages[4].Content != "gone" {
-		t.Errorf("result: continued %d, turns %d, calls %d:\n%s", st.Continued, st.Turns, st.ToolCalls, transcript(st.Messages))
+	if st.Turns != 2 || st.ToolCalls != 2 || len(st.Messages) != 5 || st.Messages[4].Content != "gone" {
+		t.Errorf("result: turns %d, calls %d:\n%s", st.Turns, st.ToolCalls, transcript(st.Messages))
+	}
+	if last := c.GetWorkflow(ctx, run.ID, ""); last.GetRunID() == run.RunID {
+		t.Errorf("the run did not continue as new: one execution, %s", last.GetRunID())
+	}
+	// A decision on a finished run: nothing waits.
+	if err := run.Decide(ctx, "c1", agentloop.Decision{Verdict: agentloop.Allow}); !errors.Is(err, ErrNotPending) {
+		t.Errorf("deciding on a finished run: %v, want ErrNotPending", err)
 	}
 	if got := j.list(); len(got) != 2 {
 		t.Errorf("tool runs %q, want both calls once", got)

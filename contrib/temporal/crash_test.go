@@ -183,7 +183,7 @@ func TestCrashedWorker(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
-	run := func(id string, crash bool) (State, []string) {
+	run := func(id string, crash bool) (agentloop.State, []string) {
 		journal, marker := filepath.Join(dir, id+".journal"), filepath.Join(dir, id+".started")
 		w := startWorker(t, addr, id, srv.URL, journal, marker)
 		r, err := Start(ctx, c, client.StartWorkflowOptions{ID: id, TaskQueue: id}, user("write four lines"), crashOptions)
@@ -299,6 +299,9 @@ func writeHistory(t *testing.T, c client.Client, id, path string) {
 	t.Helper()
 	js, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(history(t, c, id))
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, append(js, '\n'), 0o644); err != nil {

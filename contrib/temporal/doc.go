@@ -6,19 +6,21 @@
 //
 // The shape is the one Temporal's own agent integrations use:
 //
-//   - the workflow holds the conversation, the caps, the counters and the
-//     calls waiting for approval — its code is deterministic (no clock, no
-//     random ids, no map order), so Temporal can replay it on any worker;
+//   - the workflow drives agentloop's turn core ([agentloop.Core]) over an
+//     [agentloop.State]: the caps, the context budget, the invalid calls,
+//     the answers and the failure rules are agentloop's own, and
+//     deterministic, as the workflow's code must be (no clock, no random
+//     ids, no map order), so Temporal can replay it on any worker;
 //   - each model turn is an activity that streams with airlock and returns
 //     the materialized message alone: a half-formed tool call never enters
 //     the workflow's history;
-//   - each tool call is an activity, run through agentloop itself (its
-//     argument check, panic recovery, recoverable errors and output cut),
+//   - each tool call is an activity, run by [agentloop.Core.Dispatch] (its
+//     timeout, panic recovery, recoverable errors and output cut),
 //     fanned out up to [Options.ParallelTools], answered in call order;
 //   - approvals arrive as a Temporal Update ([Run.Decide]) and a query lists
 //     the calls that wait ([Run.Pending]);
 //   - past [Options.MaxHistoryEvents] the run continues as new, carrying
-//     its [State].
+//     its State.
 //
 // # Worker and starter
 //

@@ -2,16 +2,21 @@ package temporal
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/airlock-go/airlock/agentloop"
+	"github.com/airlock-go/airlock/llmstream"
 )
 
 // RunError is a failed run as [Run.Result] reports it.
 type RunError struct {
 	// Type says what failed (the workflow's temporal.ApplicationError
-	// type): "airlock.model..." for a model turn ([ErrTypeModel]),
-	// "airlock.tool" for a tool call, "airlock.limit..." for a cap,
-	// "airlock.options" for unusable Options.
+	// type): "airlock.model.<kind>" for a model turn ([ErrTypeModel]),
+	// "airlock.tool" for a tool call, and otherwise "airlock.", the name of
+	// the error's [llmstream.KindOf], then the agentloop sentinel it
+	// matches: "airlock.limit.max_turns", "airlock.tool.repeated_failure",
+	// "airlock.unknown.invalid_options", "airlock.unknown.invalid_loop"
+	// (an Agent whose tools or request template agentloop refuses).
 	Type string
 	// Err is Temporal's error for the failed workflow.
 	Err error
@@ -20,36 +25,40 @@ type RunError struct {
 // Error returns Temporal's error text.
 func (e *RunError) Error() string { return e.Err.Error() }
 
-// Unwrap returns the sentinel of Type, when it has one (agentloop's
-// limit errors and ErrRepeatedFailure, [ErrInvalidOptions]), and Err.
+// Unwrap returns the sentinel Type names, if any, and Err.
 func (e *RunError) Unwrap() []error {
 	for _, s := range sentinels {
-		if s.typ == e.Type {
+		if strings.HasSuffix(e.Type, "."+s.name) {
 			return []error{s.err, e.Err}
 		}
 	}
 	return []error{e.Err}
 }
 
-// sentinels maps the run's error types to errors callers test with
+// sentinels are the errors a run's error type names after its kind, for
 // errors.Is. A slice, not a map: its order is the only one.
 var sentinels = []struct {
-	typ string
-	err error
+	name string
+	err  error
 }{
-	{"airlock.limit.max_turns", agentloop.ErrMaxTurns},
-	{"airlock.limit.turn_tool_calls", agentloop.ErrTurnToolLimit},
-	{"airlock.limit.total_tool_calls", agentloop.ErrTotalToolLimit},
-	{"airlock.repeated_failure", agentloop.ErrRepeatedFailure},
-	{errTypeOptions, ErrInvalidOptions},
+	{"max_turns", agentloop.ErrMaxTurns},
+	{"turn_tool_calls", agentloop.ErrTurnToolLimit},
+	{"total_tool_calls", agentloop.ErrTotalToolLimit},
+	{"context_budget", agentloop.ErrContextBudget},
+	{"repeated_failure", agentloop.ErrRepeatedFailure},
+	{"invalid_loop", agentloop.ErrInvalidLoop},
+	{"invalid_options", ErrInvalidOptions},
 }
 
-// errType returns the error type of a run stopped by err.
+// errType returns the error type of a run stopped by err: "airlock.", the
+// name of its [llmstream.KindOf], and the sentinel it matches, if any, as
+// in "airlock.limit.max_turns" or "airlock.tool.repeated_failure".
 func errType(err error) string {
+	typ := "airlock." + llmstream.KindOf(err).String()
 	for _, s := range sentinels {
 		if errors.Is(err, s.err) {
-			return s.typ
+			return typ + "." + s.name
 		}
 	}
-	return "airlock"
+	return typ
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/airlock-go/airlock/agentloop"
 	"github.com/airlock-go/airlock/llmstream"
@@ -16,6 +17,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 )
 
 // testKey is the fake API key the tests' clients send; it must never
@@ -39,18 +41,21 @@ func newEnv(t *testing.T, agent Agent) *testsuite.TestWorkflowEnvironment {
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
 	env := s.NewTestWorkflowEnvironment()
+	// A workflow task starved of CPU for a second on a loaded machine
+	// (-race, CI's other jobs) is not a deadlock.
+	env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: 30 * time.Second})
 	Register(env, agent)
 	return env
 }
 
 // execute runs the workflow to its end and returns its state and error.
-func execute(t *testing.T, env *testsuite.TestWorkflowEnvironment, in input) (State, error) {
+func execute(t *testing.T, env *testsuite.TestWorkflowEnvironment, in input) (agentloop.State, error) {
 	t.Helper()
 	env.ExecuteWorkflow(DefaultName, in)
 	if !env.IsWorkflowCompleted() {
 		t.Fatal("the workflow did not complete")
 	}
-	var st State
+	var st agentloop.State
 	err := env.GetWorkflowError()
 	if err == nil {
 		if gerr := env.GetWorkflowResult(&st); gerr != nil {

@@ -32,10 +32,10 @@ const (
 // them may be secret. The limit fields mean what agentloop.Loop's fields
 // of the same name mean: 0 is the default, negative switches the limit off.
 //
-// A run behaves as an agentloop.Loop with AnswerInvalidCalls set: a turn
-// with an invalid call is answered and the model tries again (a durable
-// run should not die of one malformed call). It has no context budget
-// (Loop.MaxContextBytes): the conversation goes whole to every turn.
+// A run is agentloop's turn core driven durably (see [agentloop.Core]),
+// as an agentloop.Loop with AnswerInvalidCalls set: a turn with an invalid
+// call is answered and the model tries again (a durable run should not die
+// of one malformed call).
 type Options struct {
 	// Agent is the workflow type to start: the [Agent.Name] a worker
 	// registered. Empty means [DefaultName].
@@ -56,6 +56,10 @@ type Options struct {
 	// MaxToolOutputBytes cuts each tool output, as agentloop does: 0 means
 	// [agentloop.DefaultMaxToolOutputBytes].
 	MaxToolOutputBytes int
+	// MaxContextBytes is the context budget, as agentloop's: 0 means
+	// [agentloop.DefaultMaxContextBytes]. A run that cannot fit it fails
+	// with [agentloop.ErrContextBudget].
+	MaxContextBytes int
 	// ParallelTools is how many calls of one turn may run at once; 0 or 1
 	// runs them one at a time. Answers go back in call order either way.
 	ParallelTools int
@@ -81,26 +85,27 @@ type Options struct {
 	ToolRetry *sdktemporal.RetryPolicy
 
 	// MaxHistoryEvents is the history length past which the run continues
-	// as new between two turns, carrying its [State]: 0 means
+	// as new between two turns, carrying its agentloop.State: 0 means
 	// [DefaultMaxHistoryEvents]; negative, never (the server's own
 	// suggestion to continue as new is still followed).
 	MaxHistoryEvents int
 }
 
-// settled returns o with every zero field replaced by its default.
+// settled returns o with every zero field that is Temporal's, not the
+// loop's, replaced by its default.
 func (o Options) settled() Options {
 	if o.Agent == "" {
 		o.Agent = DefaultName
 	}
-	o.MaxTurns = orDefault(o.MaxTurns, agentloop.DefaultMaxTurns)
-	o.MaxToolCallsPerTurn = orDefault(o.MaxToolCallsPerTurn, agentloop.DefaultMaxToolCallsPerTurn)
-	o.MaxTotalToolCalls = orDefault(o.MaxTotalToolCalls, agentloop.DefaultMaxTotalToolCalls)
-	o.MaxToolOutputBytes = orDefault(o.MaxToolOutputBytes, agentloop.DefaultMaxToolOutputBytes)
-	o.ParallelTools = max(o.ParallelTools, 1)
-	o.ToolTimeout = orDefault(o.ToolTimeout, agentloop.DefaultToolTimeout)
-	o.ModelTimeout = orDefault(o.ModelTimeout, DefaultModelTimeout)
-	o.HeartbeatTimeout = orDefault(o.HeartbeatTimeout, DefaultHeartbeatTimeout)
-	o.MaxHistoryEvents = orDefault(o.MaxHistoryEvents, DefaultMaxHistoryEvents)
+	if o.ModelTimeout == 0 {
+		o.ModelTimeout = DefaultModelTimeout
+	}
+	if o.HeartbeatTimeout == 0 {
+		o.HeartbeatTimeout = DefaultHeartbeatTimeout
+	}
+	if o.MaxHistoryEvents == 0 {
+		o.MaxHistoryEvents = DefaultMaxHistoryEvents
+	}
 	if o.ModelRetry == nil {
 		o.ModelRetry = &sdktemporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 8}
 	}
@@ -110,11 +115,15 @@ func (o Options) settled() Options {
 	return o
 }
 
-func orDefault[T int | time.Duration](v, def T) T {
-	if v == 0 {
-		return def
+// loop is the agentloop.Loop the run's core is made from: the agent's
+// tools, request template and hooks, the options' limits.
+func (o Options) loop(a Agent) agentloop.Loop {
+	return agentloop.Loop{
+		Model: a.Model, Tools: a.Tools, Request: a.Request, Hooks: a.Hooks, AnswerInvalidCalls: true,
+		MaxTurns: o.MaxTurns, MaxToolCallsPerTurn: o.MaxToolCallsPerTurn, MaxTotalToolCalls: o.MaxTotalToolCalls,
+		MaxToolOutputBytes: o.MaxToolOutputBytes, MaxContextBytes: o.MaxContextBytes,
+		ParallelTools: o.ParallelTools, ToolTimeout: o.ToolTimeout,
 	}
-	return v
 }
 
 // ErrInvalidOptions reports Options no run can use: a negative timeout.

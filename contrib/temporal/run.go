@@ -7,6 +7,7 @@ import (
 	"github.com/airlock-go/airlock/agentloop"
 	"github.com/airlock-go/airlock/llmstream"
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 	sdktemporal "go.temporal.io/sdk/temporal"
@@ -43,7 +44,7 @@ func Start(ctx context.Context, c client.Client, so client.StartWorkflowOptions,
 	if name == "" {
 		name = DefaultName
 	}
-	we, err := c.ExecuteWorkflow(ctx, so, name, input{Options: opts, State: State{Messages: messages}})
+	we, err := c.ExecuteWorkflow(ctx, so, name, input{Options: opts, State: agentloop.State{Messages: messages}})
 	if err != nil {
 		return Run{}, err
 	}
@@ -69,12 +70,12 @@ func (r Run) Pending(ctx context.Context) ([]agentloop.Call, error) {
 
 // State returns the run's state so far: the conversation up to the last
 // finished step.
-func (r Run) State(ctx context.Context) (State, error) {
+func (r Run) State(ctx context.Context) (agentloop.State, error) {
 	v, err := r.c.QueryWorkflow(ctx, r.ID, "", QueryState)
 	if err != nil {
-		return State{}, err
+		return agentloop.State{}, err
 	}
-	var st State
+	var st agentloop.State
 	return st, v.Get(&st)
 }
 
@@ -83,7 +84,8 @@ func (r Run) State(ctx context.Context) (State, error) {
 // once the run has taken the decision. The turn's calls run once every
 // pending call of the turn is decided. A call that does not wait for a
 // decision is [ErrNotPending], a verdict other than Allow or Deny
-// [ErrInvalidVerdict]; either way nothing changes. A worker takes the
+// [ErrInvalidVerdict]; either way nothing changes. A run that has ended
+// has no call waiting: ErrNotPending. A worker takes the
 // decision: with none polling the run's task queue, Decide waits for one
 // until ctx ends.
 func (r Run) Decide(ctx context.Context, callID string, d agentloop.Decision) error {
@@ -100,7 +102,11 @@ func (r Run) Decide(ctx context.Context, callID string, d agentloop.Decision) er
 		err = h.Get(ctx, nil)
 	}
 	var app *sdktemporal.ApplicationError
+	var gone *serviceerror.NotFound
 	switch {
+	case errors.As(err, &gone):
+		// The run ended (or never was): nothing waits.
+		return ErrNotPending
 	case !errors.As(err, &app):
 	case app.Type() == errTypeNotPending:
 		return ErrNotPending
@@ -135,8 +141,8 @@ func (r Run) Progress(ctx context.Context) (Progress, bool, error) {
 // the state at the failure, whose Unwrap reaches agentloop's sentinels
 // (agentloop.ErrMaxTurns, ErrTurnToolLimit, ErrTotalToolLimit) and
 // Temporal's own error.
-func (r Run) Result(ctx context.Context) (State, error) {
-	var st State
+func (r Run) Result(ctx context.Context) (agentloop.State, error) {
+	var st agentloop.State
 	err := r.c.GetWorkflow(ctx, r.ID, "").Get(ctx, &st)
 	if err == nil {
 		return st, nil

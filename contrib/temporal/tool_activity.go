@@ -3,7 +3,6 @@ package temporal
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/airlock-go/airlock/agentloop"
@@ -13,7 +12,7 @@ import (
 
 // toolInput is a tool call's activity argument.
 type toolInput struct {
-	Call           llmstream.ToolCall
+	Call           agentloop.Call
 	MaxOutputBytes int
 	Timeout        time.Duration
 }
@@ -22,42 +21,41 @@ type toolInput struct {
 // run (agentloop's *ToolError: the tool's error, a timeout, a panic).
 const errTypeTool = "airlock.tool"
 
-// tool runs one call through a one-call agentloop.Loop over the worker's
-// tools, so the argument check, timeout, panic recovery, recoverable errors
-// and output cut are agentloop's own. A recoverable failure is a result
-// (the model reads it); any other failure is a non-retryable error whose
-// details hold the answer, since a tool that failed may have done part of
-// its work and is not run again. Only a lost worker or a cancellation —
-// the activity's context ending — leads Temporal to retry the call.
+// tool runs one call with agentloop's Core.Dispatch, so the timeout,
+// grace, panic recovery, recoverable errors and output cut are agentloop's
+// own. A recoverable failure is a result (the model reads it); any other
+// failure is a non-retryable error whose details hold the answer, since a
+// tool that failed may have done part of its work and is not run again.
+// Only a lost worker or a cancellation — the activity's context ending —
+// leads Temporal to retry the call.
 func (a *activities) tool(ctx context.Context, in toolInput) (answer, error) {
 	b := startBeat(ctx)
 	defer b.end()
-	turn := 0
-	l := agentloop.Loop{
-		Model: agentloop.ModelFunc(func(context.Context, llmstream.Request) (llmstream.Message, error) {
-			turn++
-			if turn == 1 {
-				return llmstream.Message{Role: "assistant", ToolCalls: []llmstream.ToolCall{in.Call}}, nil
-			}
-			return llmstream.Message{Role: "assistant"}, nil
-		}),
-		Tools: a.agent.Tools, MaxTurns: 2, MaxContextBytes: -1,
-		MaxToolOutputBytes: in.MaxOutputBytes, ToolTimeout: in.Timeout,
+	l := agentloop.Loop{Tools: a.agent.Tools, MaxToolOutputBytes: in.MaxOutputBytes, ToolTimeout: in.Timeout}
+	core, err := l.Core()
+	if err != nil {
+		return answer{}, sdktemporal.NewNonRetryableApplicationError("temporal: the call was not run: "+err.Error(), errTypeTool, nil)
 	}
-	res, err := l.Run(ctx, []llmstream.Message{{Role: "user", Content: "run"}})
+	h := &a.agent.Hooks
+	call := llmstream.ToolCall{ID: in.Call.ID, Type: "function", Function: llmstream.FunctionCall{Name: in.Call.Name, Arguments: in.Call.Arguments}}
+	if h.BeforeTool != nil {
+		a.hook(func() { h.BeforeTool(agentloop.ToolStart{Turn: in.Call.Turn, Index: in.Call.Index, Call: call}) })
+	}
+	ans := core.Dispatch(ctx, in.Call)
 	if ctx.Err() != nil {
 		return answer{}, ctx.Err()
 	}
-	if len(res.Messages) < 3 {
-		// Only an unusable tool list (agentloop.ErrInvalidLoop) stops the
-		// loop before the call is answered.
-		return answer{}, sdktemporal.NewNonRetryableApplicationError(fmt.Sprint("temporal: the call was not run: ", err), errTypeTool, nil)
+	if h.AfterTool != nil {
+		a.hook(func() {
+			h.AfterTool(agentloop.ToolDone{Turn: in.Call.Turn, Index: in.Call.Index, Call: call, Content: ans.Content, OutputBytes: ans.OutputBytes,
+				CutBytes: ans.CutBytes, Err: ans.Err, Duration: ans.Duration, Outcome: ans.Outcome})
+		})
 	}
-	ans := answer{Content: res.Messages[2].Content, IsError: res.Messages[2].IsError || err != nil}
-	if err != nil {
-		return answer{}, sdktemporal.NewNonRetryableApplicationError(err.Error(), errTypeTool, nil, ans)
+	out := answer{Content: ans.Content, IsError: ans.Outcome != agentloop.Ran}
+	if ans.Outcome == agentloop.Failed {
+		return answer{}, sdktemporal.NewNonRetryableApplicationError(ans.Err.Error(), errTypeTool, nil, out)
 	}
-	return ans, nil
+	return out, nil
 }
 
 // toolFailure returns the answer a failed tool activity carried and

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/airlock-go/airlock/agentloop"
-	"github.com/airlock-go/airlock/llmstream"
 	sdktemporal "go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 )
@@ -14,24 +13,36 @@ import (
 const (
 	// QueryPending lists the calls waiting for a decision ([]agentloop.Call).
 	QueryPending = "airlock.pending"
-	// QueryState returns the run's [State] so far.
+	// QueryState returns the run's agentloop.State so far.
 	QueryState = "airlock.state"
 	// UpdateDecide decides one waiting call ([Run.Decide]).
 	UpdateDecide = "airlock.decide"
 )
 
-// Error types of a failed run (temporal.ApplicationError.Type) that are
-// not a model turn's ([ErrTypeModel]) or a tool's.
-const errTypeOptions = "airlock.options"
+// input is the workflow's argument: the options and the state to go on
+// from, which continue-as-new carries over as they are.
+type input struct {
+	Options Options
+	State   agentloop.State
+	// Continued counts the times the run continued as new.
+	Continued int
+}
 
-// runWorkflow is the agent loop as a workflow. Its code must stay
-// deterministic: no clock, no random ids, no map ranging, no goroutines but
-// workflow.Go; everything that touches the world is an activity.
-func runWorkflow(ctx workflow.Context, in input) (State, error) {
-	w := &run{ctx: ctx, o: in.Options.settled(), st: in.State, name: workflow.GetInfo(ctx).WorkflowType.Name}
+// workflow is the agent loop as a workflow: a driver of agentloop's turn
+// core, whose steps are deterministic. Its own code must stay so too: no
+// clock, no random ids, no map ranging, no goroutines but workflow.Go;
+// the model and the tools are activities.
+func (a *activities) workflow(ctx workflow.Context, in input) (agentloop.State, error) {
+	w := &execution{ctx: ctx, o: in.Options.settled(), st: in.State, name: workflow.GetInfo(ctx).WorkflowType.Name}
 	if err := w.o.check(); err != nil {
 		return w.st, w.fail(err)
 	}
+	l := w.o.loop(a.agent)
+	core, err := l.Core()
+	if err != nil {
+		return w.st, w.fail(err)
+	}
+	w.core, w.loop = core, core.Loop()
 	if err := w.handle(); err != nil {
 		return w.st, err
 	}
@@ -43,9 +54,7 @@ func runWorkflow(ctx workflow.Context, in input) (State, error) {
 			if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 				return w.st, err
 			}
-			next := w.st
-			next.Continued++
-			return w.st, workflow.NewContinueAsNewError(ctx, w.name, input{Options: in.Options, State: next})
+			return w.st, workflow.NewContinueAsNewError(ctx, w.name, input{Options: in.Options, State: w.st, Continued: in.Continued + 1})
 		}
 		done, err := w.turn()
 		if err != nil || done {
@@ -54,30 +63,32 @@ func runWorkflow(ctx workflow.Context, in input) (State, error) {
 	}
 }
 
-// run is one workflow execution's state.
-type run struct {
-	ctx     workflow.Context
-	o       Options
-	st      State
-	name    string
-	pending []agentloop.Call
-	// decided holds the decision for pending[i], nil until it arrives.
-	decided []*agentloop.Decision
+// execution is one workflow execution's state.
+type execution struct {
+	ctx  workflow.Context
+	o    Options
+	core *agentloop.Core
+	loop agentloop.Loop // the core's, defaults resolved
+	st   agentloop.State
+	name string
+	// open is the turn whose calls wait for decisions, nil when none waits.
+	open *agentloop.Turn
 }
 
 // longHistory reports whether the run should continue as new.
-func (w *run) longHistory() bool {
+func (w *execution) longHistory() bool {
 	info := workflow.GetInfo(w.ctx)
 	return info.GetContinueAsNewSuggested() ||
 		w.o.MaxHistoryEvents >= 0 && info.GetCurrentHistoryLength() >= w.o.MaxHistoryEvents
 }
 
-// turn makes one model turn and answers its calls; done is true when the
-// model answered without calls.
-func (w *run) turn() (done bool, err error) {
-	turn := w.st.Turns + 1
-	if w.o.MaxTurns >= 0 && turn > w.o.MaxTurns {
-		return false, w.fail(&agentloop.LimitError{Err: agentloop.ErrMaxTurns, Turn: turn, Value: turn - 1, Limit: w.o.MaxTurns})
+// turn takes one turn through the core: the model activity, the plan, the
+// decisions, the tool activities, the answers. done is true when the model
+// answered without calls.
+func (w *execution) turn() (done bool, err error) {
+	req, err := w.core.Next(&w.st)
+	if err != nil {
+		return false, w.fail(err)
 	}
 	actx := workflow.WithActivityOptions(w.ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: w.o.ModelTimeout,
@@ -85,66 +96,51 @@ func (w *run) turn() (done bool, err error) {
 		RetryPolicy:         w.o.ModelRetry,
 	})
 	var out modelOutput
-	w.st.Turns = turn
-	err = workflow.ExecuteActivity(actx, w.name+modelSuffix, modelInput{Turn: turn, Messages: w.st.Messages, LastFailure: w.st.LastFailure}).Get(actx, &out)
+	err = workflow.ExecuteActivity(actx, w.name+modelSuffix, modelInput{Turn: w.st.Turns, Messages: req.Messages}).Get(actx, &out)
 	if w.ctx.Err() != nil {
 		// The run was cancelled: it ends cancelled, not failed.
 		return false, w.ctx.Err()
 	}
 	if err != nil {
-		return false, w.failed(ErrTypeModel, fmt.Errorf("temporal: turn %d: model: %w", turn, err))
+		return false, w.failed(ErrTypeModel, fmt.Sprintf("temporal: turn %d: model", w.st.Turns), err)
 	}
-	w.st.addUsage(out.Usage)
-	w.st.Messages = append(w.st.Messages, out.Message)
-	calls := out.Message.ToolCalls
-	if len(calls) == 0 {
-		// A paused server-side turn (Anthropic's pause_turn) goes on when
-		// the conversation is sent again, as in agentloop.
-		return out.StopReason != llmstream.StopPause, nil
-	}
-	if limit := w.o.MaxToolCallsPerTurn; limit >= 0 && len(calls) > limit {
-		return false, w.refuse(calls, &agentloop.LimitError{Err: agentloop.ErrTurnToolLimit, Turn: turn, Value: len(calls), Limit: limit})
-	}
-	if limit := w.o.MaxTotalToolCalls; limit >= 0 && w.st.ToolCalls+len(calls) > limit {
-		return false, w.refuse(calls, &agentloop.LimitError{Err: agentloop.ErrTotalToolLimit, Turn: turn, Value: w.st.ToolCalls + len(calls), Limit: limit})
-	}
-	w.st.ToolCalls += len(calls)
-	if v := out.Verdict; v.Invalid != nil {
-		for i, c := range calls {
-			w.st.answer(c.ID, v.Invalid[i].Content, v.Invalid[i].IsError)
-		}
-		w.st.LastFailure = v.LastFailure
-		if v.Repeated != "" {
-			return false, w.fail(fmt.Errorf("%w: %s", agentloop.ErrRepeatedFailure, v.Repeated))
-		}
-		return false, nil
-	}
-	answers, err := w.decide(turn, calls, out.Verdict.Approval)
+	msg, streamErr := out.message()
+	t, err := w.core.Plan(&w.st, msg, streamErr)
 	if err != nil {
-		return false, w.cancelled(calls, make([]callResult, len(calls)), err)
+		return false, w.fail(err)
 	}
-	return false, w.runCalls(calls, answers)
-}
-
-// refuse answers every call "not run" and fails the run with the limit.
-func (w *run) refuse(calls []llmstream.ToolCall, err *agentloop.LimitError) error {
-	for _, c := range calls {
-		w.st.answer(c.ID, "not run: "+err.Error(), false)
+	if t.Answered {
+		return t.Done, nil
 	}
-	return w.fail(err)
+	if err := w.decide(t); err != nil {
+		// Cancelled while waiting: every call is answered "not run".
+		_ = w.core.Finish(&w.st, t)
+		return false, err
+	}
+	err = w.runCalls(t)
+	switch {
+	case w.ctx.Err() != nil:
+		return false, w.ctx.Err()
+	case errors.Is(err, agentloop.ErrRepeatedFailure):
+		return false, w.fail(err)
+	case err != nil:
+		return false, w.failed(errTypeTool, fmt.Sprintf("temporal: turn %d: tool", t.Number), err)
+	}
+	return false, nil
 }
 
 // fail ends the run with err, carrying the state so far as the error's
 // details.
-func (w *run) fail(err error) error {
+func (w *execution) fail(err error) error {
 	return sdktemporal.NewNonRetryableApplicationError(err.Error(), errType(err), nil, w.st)
 }
 
-// failed ends the run with an activity's failure, kept as the cause.
-func (w *run) failed(typ string, err error) error {
+// failed ends the run with an activity's failure, kept as the cause (so
+// its text is said once, by the cause), under msg.
+func (w *execution) failed(typ, msg string, err error) error {
 	var app *sdktemporal.ApplicationError
 	if errors.As(err, &app) {
 		typ = app.Type()
 	}
-	return sdktemporal.NewNonRetryableApplicationError(err.Error(), typ, err, w.st)
+	return sdktemporal.NewNonRetryableApplicationError(msg, typ, err, w.st)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -30,7 +31,7 @@ func TestRunWithTools(t *testing.T) {
 	))
 	var j journal
 	env := newEnv(t, Agent{Model: model, Tools: []agentloop.Tool{echoTool("echo", &j), echoTool("shout", &j)}})
-	st, err := execute(t, env, input{State: State{Messages: user("go")}})
+	st, err := execute(t, env, input{State: agentloop.State{Messages: user("go")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestCaps(t *testing.T) {
 			model, _ := newModel(t, llmstreamtest.WithTurns(twoCalls, llmstreamtest.Turn{Text: "ok"}))
 			var j journal
 			env := newEnv(t, Agent{Model: model, Tools: []agentloop.Tool{echoTool("echo", &j)}})
-			st, err := execute(t, env, input{Options: tt.opts, State: State{Messages: user("go")}})
+			st, err := execute(t, env, input{Options: tt.opts, State: agentloop.State{Messages: user("go")}})
 			if tt.wantErr == nil {
 				if err != nil {
 					t.Fatal(err)
@@ -106,7 +107,7 @@ func TestCaps(t *testing.T) {
 // failure is a failed run as Run.Result would report it, with its state.
 type failure struct {
 	*RunError
-	state State
+	state agentloop.State
 }
 
 // runError converts a test environment's workflow error as Run.Result
@@ -117,7 +118,7 @@ func runError(t *testing.T, err error) failure {
 	if !errors.As(err, &app) {
 		t.Fatalf("error %v (%T) is not an ApplicationError", err, err)
 	}
-	var st State
+	var st agentloop.State
 	if app.HasDetails() {
 		if derr := app.Details(&st); derr != nil {
 			t.Fatal(derr)
@@ -183,7 +184,7 @@ func TestApproveAndDeny(t *testing.T) {
 		decide("c1", agentloop.Decision{Verdict: agentloop.Deny, Reason: "again"}, true) // already decided
 		decide("c3", agentloop.Decision{Verdict: agentloop.Deny, Reason: "not that one"}, false)
 	}, time.Minute)
-	st, err := execute(t, env, input{State: State{Messages: user("go")}})
+	st, err := execute(t, env, input{State: agentloop.State{Messages: user("go")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +202,7 @@ func TestApproveAndDeny(t *testing.T) {
 assistant:  {c1 delete {"text":"a"}} {c2 echo {"text":"b"}} {c3 delete {"text":"c"}}
 tool[c1]: delete says a
 tool[c2]: echo says b
-tool[c3]: denied: not that one
+tool[c3]!: denied: not that one
 assistant: ok
 `
 	if diff := cmp.Diff(want, transcript(st.Messages)); diff != "" {
@@ -230,11 +231,11 @@ func TestContinueAsNew(t *testing.T) {
 		{ToolCalls: []llmstreamtest.Call{{ID: "c2", Name: "echo", Arguments: `{"text":"b"}`}}},
 		{Text: "ok"},
 	}
-	whole := func() State {
+	whole := func() agentloop.State {
 		model, _ := newModel(t, llmstreamtest.WithTurns(turns...))
 		var j journal
 		env := newEnv(t, Agent{Model: model, Tools: []agentloop.Tool{echoTool("echo", &j)}})
-		st, err := execute(t, env, input{Options: Options{MaxHistoryEvents: -1}, State: State{Messages: user("go")}})
+		st, err := execute(t, env, input{Options: Options{MaxHistoryEvents: -1}, State: agentloop.State{Messages: user("go")}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -244,8 +245,8 @@ func TestContinueAsNew(t *testing.T) {
 	model, _ := newModel(t, llmstreamtest.WithTurns(turns...))
 	var j journal
 	agent := Agent{Model: model, Tools: []agentloop.Tool{echoTool("echo", &j)}}
-	in := input{Options: Options{MaxHistoryEvents: 100}, State: State{Messages: user("go")}}
-	var st State
+	in := input{Options: Options{MaxHistoryEvents: 100}, State: agentloop.State{Messages: user("go")}}
+	var st agentloop.State
 	for execution := 1; ; execution++ {
 		env := newEnv(t, agent)
 		env.SetCurrentHistoryLength(100) // at the bound: one turn, then continue
@@ -271,15 +272,15 @@ func TestContinueAsNew(t *testing.T) {
 		if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &in); err != nil {
 			t.Fatal(err)
 		}
-		if in.State.Continued != execution || in.State.Turns != execution {
-			t.Errorf("execution %d carried Continued %d, Turns %d", execution, in.State.Continued, in.State.Turns)
+		if in.Continued != execution || in.State.Turns != execution || in.State.TurnsBefore != 0 {
+			t.Errorf("execution %d carried Continued %d, Turns %d, TurnsBefore %d", execution, in.Continued, in.State.Turns, in.State.TurnsBefore)
 		}
 	}
 	if diff := cmp.Diff(transcript(whole.Messages), transcript(st.Messages)); diff != "" {
 		t.Errorf("conversation with continue-as-new (-whole +continued):\n%s", diff)
 	}
-	if st.Turns != whole.Turns || st.ToolCalls != whole.ToolCalls || st.Continued != 2 {
-		t.Errorf("turns %d, calls %d, continued %d; want %d, %d, 2", st.Turns, st.ToolCalls, st.Continued, whole.Turns, whole.ToolCalls)
+	if st.Turns != whole.Turns || st.ToolCalls != whole.ToolCalls {
+		t.Errorf("turns %d, calls %d; want %d, %d", st.Turns, st.ToolCalls, whole.Turns, whole.ToolCalls)
 	}
 }
 
@@ -312,7 +313,7 @@ func TestRetriedModelTurn(t *testing.T) {
 			defer stop()
 			env := newEnv(t, Agent{Model: model, OnDelta: relay.Publish})
 			env.SetStartWorkflowOptions(startOptions("wf"))
-			st, err := execute(t, env, input{State: State{Messages: user("go")}})
+			st, err := execute(t, env, input{State: agentloop.State{Messages: user("go")}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -352,7 +353,7 @@ func TestNonRetryableModelError(t *testing.T) {
 	}{
 		{"bad request", llmstreamtest.Fault{Kind: llmstreamtest.FaultStatus, Status: 400}, "airlock.model.invalid_request"},
 		{"bad key", llmstreamtest.Fault{Kind: llmstreamtest.FaultStatus, Status: 401}, "airlock.model.authentication"},
-		{"bad event", llmstreamtest.Fault{Kind: llmstreamtest.FaultMalformed, After: 1}, "airlock.model"},
+		{"bad event", llmstreamtest.Fault{Kind: llmstreamtest.FaultMalformed, After: 1}, "airlock.model.bad_response"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -360,7 +361,7 @@ func TestNonRetryableModelError(t *testing.T) {
 				return llmstreamtest.Turn{Text: "never", Fault: tt.fault}
 			}))
 			env := newEnv(t, Agent{Model: model})
-			_, err := execute(t, env, input{State: State{Messages: user("go")}})
+			_, err := execute(t, env, input{State: agentloop.State{Messages: user("go")}})
 			f := runError(t, err)
 			if f.Type != tt.wantType {
 				t.Errorf("type %q, want %q (%v)", f.Type, tt.wantType, err)
@@ -414,7 +415,7 @@ func TestParallelTools(t *testing.T) {
 				return "done " + in.Text, nil
 			}}
 			env := newEnv(t, Agent{Model: model, Tools: []agentloop.Tool{wait}})
-			st, err := execute(t, env, input{Options: Options{ParallelTools: parallel}, State: State{Messages: user("go")}})
+			st, err := execute(t, env, input{Options: Options{ParallelTools: parallel}, State: agentloop.State{Messages: user("go")}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -452,7 +453,7 @@ func TestToolFailure(t *testing.T) {
 				return "", err
 			}}
 			env := newEnv(t, Agent{Model: model, Tools: []agentloop.Tool{fail, echoTool("echo", &j)}})
-			st, err := execute(t, env, input{State: State{Messages: user("go")}})
+			st, err := execute(t, env, input{State: agentloop.State{Messages: user("go")}})
 			if recoverable {
 				if err != nil {
 					t.Fatal(err)
@@ -510,7 +511,7 @@ tool[c2]: skipped: not run because call c1 is invalid
 			model, _ := newModel(t, llmstreamtest.WithTurns(llmstreamtest.Turn{ToolCalls: tt.calls}, llmstreamtest.Turn{Text: "ok"}))
 			var j journal
 			env := newEnv(t, Agent{Model: model, Tools: []agentloop.Tool{echoTool("echo", &j)}})
-			st, err := execute(t, env, input{State: State{Messages: user("go")}})
+			st, err := execute(t, env, input{State: agentloop.State{Messages: user("go")}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -527,7 +528,7 @@ tool[c2]: skipped: not run because call c1 is invalid
 func TestInvalidOptions(t *testing.T) {
 	model, srv := newModel(t)
 	env := newEnv(t, Agent{Model: model})
-	_, err := execute(t, env, input{Options: Options{ToolTimeout: -time.Second}, State: State{Messages: user("go")}})
+	_, err := execute(t, env, input{Options: Options{ToolTimeout: -time.Second}, State: agentloop.State{Messages: user("go")}})
 	if f := runError(t, err); !errors.Is(f, ErrInvalidOptions) {
 		t.Errorf("error %v, want ErrInvalidOptions", err)
 	}
@@ -560,7 +561,7 @@ func TestRepeatedFailure(t *testing.T) {
 				return "", agentloop.Recoverable(errors.New("no such file"))
 			}}
 			env := newEnv(t, Agent{Model: model, Tools: []agentloop.Tool{failTool, echoTool("echo", &j)}})
-			_, err := execute(t, env, input{State: State{Messages: user("go")}})
+			_, err := execute(t, env, input{State: agentloop.State{Messages: user("go")}})
 			if !tt.stopped {
 				if err != nil {
 					t.Fatal(err)
@@ -588,7 +589,7 @@ func TestProgressHeartbeat(t *testing.T) {
 	})
 	// Heartbeats every 100 ms, sent on at most every 240 ms, over a stream
 	// of about 2 s.
-	if _, err := execute(t, env, input{Options: Options{HeartbeatTimeout: 300 * time.Millisecond}, State: State{Messages: user("go")}}); err != nil {
+	if _, err := execute(t, env, input{Options: Options{HeartbeatTimeout: 300 * time.Millisecond}, State: agentloop.State{Messages: user("go")}}); err != nil {
 		t.Fatal(err)
 	}
 	withText := 0
@@ -632,7 +633,7 @@ func TestCancelDuringTool(t *testing.T) {
 			}()
 		}
 	})
-	_, err := execute(t, env, input{State: State{Messages: user("go")}})
+	_, err := execute(t, env, input{State: agentloop.State{Messages: user("go")}})
 	checkCancelled(t, err)
 	// The testsuite does not wait for a cancelled activity; the tool's
 	// context must end all the same.
@@ -648,7 +649,7 @@ func TestCancelDuringModel(t *testing.T) {
 	env.SetOnActivityStartedListener(func(*activity.Info, context.Context, converter.EncodedValues) {
 		go env.CancelWorkflow()
 	})
-	_, err := execute(t, env, input{State: State{Messages: user("go")}})
+	_, err := execute(t, env, input{State: agentloop.State{Messages: user("go")}})
 	checkCancelled(t, err)
 }
 
@@ -664,7 +665,7 @@ func checkCancelled(t *testing.T, err error) {
 
 func TestNoModel(t *testing.T) {
 	env := newEnv(t, Agent{})
-	_, err := execute(t, env, input{State: State{Messages: user("go")}})
+	_, err := execute(t, env, input{State: agentloop.State{Messages: user("go")}})
 	if f := runError(t, err); f.Type != ErrTypeModel || !strings.Contains(err.Error(), ErrNoModel.Error()) {
 		t.Errorf("error %v, want %v", err, ErrNoModel)
 	}
@@ -683,11 +684,87 @@ func TestUnusableTool(t *testing.T) {
 		return "", nil
 	})
 	env := newEnv(t, Agent{Model: model, Tools: []agentloop.Tool{bad}})
-	_, err := execute(t, env, input{State: State{Messages: user("go")}})
-	if f := runError(t, err); f.Type != ErrTypeModel || !strings.Contains(err.Error(), "invalid loop") {
+	_, err := execute(t, env, input{State: agentloop.State{Messages: user("go")}})
+	if f := runError(t, err); f.Type != "airlock.unknown.invalid_loop" || !errors.Is(f, agentloop.ErrInvalidLoop) {
 		t.Errorf("error %v, want the tools refused", err)
 	}
 	if ran || len(srv.Requests()) != 0 {
 		t.Errorf("the refused tool ran: %v; %d requests sent, want none", ran, len(srv.Requests()))
+	}
+}
+
+// The run's State keeps every field of each assistant message and of the
+// usage sum, billed counts and stop reasons included, as agentloop's does.
+func TestStateKeepsEveryField(t *testing.T) {
+	u := llmstream.Usage{PromptTokens: 1, CompletionTokens: 2, TotalTokens: 3, CachedTokens: 4, CacheWriteTokens: 5, ReasoningTokens: 6, BilledPromptTokens: 7, BilledCompletionTokens: 8}
+	msg := llmstream.Message{Role: "assistant", Content: "hi", Reasoning: "hmm", FinishReason: "end_turn", StopReason: llmstream.StopEndTurn, Usage: &u,
+		Continuity: &llmstream.Continuity{Dialect: llmstream.DialectAnthropic, Container: json.RawMessage(`{"id":"x"}`)}}
+	model := agentloop.ModelFunc(func(context.Context, llmstream.Request) (llmstream.Message, error) { return msg, nil })
+	env := newEnv(t, Agent{Model: model})
+	st, err := execute(t, env, input{State: agentloop.State{Messages: user("go")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(append(user("go"), msg), st.Messages); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(u, st.Usage); diff != "" {
+		t.Errorf("usage (-want +got):\n%s", diff)
+	}
+}
+
+// A failed run's error says its cause once.
+func TestRunErrorSaysCauseOnce(t *testing.T) {
+	t.Run("tool", func(t *testing.T) {
+		model, _ := newModel(t, llmstreamtest.WithTurns(llmstreamtest.Turn{ToolCalls: []llmstreamtest.Call{{ID: "c1", Name: "fail", Arguments: `{}`}}}))
+		fail := agentloop.Tool{Name: "fail", Run: func(context.Context, json.RawMessage) (string, error) { return "", errors.New("disk full") }}
+		env := newEnv(t, Agent{Model: model, Tools: []agentloop.Tool{fail}})
+		_, err := execute(t, env, input{State: agentloop.State{Messages: user("go")}})
+		if n := strings.Count(runError(t, err).Error(), "disk full"); n != 1 {
+			t.Errorf("the cause is said %d times: %v", n, err)
+		}
+	})
+	t.Run("model", func(t *testing.T) {
+		model := agentloop.ModelFunc(func(context.Context, llmstream.Request) (llmstream.Message, error) {
+			return llmstream.Message{}, errors.New("the model is gone")
+		})
+		env := newEnv(t, Agent{Model: model})
+		_, err := execute(t, env, input{State: agentloop.State{Messages: user("go")}})
+		if n := strings.Count(runError(t, err).Error(), "the model is gone"); n != 1 {
+			t.Errorf("the cause is said %d times: %v", n, err)
+		}
+	})
+}
+
+// The Agent's hooks see the durable run's model turns and tool calls, on
+// the worker, one at a time.
+func TestHooks(t *testing.T) {
+	model, _ := newModel(t, llmstreamtest.WithTurns(
+		llmstreamtest.Turn{ToolCalls: []llmstreamtest.Call{{ID: "c1", Name: "echo", Arguments: `{"text":"a"}`}, {ID: "c2", Name: "nope", Arguments: `{}`}}},
+		llmstreamtest.Turn{ToolCalls: []llmstreamtest.Call{{ID: "c3", Name: "echo", Arguments: `{"text":"b"}`}}},
+		llmstreamtest.Turn{Text: "ok"},
+	))
+	var events []string
+	var mu sync.Mutex
+	add := func(s string) {
+		mu.Lock()
+		events = append(events, s)
+		mu.Unlock()
+	}
+	hooks := agentloop.Hooks{
+		BeforeModel: func(e agentloop.ModelStart) { add(fmt.Sprintf("model %d", e.Turn)) },
+		AfterModel:  func(e agentloop.ModelDone) { add(fmt.Sprintf("model %d done", e.Turn)) },
+		BeforeTool:  func(e agentloop.ToolStart) { add("tool " + e.Call.ID) },
+		AfterTool:   func(e agentloop.ToolDone) { add("tool " + e.Call.ID + " " + e.Outcome.String()) },
+	}
+	var j journal
+	env := newEnv(t, Agent{Model: model, Tools: []agentloop.Tool{echoTool("echo", &j)}, Hooks: hooks})
+	if _, err := execute(t, env, input{State: agentloop.State{Messages: user("go")}}); err != nil {
+		t.Fatal(err)
+	}
+	// The invalid turn runs nothing; the tool hooks are the worker's.
+	want := []string{"model 1", "model 1 done", "model 2", "model 2 done", "tool c3", "tool c3 ran", "model 3", "model 3 done"}
+	if diff := cmp.Diff(want, events); diff != "" {
+		t.Errorf("hooks (-want +got):\n%s", diff)
 	}
 }

@@ -96,7 +96,7 @@ func paused(res agentloop.Result, cfg config, command string, args []string, std
 	if path == "" {
 		path = defaultStateFile
 	}
-	if err := saveState(path, res.State); err != nil {
+	if err := saveState(path, &res.State); err != nil {
 		fmt.Fprintln(stderr, errorLine(fmt.Errorf("the paused run could not be saved: %w", err)))
 		return exitFailed
 	}
