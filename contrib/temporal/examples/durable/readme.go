@@ -16,7 +16,7 @@ import (
 // main.go; these functions are not called.
 
 // readmeShape is the README's "Shape" block: a worker and a client of a run.
-func readmeShape(ctx context.Context, c client.Client, model llmstream.Streamer, tools []agentloop.Tool, msgs []llmstream.Message) (temporal.State, error) {
+func readmeShape(ctx context.Context, c client.Client, model llmstream.Streamer, tools []agentloop.Tool, msgs []llmstream.Message) (agentloop.State, error) {
 	var relay temporal.Relay
 	// readme:begin shape
 	// worker: the model client (and so the key) and the tools live here
