@@ -19,8 +19,8 @@ func worthRetrying(ctx context.Context, err error) bool {
 	if ctx.Err() != nil {
 		return false
 	}
-	if errors.Is(err, ErrInterrupted) {
-		return true
+	if errors.Is(err, ErrInterrupted) || errors.Is(err, ErrTruncated) || errors.Is(err, ErrIdleTimeout) {
+		return true // broken, or silent before the answer began
 	}
 	var api *APIError
 	if errors.As(err, &api) {
