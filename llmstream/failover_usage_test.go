@@ -1,0 +1,36 @@
+package llmstream
+
+import "testing"
+
+// TestAddUsage checks the sum of two attempts' usage, billed fields
+// mixed: where one bills its steps, the other's plain counts are its bill.
+func TestAddUsage(t *testing.T) {
+	tests := []struct {
+		name      string
+		a, b, sum Usage
+	}{
+		{"plain", Usage{PromptTokens: 3, CompletionTokens: 1, TotalTokens: 4, CachedTokens: 2},
+			Usage{PromptTokens: 5, CompletionTokens: 2, TotalTokens: 7, ReasoningTokens: 1, CacheWriteTokens: 3},
+			Usage{PromptTokens: 8, CompletionTokens: 3, TotalTokens: 11, CachedTokens: 2, ReasoningTokens: 1, CacheWriteTokens: 3}},
+		{"one billed", Usage{PromptTokens: 3, CompletionTokens: 1, TotalTokens: 4},
+			Usage{PromptTokens: 5, CompletionTokens: 2, TotalTokens: 7, BilledPromptTokens: 20, BilledCompletionTokens: 9},
+			Usage{PromptTokens: 8, CompletionTokens: 3, TotalTokens: 11, BilledPromptTokens: 23, BilledCompletionTokens: 10}},
+		{"both billed", Usage{BilledPromptTokens: 1, BilledCompletionTokens: 2}, Usage{BilledPromptTokens: 3, BilledCompletionTokens: 4},
+			Usage{BilledPromptTokens: 4, BilledCompletionTokens: 6}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run := &failoverRun{}
+			a, b := tt.a, tt.b
+			run.addUsage(nil)
+			run.addUsage(&a)
+			if run.usage != &a {
+				t.Fatal("the first report was copied")
+			}
+			run.addUsage(&b)
+			if *run.usage != tt.sum || a != tt.a {
+				t.Fatalf("sum %+v (first now %+v), want %+v with the first untouched", *run.usage, a, tt.sum)
+			}
+		})
+	}
+}
