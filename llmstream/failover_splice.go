@@ -21,39 +21,61 @@ type identity struct {
 // and, once the accessor lands, *Client.
 type dialectSayer interface{ Dialect() Dialect }
 
-// identify is what r sent to s would be.
+// identify is what r sent to s would be. It reads a client's defaults in
+// place, without the copy withDefaults makes, since it runs on every
+// attempt.
 func identify(s Streamer, r *Request) identity {
-	id := identity{name: r.Model, thinking: thinkingAsked(r)}
+	id := identity{name: r.Model, thinking: thinkingAsked(r, nil)}
 	switch c := s.(type) {
 	case *Client:
 		// A stand-in for (*Client).Dialect, which contrib is adding.
 		if c.cfg == nil || c.err != nil {
 			return id
 		}
-		sent := r.withDefaults(c.cfg.defaults, c.cfg.model)
-		id.dialect, id.known, id.name, id.thinking = c.cfg.dialect, true, sent.Model, thinkingAsked(&sent)
+		id.dialect, id.known = c.cfg.dialect, true
 		if id.dialect == 0 {
 			id.dialect = DialectChat
 		}
+		d := c.cfg.defaults
+		if id.name == "" && d != nil {
+			id.name = d.Model
+		}
+		if id.name == "" {
+			id.name = c.cfg.model
+		}
+		id.thinking = thinkingAsked(r, d)
 	case dialectSayer:
 		id.dialect, id.known = c.Dialect(), true
 	}
 	return id
 }
 
-// thinkingAsked reports whether r asks for extended thinking, with which
+// thinkingAsked reports whether r, its unset fields taken from the
+// defaults d (nil for none), asks for extended thinking, with which
 // Anthropic refuses a prefill: a thinking budget, an effort other than
 // "none", or a thinking setting of the provider's own in Extra.
-func thinkingAsked(r *Request) bool {
-	if r.ThinkingBudget != nil && *r.ThinkingBudget > 0 {
+func thinkingAsked(r, d *Request) bool {
+	if d == nil {
+		d = &Request{}
+	}
+	budget, effort := r.ThinkingBudget, r.ReasoningEffort
+	if budget == nil {
+		budget = d.ThinkingBudget
+	}
+	if effort == "" {
+		effort = d.ReasoningEffort
+	}
+	if budget != nil && *budget > 0 || effort != "" && effort != "none" {
 		return true
 	}
-	if r.ReasoningEffort != "" && r.ReasoningEffort != "none" {
-		return true
+	for _, extra := range []map[string]any{r.Extra, d.Extra} {
+		_, thinking := extra["thinking"]
+		_, fields := extra["additionalModelRequestFields"]
+		if thinking || fields {
+			return true
+		}
 	}
-	_, thinking := r.Extra["thinking"]
-	_, fields := r.Extra["additionalModelRequestFields"]
-	return thinking || fields
+	return false
 }
 
 // continuable reports whether the attempt after the failed one, on model

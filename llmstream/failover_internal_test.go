@@ -34,3 +34,31 @@ func TestAddUsage(t *testing.T) {
 		})
 	}
 }
+
+// TestThinkingAsked checks the request's settings over the client's
+// defaults: what the request sets wins, what it leaves unset comes from
+// the defaults.
+func TestThinkingAsked(t *testing.T) {
+	zero, some := 0, 2048
+	tests := []struct {
+		name string
+		r, d *Request
+		want bool
+	}{
+		{"nothing", &Request{}, nil, false},
+		{"budget", &Request{ThinkingBudget: &some}, nil, true},
+		{"budget 0", &Request{ThinkingBudget: &zero}, nil, false},
+		{"effort", &Request{ReasoningEffort: "low"}, nil, true},
+		{"effort none", &Request{ReasoningEffort: "none"}, nil, false},
+		{"defaults' budget", &Request{}, &Request{ThinkingBudget: &some}, true},
+		{"request's 0 over the defaults' budget", &Request{ThinkingBudget: &zero}, &Request{ThinkingBudget: &some}, false},
+		{"request's none over the defaults' effort", &Request{ReasoningEffort: "none"}, &Request{ReasoningEffort: "high"}, false},
+		{"Extra thinking", &Request{Extra: map[string]any{"thinking": map[string]any{"type": "enabled"}}}, nil, true},
+		{"defaults' Bedrock fields", &Request{}, &Request{Extra: map[string]any{"additionalModelRequestFields": map[string]any{}}}, true},
+	}
+	for _, tt := range tests {
+		if got := thinkingAsked(tt.r, tt.d); got != tt.want {
+			t.Errorf("%s: thinkingAsked = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
