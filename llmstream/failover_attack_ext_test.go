@@ -26,8 +26,8 @@ func TestFailoverCutTwice(t *testing.T) {
 		t.Fatal(err)
 	}
 	twice := 0
-	for a := 0; a <= 16; a++ {
-		for b := 0; b <= 10; b++ {
+	for a := 0; a <= 16; a += sweepStride {
+		for b := 0; b <= 10; b += sweepStride {
 			cut := func(n int) llmstreamtest.Fault { return llmstreamtest.Fault{Kind: llmstreamtest.FaultCut, After: n} }
 			srv := llmstreamtest.NewServer(llmstreamtest.WithResponder(llmstreamtest.Attempts(turn, cut(a), cut(b))))
 			var view seamView
