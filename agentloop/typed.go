@@ -1,16 +1,12 @@
 package agentloop
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"maps"
 	"reflect"
-	"slices"
-	"strconv"
-	"strings"
+
+	"github.com/airlock-go/airlock/internal/typedjson"
 )
 
 // NewTool returns a Tool whose arguments are decoded into an In, with the
@@ -49,19 +45,21 @@ import (
 // such a tool fails at Run with [ErrInvalidLoop] wrapping it, before
 // anything is sent, and the tool's Run returns it.
 //
-// The arguments are decoded strictly: a member In has no field for, a
-// value of the wrong JSON type, a required member missing (at any depth)
-// or anything after the object fails the call with a [Recoverable] error
+// The arguments are decoded strictly, as the schema says: a member In has
+// no field for (names are exact: "PATH" is not "path", although
+// encoding/json would match it), a member given twice, a value of the
+// wrong JSON type, a required member missing or null where its type is
+// not a pointer (at any depth: members, array elements, map values), or
+// anything after the object fails the call with a [Recoverable] error
 // naming the member, e.g. `the argument "lines" is a JSON string, not an
 // integer`, so the model sees it and may send the call again; run is not
-// called then. A nil run leaves Run nil, which the Loop refuses.
+// called then. null is taken for an optional member (a pointer, or tagged
+// omitempty or omitzero) and leaves it zero. A nil run leaves Run nil, which the Loop refuses.
 func NewTool[In any](name, description string, run func(ctx context.Context, in In) (string, error)) Tool {
 	t := Tool{Name: name, Description: description}
 	typ := reflect.TypeFor[In]()
-	s, err := inputSchema(typ)
-	if err == nil {
-		t.Parameters, err = json.Marshal(s)
-	}
+	var err error
+	t.Parameters, err = typedjson.ObjectSchema(typ)
 	if err != nil {
 		t.err = fmt.Errorf("tool %q: %w", name, err)
 		t.Run = func(context.Context, json.RawMessage) (string, error) { return "", t.err }
@@ -72,7 +70,7 @@ func NewTool[In any](name, description string, run func(ctx context.Context, in 
 	}
 	t.Run = func(ctx context.Context, args json.RawMessage) (string, error) {
 		var in In
-		if err := decodeStrict(args, &in); err != nil {
+		if err := typedjson.Decode(args, &in, argumentWords); err != nil {
 			return "", Recoverable(err)
 		}
 		return run(ctx, in)
@@ -80,131 +78,9 @@ func NewTool[In any](name, description string, run func(ctx context.Context, in 
 	return t
 }
 
-// decodeStrict decodes one JSON object into v (a pointer), refusing
-// unknown members, mistyped values, missing required members and
-// trailing data, with an error in words for the model.
-func decodeStrict(args []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return argumentsError(err)
-	}
-	if _, err := dec.Token(); err == nil {
-		return errors.New("the arguments have more after the object; send one JSON object")
-	}
-	var tree any
-	if err := json.Unmarshal(args, &tree); err != nil {
-		return argumentsError(err)
-	}
-	return missing(reflect.TypeOf(v).Elem(), tree, "")
-}
+// argumentWords name a tool's arguments in what the model is told.
+var argumentWords = typedjson.Words{Member: "argument", Whole: "the arguments", Unknown: "is not a parameter of this tool"}
 
-// argumentsError says what a decoding error means, naming the member.
-func argumentsError(err error) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		name := te.Field
-		if name == "" {
-			return fmt.Errorf("the arguments are a JSON %s, not %s", te.Value, kindWord(te.Type))
-		}
-		return fmt.Errorf("the argument %q is a JSON %s, not %s", name, te.Value, kindWord(te.Type))
-	}
-	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return fmt.Errorf("the argument %s is not a parameter of this tool", name)
-	}
-	return fmt.Errorf("the arguments do not decode: %w", err)
-}
-
-// kindWord names the JSON a Go type takes.
-func kindWord(t reflect.Type) string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.Kind() {
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return "an integer in the range of " + t.Kind().String()
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.String:
-		return "a string"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	}
-	return "a " + t.String()
-}
-
-// missing finds the first required member absent from tree (the
-// arguments decoded as any) for type t, at path.
-func missing(t reflect.Type, tree any, path string) error {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == timeType || t.Implements(jsonUnmarshalerType) || reflect.PointerTo(t).Implements(jsonUnmarshalerType) {
-		return nil
-	}
-	switch t.Kind() {
-	case reflect.Struct:
-		obj, ok := tree.(map[string]any)
-		if !ok {
-			return nil // null, which leaves the zero value
-		}
-		fields, err := structFields(t, t.String())
-		if err != nil {
-			return err
-		}
-		for _, f := range fields {
-			p := join(path, f.name)
-			val, ok := lookupFold(obj, f.name)
-			if !ok {
-				if !f.optional {
-					return fmt.Errorf("the argument %q is missing", p)
-				}
-				continue
-			}
-			if err := missing(f.typ, val, p); err != nil {
-				return err
-			}
-		}
-	case reflect.Slice, reflect.Array:
-		arr, _ := tree.([]any)
-		for i, e := range arr {
-			if err := missing(t.Elem(), e, path+"["+strconv.Itoa(i)+"]"); err != nil {
-				return err
-			}
-		}
-	case reflect.Map:
-		obj, _ := tree.(map[string]any)
-		for _, k := range slices.Sorted(maps.Keys(obj)) {
-			if err := missing(t.Elem(), obj[k], join(path, k)); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func join(path, name string) string {
-	if path == "" {
-		return name
-	}
-	return path + "." + name
-}
-
-// lookupFold finds name in obj as encoding/json matches members: exactly,
-// else without regard to case.
-func lookupFold(obj map[string]any, name string) (any, bool) {
-	if v, ok := obj[name]; ok {
-		return v, true
-	}
-	for k, v := range obj {
-		if strings.EqualFold(k, name) {
-			return v, true
-		}
-	}
-	return nil, false
-}
+// ErrUnsupportedType: [NewTool]'s input type has a part no JSON Schema
+// describes the way encoding/json decodes it. The error names the part.
+var ErrUnsupportedType = typedjson.ErrUnsupportedType

@@ -137,9 +137,24 @@ func TestNewToolDecoding(t *testing.T) {
 		{`{"lines":3}`, `the argument "path" is missing`},
 		{`{"path":"a","opts":{}}`, `the argument "opts.mode" is missing`},
 		{`{"path":"a","ranges":[{"from":1},{}]}`, `the argument "ranges[1].from" is missing`},
-		{`{"path":"a","opts":{"mode":"x","extra":1}}`, `the argument "extra" is not a parameter of this tool`},
+		{`{"path":"a","opts":{"mode":"x","extra":1}}`, `the argument "opts.extra" is not a parameter of this tool`},
 		{`{"path":"a","lines":300000000000000000000}`, `the argument "lines" is a JSON number 300000000000000000000, not an integer in the range of int`},
 		{`{"path":"a"} {}`, `the arguments have more after the object; send one JSON object`},
+		// Strict means the schema's own rules (issue 26 item 6): names are
+		// exact although encoding/json matches them without case, a
+		// required member is not null at any depth, a member comes once.
+		{`{"path":"a.go","lines":null,"opts":null}`, ""},
+		{`{"PATH":"a.go"}`, `the argument "PATH" is not a parameter of this tool; names are exact: "path"`},
+		{`{"path":"a.go","Lines":3}`, `the argument "Lines" is not a parameter of this tool; names are exact: "lines"`},
+		{`{"path":"a","opts":{"Mode":"x"}}`, `the argument "opts.Mode" is not a parameter of this tool; names are exact: "opts.mode"`},
+		{`{"path":null}`, `the argument "path" is null; it is required and takes a string`},
+		{`{"path":"a","opts":{"mode":null}}`, `the argument "opts.mode" is null; it is required and takes a string`},
+		{`{"path":"a","ranges":[{"from":null}]}`, `the argument "ranges[0].from" is null; it is required and takes an integer in the range of int`},
+		{`{"path":"a","ranges":[null]}`, `the argument "ranges[0]" is null; it is required and takes an object`},
+		{`{"path":"a.go","path":"/"}`, `the argument "path" is given twice; send it once`},
+		{`null`, `the arguments are null, not an object`},
+		{`[]`, `the arguments are a JSON array, not an object`},
+		{`{"path":"a"`, `the arguments do not decode: unexpected end of JSON input`},
 	}
 	for _, tt := range tests {
 		got = readIn{}

@@ -66,6 +66,53 @@ func (c Client) String() string {
 // GoString is String, for the %#v verb.
 func (c Client) GoString() string { return c.String() }
 
+// Dialect is the dialect the Client speaks ([DialectChat] when none was
+// set); 0 for a zero Client.
+func (c *Client) Dialect() Dialect {
+	if c.cfg == nil {
+		return 0
+	}
+	return c.cfg.dialect.normal()
+}
+
+// Model is the model a request that names none goes to ([WithModel]);
+// "" when none was set.
+func (c *Client) Model() string {
+	if c.cfg == nil {
+		return ""
+	}
+	return c.cfg.model
+}
+
+// BaseURL is the base URL the Client sends to, normalized (the dialect's
+// or Vertex's default when none was set, no trailing slash, the version
+// path added to a URL with none), cleaned so that it may be logged or
+// recorded: user information and fragment dropped, and "REDACTED" in
+// place of the value of a query parameter named like a credential ("key",
+// "token", "sig", ...) and of every credential the Client carries (its
+// key, header values, [WithSecrets] values) wherever it appears. ""
+// when the Client cannot send (a zero Client, an unusable base URL).
+func (c *Client) BaseURL() string {
+	if c.cfg == nil || c.base == nil {
+		return ""
+	}
+	return c.cfg.secrets.String(redact.URL(c.base.String()))
+}
+
+// ProviderName is the name the OpenTelemetry GenAI conventions give the
+// provider the Client talks to (gen_ai.provider.name): "openai" for the
+// chat and Responses dialects, "anthropic", "gcp.gemini", "aws.bedrock",
+// and "gcp.vertex_ai" for either dialect at Vertex AI ([WithVertex]). A
+// chat server that is not OpenAI's still says "openai": the Client knows
+// the API, not who serves it. "" for a zero Client, an unknown dialect,
+// or a Vertex AI setting that fails.
+func (c *Client) ProviderName() string {
+	if c.proto == nil {
+		return ""
+	}
+	return c.proto.providerName()
+}
+
 // errZeroClient is what every call of a Client not made by NewClient returns.
 var errZeroClient = fmt.Errorf("%w: Client not made by NewClient", ErrMisuse)
 

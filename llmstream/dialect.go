@@ -122,6 +122,9 @@ type protocol interface {
 	// parseError reads an error body or an in-stream error, its Kind set;
 	// ok is false when raw is of no known shape.
 	parseError(raw []byte, status int) (e *APIError, ok bool)
+	// providerName is the gen_ai.provider.name the OpenTelemetry GenAI
+	// conventions give the provider whose API this is.
+	providerName() string
 }
 
 // wholeReader is a protocol whose servers may answer with one whole JSON

@@ -36,6 +36,7 @@ const AnthropicVersion = "2023-06-01"
 type anthropicProtocol struct{}
 
 func (anthropicProtocol) defaultBase() string  { return DefaultAnthropicBaseURL }
+func (anthropicProtocol) providerName() string { return "anthropic" }
 func (anthropicProtocol) emptyPath() string    { return "/v1" }
 func (anthropicProtocol) doneSentinel() string { return "" }
 
@@ -674,6 +675,7 @@ func setMember(members *[]antMember, key string, raw []byte) {
 func (a *anthropicDecoder) applyUsage(s jsonscan.Span) {
 	b := a.b
 	u := b.usageRef()
+	u.PromptExcludesCache = true // input_tokens leaves the cache out
 	set := func(dst *int, v jsonscan.Span) {
 		if n, ok := jsonscan.Int(a.doc.Data, v); ok && n > 0 {
 			*dst = n

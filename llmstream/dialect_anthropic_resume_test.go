@@ -23,13 +23,13 @@ func TestAnthropicUsageLastReport(t *testing.T) {
 		want  Usage
 	}{
 		{"smaller wins", `{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"input_tokens":612,"output_tokens":41}}`,
-			Usage{PromptTokens: 612, CompletionTokens: 41, TotalTokens: 653}},
+			Usage{PromptTokens: 612, CompletionTokens: 41, TotalTokens: 653, PromptExcludesCache: true}},
 		{"zero keeps", `{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"input_tokens":0,"output_tokens":41}}`,
-			Usage{PromptTokens: 60385, CompletionTokens: 41, TotalTokens: 60426}},
+			Usage{PromptTokens: 60385, CompletionTokens: 41, TotalTokens: 60426, PromptExcludesCache: true}},
 		{"absent keeps", `{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":41}}`,
-			Usage{PromptTokens: 60385, CompletionTokens: 41, TotalTokens: 60426}},
+			Usage{PromptTokens: 60385, CompletionTokens: 41, TotalTokens: 60426, PromptExcludesCache: true}},
 		{"iterations billed", `{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"input_tokens":612,"output_tokens":41,"iterations":[{"type":"compaction","input_tokens":60385,"cache_read_input_tokens":15,"output_tokens":1873},{"type":"message","input_tokens":612,"output_tokens":41}]}}`,
-			Usage{PromptTokens: 612, CompletionTokens: 41, TotalTokens: 653, BilledPromptTokens: 61012, BilledCompletionTokens: 1914}},
+			Usage{PromptTokens: 612, CompletionTokens: 41, TotalTokens: 653, BilledPromptTokens: 61012, BilledCompletionTokens: 1914, PromptExcludesCache: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := decodeEverySplit(t, []byte(anthropicStream(start, tc.delta, stop)), WithDialect(DialectAnthropic))

@@ -34,7 +34,7 @@ func TestAnthropicUsageCumulative(t *testing.T) {
 		`{"type":"message_stop"}`,
 	)
 	got := decodeEverySplit(t, []byte(data), WithDialect(DialectAnthropic))
-	want := Usage{PromptTokens: 100, CompletionTokens: 20, TotalTokens: 200, CachedTokens: 50, CacheWriteTokens: 30, ReasoningTokens: 12}
+	want := Usage{PromptTokens: 100, CompletionTokens: 20, TotalTokens: 200, CachedTokens: 50, CacheWriteTokens: 30, ReasoningTokens: 12, PromptExcludesCache: true}
 	if got.Error != "" || got.Usage == nil || *got.Usage != want {
 		t.Fatalf("usage %+v (err %q), want %+v", got.Usage, got.Error, want)
 	}

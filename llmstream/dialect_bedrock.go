@@ -81,6 +81,7 @@ const bedrockMediaType = "application/vnd.amazon.eventstream"
 type bedrockProtocol struct{}
 
 func (bedrockProtocol) defaultBase() string  { return DefaultBedrockBaseURL }
+func (bedrockProtocol) providerName() string { return "aws.bedrock" }
 func (bedrockProtocol) emptyPath() string    { return "" }
 func (bedrockProtocol) doneSentinel() string { return "" }
 func (bedrockProtocol) mediaType() string    { return bedrockMediaType }
@@ -693,7 +694,7 @@ func (d *bedrockDecoder) applyUsage() {
 	if !s.OK() || d.doc.Data[s.Start] != '{' {
 		return
 	}
-	u := new(Usage)
+	u := &Usage{PromptExcludesCache: true}
 	jsonscan.WalkObject(&d.doc, u, s.Start, 0, func(u *Usage, key []byte, i, depth int) (int, error) {
 		v, end, err := d.doc.ValueSpan(i, depth)
 		n, ok := jsonscan.Int(d.doc.Data, v)

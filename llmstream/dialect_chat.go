@@ -640,6 +640,7 @@ func finishError() *APIError {
 type chatProtocol struct{}
 
 func (chatProtocol) defaultBase() string  { return DefaultBaseURL }
+func (chatProtocol) providerName() string { return "openai" }
 func (chatProtocol) emptyPath() string    { return "/v1" }
 func (chatProtocol) doneSentinel() string { return "[DONE]" }
 

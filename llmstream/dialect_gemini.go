@@ -53,6 +53,7 @@ const DefaultGeminiBaseURL = "https://generativelanguage.googleapis.com/v1beta"
 type geminiProtocol struct{}
 
 func (geminiProtocol) defaultBase() string  { return DefaultGeminiBaseURL }
+func (geminiProtocol) providerName() string { return "gcp.gemini" }
 func (geminiProtocol) emptyPath() string    { return "/v1beta" }
 func (geminiProtocol) doneSentinel() string { return "" }
 

@@ -77,6 +77,7 @@ const DefaultResponsesBaseURL = "https://api.openai.com/v1"
 type responsesProtocol struct{}
 
 func (responsesProtocol) defaultBase() string  { return DefaultResponsesBaseURL }
+func (responsesProtocol) providerName() string { return "openai" }
 func (responsesProtocol) emptyPath() string    { return "/v1" }
 func (responsesProtocol) doneSentinel() string { return "" }
 

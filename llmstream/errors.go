@@ -290,11 +290,7 @@ func (e *APIError) Retryable() bool {
 			return false
 		}
 	}
-	switch e.Kind {
-	case ErrorRateLimited, ErrorOverloaded, ErrorServer:
-		return true
-	}
-	return e.StatusCode == 408 || e.StatusCode == 409
+	return e.Kind.Retryable() || e.StatusCode == 408 || e.StatusCode == 409
 }
 
 // redact replaces every secret of s in e's fields.

@@ -192,6 +192,24 @@ type Usage struct {
 	// none: then PromptTokens and CompletionTokens are the bill.
 	BilledPromptTokens     int `json:"-"`
 	BilledCompletionTokens int `json:"-"`
+	// PromptExcludesCache is true when PromptTokens leaves out the tokens
+	// read from and written to the cache (CachedTokens, CacheWriteTokens),
+	// as Anthropic's input_tokens and Bedrock's inputTokens do; false when
+	// it holds them, as the chat, Responses and Gemini counts do. The
+	// decoder sets it; [Usage.InputTokens] reads it.
+	PromptExcludesCache bool `json:"-"`
+}
+
+// InputTokens is every input token of the request, cached ones included,
+// in every dialect alike (the OpenTelemetry GenAI conventions'
+// gen_ai.usage.input_tokens): PromptTokens, plus CachedTokens and
+// CacheWriteTokens when [Usage.PromptExcludesCache] says PromptTokens
+// leaves them out.
+func (u Usage) InputTokens() int {
+	if u.PromptExcludesCache {
+		return u.PromptTokens + u.CachedTokens + u.CacheWriteTokens
+	}
+	return u.PromptTokens
 }
 
 // Tool is a tool offered to the model in a request, in the OpenAI shape

@@ -77,6 +77,10 @@ func (p vertexProtocol) defaultBase() string {
 
 func (vertexProtocol) emptyPath() string { return "/v1" }
 
+// providerName is the conventions' name for Vertex AI, whichever model
+// publisher it serves.
+func (vertexProtocol) providerName() string { return "gcp.vertex_ai" }
+
 func (p vertexProtocol) endpoint(base *url.URL, model string) (string, error) {
 	if model == "" {
 		return "", fmt.Errorf("%w: a Vertex AI request needs a model: its URL names it", ErrInvalidRequest)

@@ -133,8 +133,8 @@ func TestRunError(t *testing.T) {
 		if s.Name() != "invoke_agent" {
 			continue
 		}
-		if got := attrs(s.Attributes())["error.type"]; got != "unknown_tool" || s.Status().Code != codes.Error {
-			t.Errorf("error.type %v, status %v; want unknown_tool, Error", got, s.Status())
+		if got := attrs(s.Attributes())["error.type"]; got != "invalid_tool_calls" || s.Status().Code != codes.Error {
+			t.Errorf("error.type %v, status %v; want invalid_tool_calls, Error", got, s.Status())
 		}
 		return
 	}
@@ -166,7 +166,7 @@ func TestWrapTools(t *testing.T) {
 	if a := attrs(spans[0].Attributes()); a["gen_ai.tool.call.id"] != nil || a["gen_ai.tool.call.arguments"] != `{"q":"x"}` || a["gen_ai.tool.call.result"] != "found x" {
 		t.Errorf("lookup span %v", a)
 	}
-	if a := attrs(spans[1].Attributes()); a["error.type"] != "tool_panic" || spans[1].Status().Code != codes.Error {
+	if a := attrs(spans[1].Attributes()); a["error.type"] != "tool" || spans[1].Status().Code != codes.Error {
 		t.Errorf("boom span %v %v", a, spans[1].Status())
 	}
 }

@@ -61,22 +61,16 @@
 //
 // # error.type
 //
-// The provider's word first: an [*llmstream.APIError] gives its
-// [llmstream.ErrorKind] ("rate_limited", "overloaded", "authentication",
-// "permission", "invalid_request", "context_length", "not_found",
-// "content_filtered", "server_error"), else its HTTP status ("418"), else
-// "provider_error". Then, in this order: "truncated", "idle_timeout",
-// "stalled", "timeout" (transport.ErrTimeout), "interrupted" (any other
-// broken stream), "canceled", "deadline_exceeded", "aborted" (the delta
-// callback stopped it), "bad_event", "not_event_stream",
-// "event_too_large", "stream_too_large", "too_many_tool_calls",
-// "tool_arguments_too_large", "request_not_built"
-// (llmstream.ErrInvalidRequest), "misuse"; agentloop's "tool_timeout",
-// "tool_panic", "unknown_tool", "invalid_tool_arguments", "max_turns",
-// "turn_tool_limit", "total_tool_limit", "context_budget",
-// "repeated_failure", "invalid_loop", "approval_failed"; then an HTTP status of no provider's
-// shape ("502"), "invalid_tool_calls" (llmstream.ToolCallsError),
-// "tool_error" (agentloop.ToolError), and "_OTHER" for the rest.
+// A failure's error.type is the name of its [llmstream.KindOf], one to
+// one: "rate_limited", "overloaded", "authentication", "permission",
+// "invalid_request", "context_length", "not_found", "content_filtered",
+// "server_error" (the provider said so, or an HTTP error status of no
+// provider's shape), "canceled", "deadline_exceeded", "interrupted",
+// "stalled", "timeout", "connection", "bad_response", "limit" (a size
+// limit, or one of a Loop's caps), "invalid_tool_calls", "aborted",
+// "misuse", "tool" (a tool failed, timed out or panicked); and the
+// conventions' "_OTHER" for an error of no known kind
+// ([llmstream.ErrorUnknown]), such as a tool's own error.
 //
 // # Contents and credentials
 //

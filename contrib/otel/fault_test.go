@@ -24,10 +24,10 @@ func TestModelFaultErrorType(t *testing.T) {
 		{"bad request", llmstreamtest.Fault{Kind: llmstreamtest.FaultStatus, Status: 400, Type: "invalid_request_error"}, "invalid_request"},
 		{"rate limited, no retry", llmstreamtest.Fault{Kind: llmstreamtest.FaultStatus, Status: 429, Type: "rate_limit_error", Attempts: 9}, "rate_limited"},
 		{"in-stream overload", llmstreamtest.Fault{Kind: llmstreamtest.FaultErrorEvent, After: 2, Type: "overloaded_error", Code: json.RawMessage(`"overloaded_error"`)}, "overloaded"},
-		{"truncated", llmstreamtest.Fault{Kind: llmstreamtest.FaultTruncate, After: 2}, "truncated"},
+		{"truncated", llmstreamtest.Fault{Kind: llmstreamtest.FaultTruncate, After: 2}, "interrupted"},
 		{"cut", llmstreamtest.Fault{Kind: llmstreamtest.FaultCut, After: 2}, "interrupted"},
-		{"malformed", llmstreamtest.Fault{Kind: llmstreamtest.FaultMalformed, After: 1}, "bad_event"},
-		{"stalled past the deadline", llmstreamtest.Fault{Kind: llmstreamtest.FaultStall, After: 1}, "timeout"},
+		{"malformed", llmstreamtest.Fault{Kind: llmstreamtest.FaultMalformed, After: 1}, "bad_response"},
+		{"stalled past the deadline", llmstreamtest.Fault{Kind: llmstreamtest.FaultStall, After: 1}, "deadline_exceeded"},
 	}
 	for _, d := range dialects {
 		for _, f := range faults {
@@ -47,6 +47,9 @@ func TestModelFaultErrorType(t *testing.T) {
 					t.Fatalf("%d spans, want 1", len(spans))
 				}
 				s := spans[0]
+				if k := llmstream.KindOf(err).String(); k != f.want {
+					t.Errorf("KindOf(%v) = %s; error.type is not its name", err, k)
+				}
 				if got := attrs(s.Attributes())["error.type"]; got != f.want {
 					t.Errorf("error.type %v, want %q (error: %v)", got, f.want, err)
 				}

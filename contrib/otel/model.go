@@ -304,7 +304,7 @@ func (w *Model) record(ctx context.Context, id *identity, elapsed, first time.Du
 		w.inst.tokens.Record(ctx, int64(out), id.output...)
 	}
 	if err != nil {
-		attrs := append(id.attrs, keyErrorType.String(errorType(err)))
+		attrs := append(id.attrs, keyErrorType.String(errorType(llmstream.KindOf(err))))
 		w.inst.duration.Record(ctx, elapsed.Seconds(), metric.WithAttributes(attrs...))
 		return
 	}

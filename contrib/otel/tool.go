@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 
 	"github.com/airlock-go/airlock/agentloop"
+	"github.com/airlock-go/airlock/llmstream"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -16,7 +16,7 @@ import (
 // gen_ai.tool.call.id (from [agentloop.CallFromContext]); with
 // [WithContent], the arguments and result too. The span's context is the
 // parent of whatever Run traces. A failed call has error.type and an Error
-// status; a panic is recorded as error.type "tool_panic" and goes on up,
+// status; a panic is recorded as error.type "tool" and goes on up,
 // to the loop that recovers it.
 //
 // Tools wrapped twice (by WrapTools and again by Run) get one span per
@@ -64,8 +64,7 @@ func (t toolTracer) wrap(tool agentloop.Tool) func(context.Context, json.RawMess
 		defer func() {
 			switch {
 			case panicked:
-				span.SetAttributes(keyErrorType.String("tool_panic"))
-				span.SetStatus(codes.Error, "tool_panic")
+				failSpanKind(span, llmstream.ErrorTool, nil, false)
 			case err != nil:
 				failSpan(span, err, t.content)
 			case t.content:

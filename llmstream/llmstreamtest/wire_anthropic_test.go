@@ -49,7 +49,7 @@ func TestAnthropicWire(t *testing.T) {
 			{ID: "toolu_given", Type: "function", Function: llmstream.FunctionCall{Name: "read_file", Arguments: `{"path":"README.md","note":"\"quoted\" 😀"}`}},
 		},
 		FinishReason: "tool_use", StopReason: llmstream.StopToolCalls,
-		Usage: &llmstream.Usage{PromptTokens: 40, CompletionTokens: 25, CachedTokens: 8, TotalTokens: 73},
+		Usage: &llmstream.Usage{PromptTokens: 40, CompletionTokens: 25, CachedTokens: 8, TotalTokens: 73, PromptExcludesCache: true},
 		Continuity: &llmstream.Continuity{Dialect: llmstream.DialectAnthropic, Blocks: []llmstream.Block{
 			{Type: "thinking", Raw: json.RawMessage(`{"type":"thinking","thinking":"The user wants two files read.","signature":"bGxtc3RyZWFtdGVzdCBzaWduYXR1cmUgMQ=="}`)},
 			{Type: llmstream.BlockText, Bytes: len("Reading both — ünïcødé.")},

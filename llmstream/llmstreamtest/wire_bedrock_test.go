@@ -44,7 +44,7 @@ func TestBedrockWire(t *testing.T) {
 			{ID: "tooluse_given", Type: "function", Function: llmstream.FunctionCall{Name: "read_file", Arguments: `{"path":"README.md","note":"\"quoted\" 😀"}`}},
 		},
 		FinishReason: "tool_use", StopReason: llmstream.StopToolCalls,
-		Usage: &llmstream.Usage{PromptTokens: 40, CompletionTokens: 25, TotalTokens: 65, CachedTokens: 8},
+		Usage: &llmstream.Usage{PromptTokens: 40, CompletionTokens: 25, TotalTokens: 65, CachedTokens: 8, PromptExcludesCache: true},
 		Continuity: &llmstream.Continuity{Dialect: llmstream.DialectBedrock, Blocks: []llmstream.Block{
 			{Type: "reasoningContent", Raw: json.RawMessage(`{"reasoningText":{"text":"Two files to read.","signature":"bGxtc3RyZWFtdGVzdCBzaWduYXR1cmUgMQ=="}}`)},
 			{Type: llmstream.BlockText, Bytes: len("Reading both — ünïcødé.")},

@@ -1,4 +1,8 @@
-package agentloop
+// Package typedjson derives a JSON Schema from a Go type and decodes JSON
+// into that type strictly, the one implementation behind
+// agentloop.NewTool's arguments and llmstream.DecodeOutput's answer: the
+// schema it writes and the values it accepts are the same rules.
+package typedjson
 
 import (
 	"encoding"
@@ -11,11 +15,11 @@ import (
 	"time"
 )
 
-// ErrUnsupportedType: [NewTool]'s input type has a part no JSON Schema
-// describes the way encoding/json decodes it. The error names the part.
-var ErrUnsupportedType = errors.New("agentloop: unsupported type for a tool's input")
+// ErrUnsupportedType: a type has a part no JSON Schema describes the way
+// encoding/json decodes it. The error names the part.
+var ErrUnsupportedType = errors.New("airlock: unsupported type for a JSON Schema")
 
-// schema is the subset of JSON Schema NewTool writes.
+// schema is the subset of JSON Schema [Schema] writes.
 type schema struct {
 	Type                 string             `json:"type,omitempty"`
 	Format               string             `json:"format,omitempty"`
@@ -43,10 +47,10 @@ var (
 	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
 
-// inputSchema derives the JSON Schema of a tool's arguments from t, which
-// must describe a JSON object: a struct, a map with string keys, or a
-// pointer to one.
-func inputSchema(t reflect.Type) (*schema, error) {
+// ObjectSchema returns the JSON Schema of t, which must describe a JSON
+// object: a struct, a map with string keys, or a pointer to one. The
+// rules are agentloop.NewTool's doc; an error wraps [ErrUnsupportedType].
+func ObjectSchema(t reflect.Type) (json.RawMessage, error) {
 	base := t
 	for base.Kind() == reflect.Pointer {
 		base = base.Elem()
@@ -54,7 +58,11 @@ func inputSchema(t reflect.Type) (*schema, error) {
 	if base.Kind() != reflect.Struct && base.Kind() != reflect.Map {
 		return nil, fmt.Errorf("%w: %v is not a struct or map, so its JSON is not an object", ErrUnsupportedType, t)
 	}
-	return schemaOf(t, map[reflect.Type]bool{}, t.String())
+	s, err := schemaOf(t, map[reflect.Type]bool{}, t.String())
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(s)
 }
 
 // schemaOf returns the schema of t; path names the part for errors, and
