@@ -28,14 +28,16 @@ const (
 // The README's "Failover" section has the rules in a table.
 //
 // What moves on to another attempt: a stream that broke ([ErrInterrupted]:
-// cut, truncated, stalled, idle past [WithIdleTimeout]); a provider's
-// rate-limit, overloaded or server error, in the stream or as an HTTP
-// answer once the transport's own retries are spent ([APIError.Retryable],
-// and an HTTP error of no provider's shape whose *transport.StatusError
-// says Retryable). Nothing else does: a bad request, authentication,
-// permission, content policy, context length, bad tool calls, the
-// callback's abort, and the caller's own cancellation or deadline are
-// returned at once, and no attempt starts once ctx has ended.
+// cut, truncated), stalled (idle past [WithIdleTimeout]) or ran past the
+// transport's time limit; a server that could not be reached; a
+// provider's rate-limit, overloaded or server error, in the stream or as
+// an HTTP answer once the transport's own retries are spent
+// ([APIError.Retryable], and an HTTP error of no provider's shape whose
+// *transport.StatusError says Retryable). It classifies by [KindOf].
+// Nothing else does: a bad request, authentication, permission, content
+// policy, context length, bad tool calls, a bad response, the callback's
+// abort, and the caller's own cancellation or deadline are returned at
+// once, and no attempt starts once ctx has ended.
 //
 // Continue or restart: when the broken attempt had shown text and nothing
 // else (no reasoning, no refusal, no tool call begun), and the next

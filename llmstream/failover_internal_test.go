@@ -15,6 +15,10 @@ func TestAddUsage(t *testing.T) {
 		{"one billed", Usage{PromptTokens: 3, CompletionTokens: 1, TotalTokens: 4},
 			Usage{PromptTokens: 5, CompletionTokens: 2, TotalTokens: 7, BilledPromptTokens: 20, BilledCompletionTokens: 9},
 			Usage{PromptTokens: 8, CompletionTokens: 3, TotalTokens: 11, BilledPromptTokens: 23, BilledCompletionTokens: 10}},
+		{"cache out and in", Usage{PromptTokens: 3, CachedTokens: 10, PromptExcludesCache: true}, Usage{PromptTokens: 12, CachedTokens: 10},
+			Usage{PromptTokens: 25, CachedTokens: 20}},
+		{"cache out both", Usage{PromptTokens: 3, CachedTokens: 10, PromptExcludesCache: true}, Usage{PromptTokens: 2, CacheWriteTokens: 5, PromptExcludesCache: true},
+			Usage{PromptTokens: 5, CachedTokens: 10, CacheWriteTokens: 5, PromptExcludesCache: true}},
 		{"both billed", Usage{BilledPromptTokens: 1, BilledCompletionTokens: 2}, Usage{BilledPromptTokens: 3, BilledCompletionTokens: 4},
 			Usage{BilledPromptTokens: 4, BilledCompletionTokens: 6}},
 	}

@@ -10,24 +10,29 @@ import (
 
 // worthRetrying reports whether an attempt that failed with err is worth
 // another (see [Failover] for the rules): never once ctx has ended; a
-// broken stream always; a provider's error when it says the same request
-// may succeed later; an HTTP error of no provider's shape by its status.
-//
-// It classifies from the errors themselves: KindOf, the error vocabulary
-// contrib is adding, is not on main yet.
+// provider's error or an HTTP error answer when it says the same request
+// may succeed later (its x-should-retry header, else its kind or status);
+// else by [KindOf]: a stream that broke, stalled or timed out, or a server
+// that could not be reached once the transport's own retries were spent.
+// A bare [ErrTruncated] counts too: a Client adds ErrInterrupted to it,
+// a Streamer of the caller's may not.
 func worthRetrying(ctx context.Context, err error) bool {
 	if ctx.Err() != nil {
 		return false
-	}
-	if errors.Is(err, ErrInterrupted) || errors.Is(err, ErrTruncated) || errors.Is(err, ErrIdleTimeout) {
-		return true // broken, or silent before the answer began
 	}
 	var api *APIError
 	if errors.As(err, &api) {
 		return api.Retryable()
 	}
 	var se *transport.StatusError
-	return errors.As(err, &se) && se.Retryable()
+	if errors.As(err, &se) {
+		return se.Retryable()
+	}
+	switch KindOf(err) {
+	case ErrorInterrupted, ErrorStalled, ErrorTimeout, ErrorConnection:
+		return true
+	}
+	return errors.Is(err, ErrTruncated)
 }
 
 // serverWait is the wait the server asked for with err's answer, and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"testing"
 	"time"
@@ -62,6 +63,9 @@ func TestFailoverMovesOn(t *testing.T) {
 		{"503", apiError(llmstream.ErrorOverloaded, 503), true},
 		{"500", apiError(llmstream.ErrorServer, 500), true},
 		{"proxy 502 page", &transport.StatusError{StatusCode: 502, Header: http.Header{}}, true},
+		{"connection refused", &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}, true},
+		{"transport timeout", fmt.Errorf("slow: %w", transport.ErrTimeout), true},
+		{"idle timeout before the answer", fmt.Errorf("silent: %w", llmstream.ErrIdleTimeout), true},
 		{"invalid request", apiError(llmstream.ErrorInvalidRequest, 400), false},
 		{"authentication", apiError(llmstream.ErrorAuthentication, 401), false},
 		{"permission", apiError(llmstream.ErrorPermission, 403), false},

@@ -231,7 +231,9 @@ func (run *failoverRun) addUsage(u *Usage) {
 	addUsage(run.usage, u)
 }
 
-// addUsage adds u's counts to sum. Where either bills its sampling steps
+// addUsage adds u's counts to sum. Prompt counts of dialects that leave
+// the cache out and of those that count it in are summed with it in
+// (see [Usage.PromptExcludesCache]). Where either bills its sampling steps
 // (Billed...Tokens), the sum's bill is every attempt's bill, each taken
 // from its Billed fields when set and else from its plain counts, which
 // are then the bill (see [Usage]).
@@ -241,7 +243,13 @@ func addUsage(sum, u *Usage) {
 		up, uc := billed(u)
 		sum.BilledPromptTokens, sum.BilledCompletionTokens = bp+up, bc+uc
 	}
-	sum.PromptTokens += u.PromptTokens
+	prompt := u.PromptTokens
+	if sum.PromptExcludesCache != u.PromptExcludesCache {
+		// Mixed dialects: both counted with their cache in.
+		sum.PromptTokens, sum.PromptExcludesCache = sum.InputTokens(), false
+		prompt = u.InputTokens()
+	}
+	sum.PromptTokens += prompt
 	sum.CompletionTokens += u.CompletionTokens
 	sum.TotalTokens += u.TotalTokens
 	sum.CachedTokens += u.CachedTokens

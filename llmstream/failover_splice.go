@@ -17,8 +17,8 @@ type identity struct {
 	thinking bool
 }
 
-// dialectSayer is a Streamer that says its dialect: contrib's wrappers
-// and, once the accessor lands, *Client.
+// dialectSayer is a Streamer that says its dialect, as *Client does: a
+// wrapper of a Client may pass its Dialect on.
 type dialectSayer interface{ Dialect() Dialect }
 
 // identify is what r sent to s would be. It reads a client's defaults in
@@ -28,20 +28,16 @@ func identify(s Streamer, r *Request) identity {
 	id := identity{name: r.Model, thinking: thinkingAsked(r, nil)}
 	switch c := s.(type) {
 	case *Client:
-		// A stand-in for (*Client).Dialect, which contrib is adding.
 		if c.cfg == nil || c.err != nil {
-			return id
+			return id // every call fails; nothing to continue
 		}
-		id.dialect, id.known = c.cfg.dialect, true
-		if id.dialect == 0 {
-			id.dialect = DialectChat
-		}
+		id.dialect, id.known = c.Dialect(), true
 		d := c.cfg.defaults
 		if id.name == "" && d != nil {
 			id.name = d.Model
 		}
 		if id.name == "" {
-			id.name = c.cfg.model
+			id.name = c.Model()
 		}
 		id.thinking = thinkingAsked(r, d)
 	case dialectSayer:

@@ -52,13 +52,13 @@ func RecordAttempt(ctx context.Context, a llmstream.Attempt) {
 		attrs = append(attrs, keyAttemptDialect.String(a.Dialect.String()))
 	}
 	if a.Err != nil {
-		attrs = append(attrs, keyErrorType.String(errorType(a.Err)))
+		attrs = append(attrs, keyErrorType.String(errorType(llmstream.KindOf(a.Err))))
 	}
 	if a.Wait > 0 {
 		attrs = append(attrs, keyAttemptWait.Float64(a.Wait.Seconds()))
 	}
 	if u := a.Usage; u != nil {
-		attrs = append(attrs, keyInputTokens.Int(inputTokens(a.Dialect, u)), keyOutputTokens.Int(u.CompletionTokens))
+		attrs = append(attrs, keyInputTokens.Int(u.InputTokens()), keyOutputTokens.Int(u.CompletionTokens))
 	}
 	span.AddEvent(eventAttempt, trace.WithAttributes(attrs...))
 }
