@@ -17,9 +17,20 @@ const (
 	// in progress must never be executed; only the finished Message's calls
 	// are complete and validated.
 	DeltaToolCall
+	// DeltaRestart is a seam: everything shown since the stream began
+	// (text, reasoning, refusal, tool calls in progress) is void, and the
+	// deltas after it start the response over. It carries nothing.
+	// [Failover] sends it when it retries a broken stream from scratch.
+	DeltaRestart
+	// DeltaResume is a seam: the stream broke and goes on after a
+	// reconnect; nothing shown is void, and the deltas after it continue
+	// the text where it stopped. It carries nothing. [Failover] sends it
+	// when it continues a broken stream.
+	DeltaResume
 )
 
-// String returns the kind's name ("text", "reasoning", "refusal", "tool_call").
+// String returns the kind's name ("text", "reasoning", "refusal",
+// "tool_call", "restart", "resume").
 func (k DeltaKind) String() string {
 	switch k {
 	case DeltaText:
@@ -30,6 +41,10 @@ func (k DeltaKind) String() string {
 		return "refusal"
 	case DeltaToolCall:
 		return "tool_call"
+	case DeltaRestart:
+		return "restart"
+	case DeltaResume:
+		return "resume"
 	}
 	return "unset"
 }

@@ -45,6 +45,7 @@ type antTool struct {
 // assistant's calls tool_use blocks with their input objects, and its
 // thinking blocks go back where they were.
 func (anthropicProtocol) encode(r *Request, _ *config) ([]byte, error) {
+	r.Messages = portable(r.Messages, DialectAnthropic) // a conversation may come from another dialect
 	w := antRequest{
 		Model: r.Model, Stream: true, Temperature: r.Temperature, TopP: r.TopP, StopSequences: r.Stop,
 		Messages: []antMessage{}, OutputConfig: anthropicOutput(r.Output),

@@ -56,6 +56,7 @@ type bedrockToolSpec struct {
 // blocks and two messages of one role in a row, so blank text is left out
 // and such messages are joined.
 func (bedrockProtocol) encode(r *Request, _ *config) ([]byte, error) {
+	r.Messages = portable(r.Messages, DialectBedrock) // a conversation may come from another dialect
 	w := bedrockRequest{Messages: []bedrockMessage{}, OutputConfig: bedrockOutput(r.Output)}
 	toolBlocks := false
 	for i := range r.Messages {

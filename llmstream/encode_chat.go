@@ -57,6 +57,7 @@ type streamOptions struct {
 
 // encode writes the chat.completions request.
 func (chatProtocol) encode(r *Request, cfg *config) ([]byte, error) {
+	r.Messages = portable(r.Messages, DialectChat) // a conversation may come from another dialect
 	w := chatRequest{
 		Model: r.Model, Messages: make([]wireMessage, len(r.Messages)), Stream: true, Tools: r.Tools,
 		ParallelToolCalls: r.ParallelToolCalls, Temperature: r.Temperature, TopP: r.TopP,

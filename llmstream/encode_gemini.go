@@ -103,6 +103,7 @@ type gemResponse struct {
 // whose calls are all unsigned gets Google's sentinel on its first one (see
 // geminiSkipSignature).
 func (geminiProtocol) encode(r *Request, _ *config) ([]byte, error) {
+	r.Messages = portable(r.Messages, DialectGemini) // a conversation may come from another dialect
 	w := gemRequest{Contents: []gemContent{}}
 	checked := geminiChecksSignatures(r.Model)
 	var system []json.RawMessage

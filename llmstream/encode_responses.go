@@ -74,6 +74,7 @@ func nonReasoningModel(model string) bool {
 // input items; an assistant's continuity state (reasoning items and other
 // items, the ids of its message and call items) goes back in its place.
 func (responsesProtocol) encode(r *Request, _ *config) ([]byte, error) {
+	r.Messages = portable(r.Messages, DialectResponses) // a conversation may come from another dialect
 	w := respRequest{
 		Model: r.Model, Stream: true, Input: []json.RawMessage{},
 		ParallelToolCalls: r.ParallelToolCalls, Temperature: r.Temperature, TopP: r.TopP,

@@ -216,13 +216,22 @@ func (u Usage) InputTokens() int {
 // as agentloop's Result.Usage); a nil v adds nothing. Usages that count
 // PromptTokens alike keep that meaning ([Usage.PromptExcludesCache]); when
 // they differ (a run that moved between dialects), the sum's PromptTokens
-// holds the cache, so InputTokens stays every input token of both.
+// holds the cache, so InputTokens stays every input token of both. When
+// either lists billed counts, the sum's are every bill: each one's Billed
+// counts where set, else its PromptTokens and CompletionTokens.
 func (u *Usage) Add(v *Usage) {
 	if v == nil {
 		return
 	}
 	if *u == (Usage{}) {
 		u.PromptExcludesCache = v.PromptExcludesCache
+	}
+	if u.BilledPromptTokens != 0 || u.BilledCompletionTokens != 0 || v.BilledPromptTokens != 0 || v.BilledCompletionTokens != 0 {
+		// Where either bills its sampling steps, the sum's bill is each
+		// one's: its Billed counts when set, else its plain ones.
+		up, uc := u.bill()
+		vp, vc := v.bill()
+		u.BilledPromptTokens, u.BilledCompletionTokens = up+vp, uc+vc
 	}
 	vPrompt := v.PromptTokens
 	if u.PromptExcludesCache != v.PromptExcludesCache {
@@ -239,8 +248,14 @@ func (u *Usage) Add(v *Usage) {
 	u.CachedTokens += v.CachedTokens
 	u.CacheWriteTokens += v.CacheWriteTokens
 	u.ReasoningTokens += v.ReasoningTokens
-	u.BilledPromptTokens += v.BilledPromptTokens
-	u.BilledCompletionTokens += v.BilledCompletionTokens
+}
+
+// bill is what u was billed for input and output.
+func (u *Usage) bill() (prompt, completion int) {
+	if u.BilledPromptTokens != 0 || u.BilledCompletionTokens != 0 {
+		return u.BilledPromptTokens, u.BilledCompletionTokens
+	}
+	return u.PromptTokens, u.CompletionTokens
 }
 
 // Tool is a tool offered to the model in a request, in the OpenAI shape

@@ -164,7 +164,8 @@ type onDeltaOption func(Delta) error
 // reads the stream, so a slow fn slows the stream. A non-nil return stops
 // reading at once; the stream then fails with an error that matches both
 // [ErrAborted] and fn's error. A Delta may be kept after fn returns. A
-// request's own [Request.OnDelta] is used instead, for that request.
+// request's own [Request.OnDelta] is used instead, for that request; a
+// [Failover] calls that one with seams too ([DeltaRestart], [DeltaResume]).
 func WithOnDelta(fn func(Delta) error) Option { return onDeltaOption(fn) }
 
 func (o onDeltaOption) applyToClient(c *config) { c.onDelta = o }

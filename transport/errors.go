@@ -202,6 +202,19 @@ func (e *StatusError) Error() string {
 // no known provider shape such as a proxy's 502 page.
 func (e *StatusError) Retryable() bool { return retryableAnswer(e.StatusCode, e.Header) }
 
+// RetryAfter returns the wait the server asked for before another try, and
+// whether it asked, by the rule [Client.Do] waits by: the retry-after-ms
+// header, else Retry-After (delay seconds, or an HTTP date, one in the
+// past meaning now), else the retryDelay of a google.rpc.RetryInfo in the
+// body. The wait is as asked, not capped by [WithMaxRetryAfter]: a caller
+// that tries the whole turn again (or another model) decides.
+func (e *StatusError) RetryAfter() (time.Duration, bool) {
+	if d, ok := retryAfter(e.Header, time.Now()); ok {
+		return d, true
+	}
+	return retryInfoDelay(e.Body)
+}
+
 // ReadStatusError reads the body of resp, a non-2xx answer to req, up to
 // [MaxErrorBodyBytes], closes it, and returns the [*StatusError] that
 // [Client.Do] would have returned for it, credentials of req replaced in

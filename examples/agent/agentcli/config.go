@@ -91,6 +91,11 @@ type config struct {
 	// defaultStateFile); Resume the file of a paused run to go on with.
 	State, Resume string
 
+	// Fallback, when set, serves the offline model twice behind a
+	// llmstream.Failover: a first server that cuts each turn's stream
+	// partway, and a fallback in this dialect that continues or restarts it.
+	Fallback llmstream.Dialect
+
 	// Real is set when base_url, api_key or model was given by a flag, an
 	// AIRLOCK_ variable or the config file: the run then talks to that
 	// server instead of the offline scripted model. OPENAI_API_KEY and
@@ -164,6 +169,11 @@ func allSettings() []setting {
 			}
 			c.Output = v
 			return nil
+		}},
+		{"fallback", kindDialect, "name", "offline only: cut each turn's stream partway and go on on a second model in this dialect (chat, anthropic, responses, gemini, bedrock) through llmstream.Failover; anthropic and bedrock continue the cut text, the others start over", func(c *config, v string) error {
+			d, err := llmstream.ParseDialect(v)
+			c.Fallback = d
+			return err
 		}},
 		{"state", kindText, "file", "where a run paused by Ctrl-C at a question is saved (default " + defaultStateFile + ", or the --resume file)", func(c *config, v string) error { c.State = v; return nil }},
 	}

@@ -245,7 +245,23 @@ func (p *printer) delta(d llmstream.Delta) {
 		p.midLine = !strings.HasSuffix(text, "\n")
 	case llmstream.DeltaToolCall:
 		p.formCall(d)
+	case llmstream.DeltaRestart, llmstream.DeltaResume:
+		p.seam(d.Kind)
 	}
+}
+
+// seam marks where a stream broke: a resumed one goes on in place; a
+// restarted one's text so far is void, so it is struck through on a line
+// of its own, and the answer starts again below.
+func (p *printer) seam(k llmstream.DeltaKind) {
+	p.clearLive()
+	if k == llmstream.DeltaResume {
+		p.stream(p.style(styleDim, "⟨stream cut — continued on the fallback⟩"))
+		return
+	}
+	p.endLine()
+	p.inReasoning = false
+	fmt.Fprintln(p.w, p.style(styleDim, "⟨stream cut — what is above is void; starting over on the fallback⟩"))
 }
 
 // modelDone ends the turn's streamed text and gives every call not yet in

@@ -128,6 +128,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 		clientOpts = append(clientOpts, llmstream.WithBaseURL(srv.URL), llmstream.WithAPIKey("offline-demo"), llmstream.WithModel("airlock-scripted"))
 		out.offlineBanner(cfg.Dialect, wsName, o.command, env.get)
 	}
+	var model agentloop.Model = llmstream.NewClient(clientOpts...)
+	if cfg.Fallback != 0 && !cfg.Real {
+		fallback, closeAll := offlineFailover(cfg, httpClient)
+		defer closeAll()
+		model = fallback
+	}
 	if saved != nil {
 		out.resuming(cfg.Resume, *saved)
 	} else {
@@ -149,7 +155,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, env envir
 	defer stopWatching()
 
 	loop := agentloop.Loop{
-		Model:               llmstream.NewClient(clientOpts...),
+		Model:               model,
 		Tools:               tools,
 		MaxTurns:            cfg.MaxTurns,
 		MaxToolCallsPerTurn: cfg.MaxToolCallsPerTurn,
