@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock-go/airlock/eventstream"
 	"github.com/airlock-go/airlock/toolcall"
 )
 
@@ -53,6 +54,27 @@ var linearStreams = map[string]func(n int) string{
 	},
 	"chat/members": func(n int) string {
 		return "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"},\"finish_reason\":\"stop\"}]," + strings.Repeat(`"k":1,`, n) + "\"z\":1}\n\ndata: [DONE]\n\n"
+	},
+	// Blocks found by index: each delta and stop looks its block up.
+	"bedrock/blocks": func(n int) string {
+		var body []byte
+		frame := func(event, payload string) {
+			var err error
+			body, err = eventstream.AppendFrame(body, eventstream.Message{Headers: []eventstream.Header{
+				{Name: ":message-type", Value: eventstream.String("event")},
+				{Name: ":event-type", Value: eventstream.String(event)},
+			}, Payload: []byte(payload)})
+			if err != nil {
+				panic(err)
+			}
+		}
+		frame("messageStart", `{"role":"assistant"}`)
+		for i := range n {
+			frame("contentBlockDelta", fmt.Sprintf(`{"contentBlockIndex":%d,"delta":{"text":"x"}}`, i))
+			frame("contentBlockStop", fmt.Sprintf(`{"contentBlockIndex":%d}`, i))
+		}
+		frame("messageStop", `{"stopReason":"end_turn"}`)
+		return string(body)
 	},
 	"gemini/parts": func(n int) string {
 		parts := strings.Repeat(`{"text":"x"},`, n)
