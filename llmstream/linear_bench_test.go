@@ -33,6 +33,18 @@ var linearStreams = map[string]func(n int) string{
 			`{"type":"content_block_delta","index":0,"delta":{`+m.String()+`"type":"x"}}`,
 			`{"type":"content_block_stop","index":0}`, `{"type":"message_stop"}`)
 	},
+	// A raw block started with n string members, one delta extending all.
+	"anthropic/startmembers": func(n int) string {
+		var start, delta strings.Builder
+		for i := range n {
+			fmt.Fprintf(&start, `,"k%d":"v"`, i)
+			fmt.Fprintf(&delta, `,"k%d":"w"`, i)
+		}
+		return anthropicStream(`{"type":"message_start","message":{"id":"m","content":[],"usage":{"input_tokens":1}}}`,
+			`{"type":"content_block_start","index":0,"content_block":{"type":"other"`+start.String()+`}}`,
+			`{"type":"content_block_delta","index":0,"delta":{"type":"x"`+delta.String()+`}}`,
+			`{"type":"content_block_stop","index":0}`, `{"type":"message_stop"}`)
+	},
 	"responses/items": func(n int) string {
 		var b strings.Builder
 		for i := range n {
