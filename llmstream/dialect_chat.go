@@ -95,7 +95,7 @@ type chatEvent struct {
 	groqUsage jsonscan.Span
 	apiErr    jsonscan.Span
 
-	details   []jsonscan.Span // reasoning.encrypted entries of reasoning_details, kept whole
+	details []jsonscan.Span // reasoning.encrypted entries of reasoning_details, kept whole
 
 	choiceIndex   int
 	reasoningSeen bool
