@@ -79,3 +79,17 @@ func TestBedrockEventSizeBound(t *testing.T) {
 		t.Fatalf("negative limit: err = %v; want sse.ErrInvalidOption", err)
 	}
 }
+
+// TestBedrockEventSizeZero: sse.WithMaxEventSize(0) means the sse
+// package's default, for Bedrock's frames as for SSE events.
+func TestBedrockEventSizeZero(t *testing.T) {
+	opts := []BridgeOption{WithDialect(DialectBedrock), WithSSEOptions(sse.WithMaxEventSize(0))}
+	if _, err := ReadMessage(bytes.NewReader(bedrockTextOfSize(t, sse.DefaultMaxEventSize)), opts...); err != nil {
+		t.Fatalf("at the default: %v", err)
+	}
+	_, err := ReadMessage(bytes.NewReader(bedrockTextOfSize(t, sse.DefaultMaxEventSize+1)), opts...)
+	var se *sse.EventSizeError
+	if !errors.As(err, &se) || se.Max != sse.DefaultMaxEventSize {
+		t.Fatalf("one above the default: %v", err)
+	}
+}
