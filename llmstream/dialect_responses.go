@@ -146,6 +146,8 @@ type responsesDecoder struct {
 	inResp                                                                          struct{ status, reason, usage, err, output jsonscan.Span }
 	inElem                                                                          struct{ typ, text, refusal jsonscan.Span }
 
+	seenIDs map[string]struct{} // the streamed items' ids, for the terminal output (see streamedID)
+
 	cur   *respItem // the item close is filling, for the element walkers
 	broke bool      // appendText began a new paragraph of reasoning
 }
@@ -415,7 +417,43 @@ func (r *responsesDecoder) outputItem(pos, i, depth int) (int, error) {
 	if it != nil && (it.done || (r.inItem.typ.OK() && r.itemKind(r.inItem.typ) != it.kind)) {
 		return end, nil // closed already, or not the same item: left as the stream made it
 	}
+	if it == nil && r.streamedID() {
+		// The stream had this item at another output_index (the output
+		// holds an item the stream did not number the same): it stands as
+		// the stream made it, not added a second time.
+		return end, nil
+	}
 	return end, r.close(pos, it)
+}
+
+// streamedID reports whether the output item just read has the id (or
+// call_id) of an item the stream already gave. The ids are gathered once,
+// at the first output item that needs them.
+func (r *responsesDecoder) streamedID() bool {
+	id, callID := r.itemID(), ""
+	if r.doc.IsString(r.inItem.callID) {
+		callID = string(r.doc.Str(nil, r.inItem.callID))
+	}
+	if id == "" && callID == "" {
+		return false
+	}
+	if r.seenIDs == nil {
+		r.seenIDs = make(map[string]struct{}, len(r.items))
+		for i := range r.items {
+			it := &r.items[i]
+			if it.slot >= 0 && r.b.block(it.slot).ID != "" {
+				r.seenIDs[r.b.block(it.slot).ID] = struct{}{}
+			}
+			if it.kind == respCall {
+				if p, _ := r.b.assembler().Preview(it.call); p.ID != "" {
+					r.seenIDs["call:"+p.ID] = struct{}{}
+				}
+			}
+		}
+	}
+	_, seen := r.seenIDs[id]
+	_, seenCall := r.seenIDs["call:"+callID]
+	return id != "" && seen || callID != "" && seenCall
 }
 
 // failed is response.failed, or a terminal response whose status says it
