@@ -100,7 +100,7 @@ type antMember struct {
 	added []byte // decoded text appended by deltas
 }
 
-// anthropicDecoder reads Anthropic message events into a Bridge.
+// anthropicDecoder reads Anthropic message events into a sink.
 type anthropicDecoder struct {
 	b       sink
 	doc     jsonscan.Doc

@@ -373,7 +373,7 @@ type bedrockBlock struct {
 	redacted  []byte
 }
 
-// bedrockDecoder reads ConverseStream events into a Bridge.
+// bedrockDecoder reads ConverseStream events into a sink.
 type bedrockDecoder struct {
 	b        sink
 	doc      jsonscan.Doc

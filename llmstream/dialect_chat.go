@@ -75,7 +75,7 @@ type mark struct {
 	span jsonscan.Span
 }
 
-// pendingCall is a tool-call fragment whose strings sit in Bridge.arena.
+// pendingCall is a tool-call fragment whose strings sit in chatEvent.arena.
 type pendingCall struct {
 	index                      int
 	noIndex                    bool

@@ -200,7 +200,7 @@ const (
 	runThought
 )
 
-// geminiDecoder reads streamGenerateContent events into a Bridge.
+// geminiDecoder reads streamGenerateContent events into a sink.
 type geminiDecoder struct {
 	b   sink
 	doc jsonscan.Doc

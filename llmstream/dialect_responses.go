@@ -114,7 +114,7 @@ func (responsesProtocol) parseError(raw []byte, status int) (*APIError, bool) {
 	return e, true
 }
 
-// responsesDecoder reads Responses events into a Bridge.
+// responsesDecoder reads Responses events into a sink.
 type responsesDecoder struct {
 	b         sink
 	doc       jsonscan.Doc
