@@ -232,6 +232,12 @@ func (r *Reader) validate(s int) {
 // end, such as io.EOF from the underlying reader.
 func (r *Reader) Done() bool { return r.st.done }
 
+// MaxEventSize returns the event size limit, in bytes, that r applies:
+// the last valid [WithMaxEventSize] among its options (0 meaning the
+// default), else [DefaultMaxEventSize]. An invalid option is left out of
+// it; Next reports that option's error.
+func (r *Reader) MaxEventSize() int { return r.st.cfg.max }
+
 // LastEventID returns the stream's last event ID: the value of the most
 // recent "id" field, taken over at each blank line, as a reconnecting client
 // would send it in Last-Event-ID. It is "" until an ID is set and after an
