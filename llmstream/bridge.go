@@ -78,7 +78,7 @@ func NewBridge(opts ...BridgeOption) *Bridge {
 // change: a Client's thousands of concurrent streams hold one config.
 func newBridge(cfg *config, onDelta func(Delta) error) *Bridge {
 	b := &Bridge{cfg: cfg, onDelta: onDelta}
-	b.dec = cfg.dialect.protocol().newDecoder(b)
+	b.dec = cfg.dialect.protocol().newDecoder(sink{b})
 	return b
 }
 
@@ -94,7 +94,7 @@ func (b *Bridge) config() *config {
 // first event.
 func (b *Bridge) decoder() decoder {
 	if b.dec == nil {
-		b.dec = b.config().dialect.protocol().newDecoder(b)
+		b.dec = b.config().dialect.protocol().newDecoder(sink{b})
 	}
 	return b.dec
 }
@@ -106,6 +106,11 @@ func (b *Bridge) assembler() *toolcall.Assembler {
 		b.asm = b.newAssembler()
 	}
 	return b.asm
+}
+
+// newAssembler returns an assembler with the Bridge's tool-call options.
+func (b *Bridge) newAssembler() *toolcall.Assembler {
+	return toolcall.NewAssembler(b.config().toolOpts...)
 }
 
 // Handle applies one event. It returns the error that stopped the stream,

@@ -129,8 +129,8 @@ type protocol interface {
 	encode(r *Request, cfg *config) ([]byte, error)
 	// doneSentinel is the SSE data that ends the stream, "" for none.
 	doneSentinel() string
-	// newDecoder returns the decoder of one stream into b.
-	newDecoder(b *Bridge) decoder
+	// newDecoder returns the decoder of one stream into s.
+	newDecoder(s sink) decoder
 	// parseError reads an error body or an in-stream error, its Kind set;
 	// ok is false when raw is of no known shape.
 	parseError(raw []byte, status int) (e *APIError, ok bool)
@@ -164,7 +164,7 @@ type headerErrorParser interface {
 	parseErrorHeader(raw []byte, status int, h http.Header) (*APIError, bool)
 }
 
-// decoder reads one stream's events into its Bridge. A decoder applies
+// decoder reads one stream's events into its sink. A decoder applies
 // nothing of an event that fails: it validates the whole event first.
 type decoder interface {
 	// event applies one SSE event and returns the Bridge's error.

@@ -51,7 +51,7 @@ func (anthropicProtocol) header(h http.Header, apiKey string) {
 	h.Set("Anthropic-Version", AnthropicVersion)
 }
 
-func (anthropicProtocol) newDecoder(b *Bridge) decoder { return &anthropicDecoder{b: b} }
+func (anthropicProtocol) newDecoder(s sink) decoder { return &anthropicDecoder{b: s} }
 
 // parseError reads {"type":"error","error":{"type":...,"message":...}}, as
 // an HTTP body and as an error event, and the shapes chat servers use
@@ -100,9 +100,9 @@ type antMember struct {
 	added []byte // decoded text appended by deltas
 }
 
-// anthropicDecoder reads Anthropic message events into a Bridge.
+// anthropicDecoder reads Anthropic message events into a sink.
 type anthropicDecoder struct {
-	b       *Bridge
+	b       sink
 	doc     jsonscan.Doc
 	started bool   // message_start arrived
 	id      string // its message id, to know a repeated message_start
@@ -120,7 +120,7 @@ type anthropicDecoder struct {
 	inBlock                                  struct{ typ, text, id, name, input, caller jsonscan.Span }
 }
 
-func (a *anthropicDecoder) complete() bool { return a.b.done }
+func (a *anthropicDecoder) complete() bool { return a.b.ended() }
 
 func (a *anthropicDecoder) event(ev *sse.Event) error {
 	b := a.b
@@ -443,7 +443,7 @@ func (a *anthropicDecoder) startBlockAt(ev *sse.Event, n int) error {
 	blk := antBlock{index: n, open: true, slot: b.blockCount()}
 	switch {
 	case a.doc.Is(typ, "text"):
-		blk.kind, blk.textStart, members = blockText, len(b.content), nil
+		blk.kind, blk.textStart, members = blockText, len(b.content()), nil
 		b.addBlock(Block{Type: BlockText})
 		if a.doc.IsString(text) {
 			if err := b.text(inContent, &a.doc, text); err != nil {
@@ -451,7 +451,7 @@ func (a *anthropicDecoder) startBlockAt(ev *sse.Event, n int) error {
 			}
 		}
 	case a.doc.Is(typ, "thinking"):
-		blk.kind, blk.textStart = blockThinking, len(b.reasoning)
+		blk.kind, blk.textStart = blockThinking, len(b.reasoning())
 		b.addBlock(Block{Type: "thinking"})
 		if a.doc.IsString(text) {
 			if err := b.text(inReasoning, &a.doc, text); err != nil {
@@ -603,14 +603,14 @@ func (a *anthropicDecoder) stopBlock(ev *sse.Event, blk *antBlock) error {
 	slot := b.block(blk.slot)
 	switch blk.kind {
 	case blockText:
-		slot.Bytes = len(b.content) - blk.textStart
+		slot.Bytes = len(b.content()) - blk.textStart
 	case blockThinking:
 		// The thinking text is the reasoning this block added, whether or
 		// not its start named the member: the signature covers it.
 		setMember(&blk.members, "thinking", []byte(`""`))
 		for i := range blk.members {
 			if blk.members[i].key == "thinking" {
-				blk.members[i].added = b.reasoning[blk.textStart:]
+				blk.members[i].added = b.reasoning()[blk.textStart:]
 			}
 		}
 		slot.Raw = rebuildBlock(blk.members)

@@ -117,7 +117,7 @@ func (bedrockProtocol) header(h http.Header, apiKey string) {
 	h.Set("Accept", bedrockMediaType)
 }
 
-func (bedrockProtocol) newDecoder(b *Bridge) decoder { return &bedrockDecoder{b: b} }
+func (bedrockProtocol) newDecoder(s sink) decoder { return &bedrockDecoder{b: s} }
 
 // newSource reads frames under the event size limit every dialect reads
 // with ([DefaultMaxEventSize], or sse.WithMaxEventSize in
@@ -373,9 +373,9 @@ type bedrockBlock struct {
 	redacted  []byte
 }
 
-// bedrockDecoder reads ConverseStream events into a Bridge.
+// bedrockDecoder reads ConverseStream events into a sink.
 type bedrockDecoder struct {
-	b        *Bridge
+	b        sink
 	doc      jsonscan.Doc
 	started  bool // messageStart arrived
 	stopped  bool // messageStop arrived: the proper end
@@ -587,12 +587,12 @@ func (d *bedrockDecoder) setKind(blk *bedrockBlock, k bedrockKind) {
 	blk.kind = k
 	switch k {
 	case bedrockKindText:
-		blk.textStart = len(b.content)
+		blk.textStart = len(b.content())
 		blk.slot = b.addBlock(Block{Type: BlockText})
 	case bedrockKindToolUse:
 		blk.slot = b.addBlock(Block{Type: BlockToolCall, Call: blk.index})
 	case bedrockKindReasoning, bedrockKindRedacted:
-		blk.textStart = len(b.reasoning)
+		blk.textStart = len(b.reasoning())
 		blk.slot = b.addBlock(Block{Type: bedrockReasoningBlock})
 	}
 }
@@ -710,7 +710,7 @@ func (d *bedrockDecoder) close(blk *bedrockBlock) {
 	slot := b.block(blk.slot)
 	switch blk.kind {
 	case bedrockKindText:
-		slot.Bytes = len(b.content) - blk.textStart
+		slot.Bytes = len(b.content()) - blk.textStart
 	case bedrockKindReasoning:
 		var v struct {
 			ReasoningText struct {
@@ -718,7 +718,7 @@ func (d *bedrockDecoder) close(blk *bedrockBlock) {
 				Signature string `json:"signature,omitempty"`
 			} `json:"reasoningText"`
 		}
-		v.ReasoningText.Text = string(b.reasoning[blk.textStart:])
+		v.ReasoningText.Text = string(b.reasoning()[blk.textStart:])
 		v.ReasoningText.Signature = string(blk.signature)
 		slot.Raw, _ = json.Marshal(v)
 	case bedrockKindRedacted:

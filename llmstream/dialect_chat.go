@@ -41,9 +41,9 @@ import (
 // JSON (see chatDecoder.apply), so a bad event leaves the message as it
 // was before it.
 
-// chatDecoder reads OpenAI chat.completion.chunk events into a Bridge.
+// chatDecoder reads OpenAI chat.completion.chunk events into a sink.
 type chatDecoder struct {
-	b  *Bridge
+	b  sink
 	ev chatEvent
 }
 
@@ -56,7 +56,7 @@ func (c *chatDecoder) event(ev *sse.Event) error {
 	if len(ev.Data) == 0 {
 		return nil
 	}
-	c.ev.ValidUTF8 = b.validUTF8
+	c.ev.ValidUTF8 = b.validUTF8()
 	lens := b.textLens()
 	if at, err := c.decodeChunk(ev.Data); err != nil {
 		b.truncateText(lens)
@@ -66,7 +66,7 @@ func (c *chatDecoder) event(ev *sse.Event) error {
 }
 
 // complete reports a proper end: the done sentinel, or a finish reason.
-func (c *chatDecoder) complete() bool { return c.b.done || c.b.finish != "" }
+func (c *chatDecoder) complete() bool { return c.b.ended() || c.b.finish() != "" }
 
 // mark is one piece of an event in arrival order, delivered after the
 // event validated.
@@ -75,7 +75,7 @@ type mark struct {
 	span jsonscan.Span
 }
 
-// pendingCall is a tool-call fragment whose strings sit in Bridge.arena.
+// pendingCall is a tool-call fragment whose strings sit in chatEvent.arena.
 type pendingCall struct {
 	index                      int
 	noIndex                    bool
@@ -344,9 +344,9 @@ func (c *chatDecoder) deltaMember(key []byte, i, depth int) (int, error) {
 			if e.reasoningSeen {
 				return jsonscan.SkipString(d, i)
 			}
-			before := len(c.b.reasoning)
+			before := len(c.b.reasoning())
 			end, err := c.appendText(inReasoning, i)
-			e.reasoningSeen = len(c.b.reasoning) > before
+			e.reasoningSeen = len(c.b.reasoning()) > before
 			return end, err
 		}
 	case "reasoning_details":
@@ -375,7 +375,7 @@ func (c *chatDecoder) deltaMember(key []byte, i, depth int) (int, error) {
 func (c *chatDecoder) reasoningDetails(i, depth int) (int, error) {
 	e := &c.ev
 	seen := e.reasoningSeen
-	before := len(c.b.reasoning)
+	before := len(c.b.reasoning())
 	end, err := jsonscan.WalkArray(&e.Doc, c, i, depth, func(c *chatDecoder, _, i, depth int) (int, error) {
 		d := c.ev.Data
 		if d[i] != '{' {
@@ -408,7 +408,7 @@ func (c *chatDecoder) reasoningDetails(i, depth int) (int, error) {
 		}
 		return end, err
 	})
-	if len(c.b.reasoning) > before {
+	if len(c.b.reasoning()) > before {
 		e.reasoningSeen = true
 	}
 	return end, err
@@ -624,7 +624,7 @@ func (c *chatDecoder) apply() error {
 			}
 			continue
 		}
-		if c.b.onDelta == nil {
+		if !c.b.delivering() {
 			continue
 		}
 		buf := *c.b.buffer(mk.kind)
@@ -638,7 +638,7 @@ func (c *chatDecoder) apply() error {
 	}
 	if e.finish.OK() {
 		c.b.progress()
-		if f := d[e.finish.Start+1 : e.finish.End-1]; string(f) != c.b.finish {
+		if f := d[e.finish.Start+1 : e.finish.End-1]; string(f) != c.b.finish() {
 			raw := jsonscan.DecodedString(d, e.finish)
 			c.b.setFinish(raw, chatStopReason(raw))
 		}
@@ -662,7 +662,7 @@ func (c *chatDecoder) apply() error {
 // checkFinish fails the stream whose finish reason says the provider failed
 // (OpenRouter reports errors this way).
 func (c *chatDecoder) checkFinish() error {
-	if c.b.finish == "error" {
+	if c.b.finish() == "error" {
 		return c.b.fail(finishError())
 	}
 	return nil
@@ -718,7 +718,7 @@ func (chatProtocol) header(h http.Header, apiKey string) {
 	}
 }
 
-func (chatProtocol) newDecoder(b *Bridge) decoder { return &chatDecoder{b: b} }
+func (chatProtocol) newDecoder(s sink) decoder { return &chatDecoder{b: s} }
 
 func (chatProtocol) parseError(raw []byte, status int) (*APIError, bool) {
 	return parseClassified(raw, status)

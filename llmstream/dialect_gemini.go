@@ -93,7 +93,7 @@ func (geminiProtocol) header(h http.Header, apiKey string) {
 	}
 }
 
-func (geminiProtocol) newDecoder(b *Bridge) decoder { return &geminiDecoder{b: b, open: -1} }
+func (geminiProtocol) newDecoder(s sink) decoder { return &geminiDecoder{b: s, open: -1} }
 
 // parseError reads {"error":{"code","message","status","details"}} (also
 // inside a one-element array, as a stream answers), as an HTTP body and
@@ -200,9 +200,9 @@ const (
 	runThought
 )
 
-// geminiDecoder reads streamGenerateContent events into a Bridge.
+// geminiDecoder reads streamGenerateContent events into a sink.
 type geminiDecoder struct {
-	b   *Bridge
+	b   sink
 	doc jsonscan.Doc
 
 	// The current event, read in the one walk that validates it.
@@ -607,7 +607,7 @@ func (g *geminiDecoder) blocked() error {
 		msg = string(g.doc.Str(nil, g.blockMsg))
 	}
 	e := &APIError{Message: msg, Type: reason, Kind: ErrorContentFiltered}
-	e.redact(g.b.cfg.secrets)
+	g.b.redact(e)
 	return g.b.fail(e)
 }
 
@@ -620,7 +620,7 @@ func (g *geminiDecoder) applyPart(ev *sse.Event, p *gemPart) error {
 	case p.flags&partThought != 0:
 		if g.run != runThought {
 			g.closeRun()
-			g.openRun(runThought, Block{Type: "thought"}, len(b.reasoning))
+			g.openRun(runThought, Block{Type: "thought"}, len(b.reasoning()))
 		}
 		if d.IsString(p.text) {
 			if err := b.text(inReasoning, d, p.text); err != nil {
@@ -643,13 +643,13 @@ func (g *geminiDecoder) applyPart(ev *sse.Event, p *gemPart) error {
 		}
 		if g.run != runText {
 			g.closeRun()
-			g.openRun(runText, Block{Type: BlockText}, len(b.content))
+			g.openRun(runText, Block{Type: BlockText}, len(b.content()))
 		}
 		if p.text.OK() {
 			if err := b.text(inContent, d, p.text); err != nil {
 				return err
 			}
-			b.block(g.runSlot).Bytes = len(b.content) - g.runStart
+			b.block(g.runSlot).Bytes = len(b.content()) - g.runStart
 		}
 		if d.IsString(p.sig) {
 			b.block(g.runSlot).Signature = string(d.Str(nil, p.sig))
@@ -680,7 +680,7 @@ func (g *geminiDecoder) closeRun() {
 	b := g.b
 	if g.run == runThought {
 		blk := b.block(g.runSlot)
-		text := b.reasoning[g.runStart:]
+		text := b.reasoning()[g.runStart:]
 		if len(text) == 0 && blk.Signature == "" && g.runSlot == b.blockCount()-1 {
 			b.truncateBlocks(g.runSlot) // nothing to keep
 		} else {
@@ -817,28 +817,28 @@ var jsonNull = []byte("null")
 // no usable answer fail the stream.
 func (g *geminiDecoder) applyFinish(ev *sse.Event) error {
 	b, d := g.b, &g.doc
-	if g.finish.End-g.finish.Start > 2 && !d.Is(g.finish, b.finish) {
+	if g.finish.End-g.finish.Start > 2 && !d.Is(g.finish, b.finish()) {
 		raw := string(d.Str(nil, g.finish)) // kept on a failure too: MAX_TOKENS says why a call was cut
 		b.setFinish(raw, geminiStopReason(raw))
 	}
 	if g.open >= 0 {
-		return g.b.outOfOrder(ev, g.finish.Start, fmt.Sprintf("the candidate finished (%s) while function call %d was still streaming its arguments", b.finish, g.open))
+		return g.b.outOfOrder(ev, g.finish.Start, fmt.Sprintf("the candidate finished (%s) while function call %d was still streaming its arguments", b.finish(), g.open))
 	}
 	if g.finish.End-g.finish.Start <= 2 {
 		return nil // "": no reason
 	}
 	g.finished = true
 	b.progress()
-	if !geminiFailure(b.finish) {
+	if !geminiFailure(b.finish()) {
 		return nil
 	}
-	msg := "Gemini stopped the response: finishReason " + b.finish
+	msg := "Gemini stopped the response: finishReason " + b.finish()
 	if d.IsString(g.finishMsg) {
 		msg = string(d.Str(nil, g.finishMsg))
 	}
-	e := &APIError{Message: msg, Type: b.finish}
+	e := &APIError{Message: msg, Type: b.finish()}
 	e.classify()
-	e.redact(b.cfg.secrets)
+	b.redact(e)
 	return b.fail(e)
 }
 

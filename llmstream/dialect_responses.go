@@ -92,8 +92,8 @@ func (responsesProtocol) header(h http.Header, apiKey string) {
 	}
 }
 
-func (responsesProtocol) newDecoder(b *Bridge) decoder {
-	return &responsesDecoder{b: b, callMax: -1, reasonAt: -1}
+func (responsesProtocol) newDecoder(s sink) decoder {
+	return &responsesDecoder{b: s, callMax: -1, reasonAt: -1}
 }
 
 // parseError reads OpenAI's error body {"error":{"message","type","param",
@@ -114,9 +114,9 @@ func (responsesProtocol) parseError(raw []byte, status int) (*APIError, bool) {
 	return e, true
 }
 
-// responsesDecoder reads Responses events into a Bridge.
+// responsesDecoder reads Responses events into a sink.
 type responsesDecoder struct {
-	b         *Bridge
+	b         sink
 	doc       jsonscan.Doc
 	items     []respItem
 	byIndex   map[int]int      // output_index → position in items, once they stop being equal
@@ -153,7 +153,7 @@ type responsesDecoder struct {
 	broke bool      // appendText began a new paragraph of reasoning
 }
 
-func (r *responsesDecoder) complete() bool { return r.b.done }
+func (r *responsesDecoder) complete() bool { return r.b.ended() }
 
 func (r *responsesDecoder) event(ev *sse.Event) error {
 	b := r.b

@@ -124,7 +124,7 @@ func (r *responsesDecoder) fullArguments(it *respItem, s jsonscan.Span) error {
 		if c.kind != respCall {
 			continue
 		}
-		q, ok := b.asm.Preview(c.call)
+		q, ok := b.assembler().Preview(c.call)
 		if !ok {
 			continue
 		}

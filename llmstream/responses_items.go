@@ -347,7 +347,7 @@ func (r *responsesDecoder) doneItem(ev *sse.Event) error {
 		return r.b.outOfOrder(ev, 0, fmt.Sprintf("output item %d added as %v, done as another type", n, it.kind))
 	}
 	// As for output_item.added: text or arguments it fills in count
-	// (Bridge.text, addFragment), an empty message or reasoning item not.
+	// (sink.text, addFragment), an empty message or reasoning item not.
 	r.b.setProgress(r.itemKind(r.inItem.typ) == respRaw)
 	return r.close(n, it)
 }

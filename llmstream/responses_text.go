@@ -163,7 +163,7 @@ func (r *responsesDecoder) appendText(it *respItem, k bufKind, summary bool, p i
 	// or one a part event announced or closed its predecessor for. A new
 	// part index alone is not enough: one server numbers every delta as a
 	// part of its own.
-	if it.claim(summary, p) && k == inReasoning && len(b.reasoning) > 0 && (r.reasonAt != it.pos || r.reasonBreak) {
+	if it.claim(summary, p) && k == inReasoning && len(b.reasoning()) > 0 && (r.reasonAt != it.pos || r.reasonBreak) {
 		r.broke = true
 		if err := b.appendRaw(inReasoning, "\n\n"); err != nil {
 			return err
@@ -172,12 +172,12 @@ func (r *responsesDecoder) appendText(it *respItem, k bufKind, summary bool, p i
 	if k == inReasoning {
 		r.reasonAt, r.reasonBreak = it.pos, false
 	}
-	before := len(b.content)
+	before := len(b.content())
 	if err := b.text(k, &r.doc, s); err != nil {
 		return err
 	}
 	if it.slot >= 0 && k == inContent {
-		b.block(it.slot).Bytes += len(b.content) - before
+		b.block(it.slot).Bytes += len(b.content()) - before
 	}
 	return nil
 }

@@ -18,14 +18,20 @@ import (
 // sse.ErrEventTooLarge; a body that broke off is [ErrInterrupted], as a
 // stream would be.
 func (chatProtocol) readWhole(b *Bridge, r io.Reader, limit int) (Message, error) {
+	decodeWhole(sink{b}, r, limit)
+	return b.Message()
+}
+
+// decodeWhole decodes the completion into s, as a decoder would a stream.
+func decodeWhole(s sink, r io.Reader, limit int) {
 	data, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
 	switch {
 	case err != nil:
-		b.fail(interrupted(err))
-		return b.Message()
+		s.fail(interrupted(err))
+		return
 	case len(data) > limit:
-		b.fail(fmt.Errorf("llmstream: a whole JSON completion of more than %d bytes: %w", limit, sse.ErrEventTooLarge))
-		return b.Message()
+		s.fail(fmt.Errorf("llmstream: a whole JSON completion of more than %d bytes: %w", limit, sse.ErrEventTooLarge))
+		return
 	}
 	var resp struct {
 		Choices []struct {
@@ -37,32 +43,31 @@ func (chatProtocol) readWhole(b *Bridge, r io.Reader, limit int) (Message, error
 		Error json.RawMessage `json:"error"`
 	}
 	if err := json.Unmarshal(data, &resp); err != nil {
-		b.fail(b.eventError(data, 0, fmt.Errorf("a JSON completion: %w", err)))
-		return b.Message()
+		s.fail(s.eventError(data, 0, fmt.Errorf("a JSON completion: %w", err)))
+		return
 	}
 	if len(resp.Error) > 0 && string(resp.Error) != "null" {
-		b.fail(b.apiError(resp.Error))
-		return b.Message()
+		s.fail(s.apiError(resp.Error))
+		return
 	}
-	b.setUsage(resp.Usage)
+	s.setUsage(resp.Usage)
 	for _, ch := range resp.Choices {
 		if ch.Index == 0 {
-			b.wholeChoice(data, ch.Message)
-			b.setFinish(ch.FinishReason, chatStopReason(ch.FinishReason))
+			wholeChoice(s, data, ch.Message)
+			s.setFinish(ch.FinishReason, chatStopReason(ch.FinishReason))
 			break
 		}
 	}
-	if b.err == nil && b.finish == "error" {
-		b.fail(finishError())
+	if !s.failed() && s.finish() == "error" {
+		s.fail(finishError())
 	}
-	b.end()
-	return b.Message()
+	s.end()
 }
 
 // wholeChoice applies the message of choice 0, read as the streaming path
 // reads a delta: a content array split into text and reasoning parts, a
 // member of another type than expected ignored.
-func (b *Bridge) wholeChoice(data, raw json.RawMessage) {
+func wholeChoice(s sink, data, raw json.RawMessage) {
 	var m struct {
 		Content   json.RawMessage `json:"content"`
 		Refusal   json.RawMessage `json:"refusal"`
@@ -74,7 +79,7 @@ func (b *Bridge) wholeChoice(data, raw json.RawMessage) {
 		reasoning, err = firstReasoning(raw)
 	}
 	if err != nil {
-		b.fail(b.eventError(data, 0, fmt.Errorf("a JSON completion's message: %w", err)))
+		s.fail(s.eventError(data, 0, fmt.Errorf("a JSON completion's message: %w", err)))
 		return
 	}
 	content, partReasoning := contentParts(m.Content)
@@ -82,14 +87,14 @@ func (b *Bridge) wholeChoice(data, raw json.RawMessage) {
 		kind bufKind
 		text string
 	}{{inReasoning, reasoning + partReasoning}, {inContent, content}, {inRefusal, jsonString(m.Refusal)}} {
-		if t.text != "" && b.appendRaw(t.kind, t.text) != nil {
+		if t.text != "" && s.appendRaw(t.kind, t.text) != nil {
 			return
 		}
 	}
 	for i, c := range m.ToolCalls {
 		f := toolcall.Fragment{Index: i, ID: c.ID, Type: c.Type, Name: c.Function.Name, Arguments: c.Function.Arguments, Extra: c.Extra}
-		if err := b.addFragment(f); err != nil {
-			b.fail(err)
+		if err := s.addFragment(f); err != nil {
+			s.fail(err)
 			return
 		}
 	}
