@@ -108,10 +108,16 @@ func (s *strictWalk) value(t reflect.Type, path string, nullOK bool) error {
 	case open == '{' && t.Kind() == reflect.Map:
 		return s.members(path, func(key, p string) error { return s.value(t.Elem(), p, false) })
 	case open == '[' && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array):
-		for i := 0; s.dec.More(); i++ {
+		i := 0
+		for ; s.dec.More(); i++ {
 			if err := s.value(t.Elem(), path+"["+strconv.Itoa(i)+"]", false); err != nil {
 				return err
 			}
+		}
+		if t.Kind() == reflect.Array && i != t.Len() {
+			// The schema's minItems = maxItems; encoding/json would
+			// zero-fill or drop the difference silently.
+			return fmt.Errorf("%s has %d %s; it takes exactly %d", s.name(path), i, plural(i, "item", "items"), t.Len())
 		}
 		_, err := s.dec.Token()
 		return err
@@ -256,4 +262,12 @@ func join(path, name string) string {
 		return name
 	}
 	return path + "." + name
+}
+
+// plural picks the form of a noun for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
