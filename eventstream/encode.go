@@ -20,7 +20,8 @@ const maxValueLen = 1<<15 - 1
 // It fails, returning dst unchanged and an error that unwraps to
 // [ErrBadHeader], when a header's name is empty or longer than 255 bytes,
 // its value is the zero Value or a byte array or string longer than 32767
-// bytes; and with [ErrFrameTooLarge] when the frame would be longer than
+// bytes; with [ErrHeadersTooLarge] when the headers take more than
+// [MaxHeadersSize] bytes; and with [ErrFrameTooLarge] when the frame would be longer than
 // the 4-byte total length can state. It does not apply a Reader's limit.
 func AppendFrame(dst []byte, m Message) ([]byte, error) {
 	hl := 0
@@ -30,6 +31,9 @@ func AppendFrame(dst []byte, m Message) ([]byte, error) {
 			return dst, fmt.Errorf("%w: header %d: %s", ErrBadHeader, i, err)
 		}
 		hl += n
+	}
+	if hl > MaxHeadersSize {
+		return dst, fmt.Errorf("%w: %d bytes of headers (at most %d)", ErrHeadersTooLarge, hl, MaxHeadersSize)
 	}
 	total := uint64(minFrameSize) + uint64(hl) + uint64(len(m.Payload))
 	if total > math.MaxUint32 {

@@ -12,6 +12,10 @@ var (
 	// ErrFrameTooLarge: a frame's total length is over the limit set by
 	// [WithMaxFrameSize]. The error is a [*FrameSizeError].
 	ErrFrameTooLarge = errors.New("eventstream: frame too large")
+	// ErrHeadersTooLarge: a frame's headers section is longer than
+	// [MaxHeadersSize]. The error is a [*FrameError], reported from the
+	// prelude, before the headers are buffered.
+	ErrHeadersTooLarge = errors.New("eventstream: headers section too large")
 	// ErrBadLength: the prelude's lengths cannot describe a frame (a total
 	// length under 16 bytes, or a headers length past the payload's start).
 	ErrBadLength = errors.New("eventstream: impossible frame lengths")
@@ -45,8 +49,8 @@ var ErrClosed = errors.New("eventstream: parser closed")
 var ErrBadReadCount = errors.New("eventstream: underlying reader returned an impossible count")
 
 // FrameError is the error for a frame that breaks the encoding. It unwraps
-// to its Err, one of [ErrBadLength], [ErrBadPreludeCRC], [ErrBadMessageCRC],
-// [ErrBadHeader] or [ErrTruncated].
+// to its Err, one of [ErrBadLength], [ErrHeadersTooLarge],
+// [ErrBadPreludeCRC], [ErrBadMessageCRC], [ErrBadHeader] or [ErrTruncated].
 type FrameError struct {
 	// Offset is the position in the stream, in bytes, of the frame's first
 	// byte.

@@ -36,6 +36,10 @@ func prelude(b []byte, max int, off int64) (total, headers int, err error) {
 	if uint64(t) > uint64(max) {
 		return 0, 0, &FrameSizeError{Offset: off, Size: int64(t), Max: max}
 	}
+	if h > MaxHeadersSize {
+		return 0, 0, &FrameError{Offset: off, Err: ErrHeadersTooLarge, Detail: "headers length " +
+			strconv.FormatUint(uint64(h), 10) + ", limit " + strconv.Itoa(MaxHeadersSize)}
+	}
 	return int(t), int(h), nil
 }
 

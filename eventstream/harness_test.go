@@ -151,7 +151,7 @@ func checkChunking(t *testing.T, in []byte, opts ...Option) result {
 // sameErr compares the errors' categories; their texts are compared too,
 // through result.Err.
 func sameErr(a, b error) bool {
-	for _, e := range []error{io.EOF, ErrBadLength, ErrBadPreludeCRC, ErrBadMessageCRC, ErrBadHeader, ErrTruncated, ErrFrameTooLarge} {
+	for _, e := range []error{io.EOF, ErrBadLength, ErrHeadersTooLarge, ErrBadPreludeCRC, ErrBadMessageCRC, ErrBadHeader, ErrTruncated, ErrFrameTooLarge} {
 		if errors.Is(a, e) != errors.Is(b, e) {
 			return false
 		}

@@ -7,6 +7,17 @@ import "strconv"
 // event-stream libraries apply.
 const DefaultMaxFrameSize = 16 << 20
 
+// MaxHeadersSize is the limit, in bytes, on one frame's headers section, as
+// its prelude states it: 128 KiB, the limit AWS's own event-stream encoders
+// and decoders apply. It is fixed, not an option: it bounds the work and
+// memory one frame may cost whatever its total size (each header decoded
+// takes a slot in the Message, so a frame of dense three-byte headers
+// would otherwise cost many times its bytes). A frame whose headers
+// section is longer fails with a [*FrameError] (errors.Is
+// [ErrHeadersTooLarge]) as soon as its prelude has arrived; [AppendFrame]
+// refuses to write one.
+const MaxHeadersSize = 128 << 10
+
 // minFrameSize is the size of a frame with no headers and no payload: the
 // prelude, its CRC and the message CRC.
 const minFrameSize = 16

@@ -57,8 +57,8 @@ func NewReader(r io.Reader, opts ...Option) *Reader {
 // is returned before r's error, which Next then returns unwrapped, so
 // errors.Is works on it (a cancelled context, say). A bad frame ends the
 // stream with a [*FrameError] (errors.Is [ErrBadPreludeCRC],
-// [ErrBadLength], [ErrBadMessageCRC], [ErrBadHeader], or [ErrTruncated]
-// when r reports io.EOF inside a frame) or a [*FrameSizeError] (errors.Is
+// [ErrBadLength], [ErrHeadersTooLarge], [ErrBadMessageCRC], [ErrBadHeader],
+// or [ErrTruncated] when r reports io.EOF inside a frame) or a [*FrameSizeError] (errors.Is
 // [ErrFrameTooLarge]). Other errors: an [*OptionError] (errors.Is
 // [ErrInvalidOption]); [ErrNoSource] for a Reader with no io.Reader;
 // io.ErrNoProgress when r returns no bytes and no error 100 times in a row;

@@ -63,7 +63,7 @@ func TestAnthropicRequest(t *testing.T) {
 	}
 	tools := []llmstream.Tool{{Function: llmstream.ToolFunction{Name: "read_file", Description: "reads a file", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}}, {Function: llmstream.ToolFunction{Name: "now"}}}
 	off := false
-	m, err := c.Stream(t.Context(), llmstream.Request{Messages: msgs, Tools: tools, ToolChoice: llmstream.ToolChoice{Mode: llmstream.ToolChoiceRequired},
+	m, err := c.Stream(t.Context(), llmstream.Request{Messages: msgs, Tools: tools, ToolChoice: llmstream.ToolChoice{Mode: llmstream.ToolChoiceAuto},
 		ParallelToolCalls: &off, Temperature: ptr(0.5), Stop: []string{"###"}, ReasoningEffort: "medium"})
 	if err != nil || m.Content == "" {
 		t.Fatalf("Stream: %v", err)
@@ -79,7 +79,7 @@ func TestAnthropicRequest(t *testing.T) {
 		"model": "claude-sonnet-4-5", "max_tokens": 16384.0, "stream": true, "temperature": 0.5, "stop_sequences": []any{"###"},
 		"system":      "Be brief.\n\nAnswer in English.",
 		"thinking":    map[string]any{"type": "enabled", "budget_tokens": 8192.0},
-		"tool_choice": map[string]any{"type": "any", "disable_parallel_tool_use": true},
+		"tool_choice": map[string]any{"type": "auto", "disable_parallel_tool_use": true},
 		"tools": []any{
 			map[string]any{"name": "read_file", "description": "reads a file", "input_schema": map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}}},
 			map[string]any{"name": "now", "input_schema": map[string]any{"type": "object", "properties": map[string]any{}}},

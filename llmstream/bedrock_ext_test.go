@@ -91,7 +91,7 @@ func TestBedrockClientRequest(t *testing.T) {
 		},
 		Tools: []llmstream.Tool{{Function: llmstream.ToolFunction{Name: "grep", Description: "search",
 			Parameters: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`)}}},
-		ToolChoice:     llmstream.ToolChoice{Mode: llmstream.ToolChoiceRequired},
+		ToolChoice:     llmstream.ToolChoice{Mode: llmstream.ToolChoiceAuto},
 		ThinkingBudget: &budget,
 		Stop:           []string{"END"},
 	}
@@ -110,7 +110,7 @@ func TestBedrockClientRequest(t *testing.T) {
 	}
 	wantFirst := `{"messages":[{"role":"user","content":[{"text":"find x"}]}],"system":[{"text":"Be brief."}],
 		"inferenceConfig":{"maxTokens":10192,"stopSequences":["END"]},
-		"toolConfig":{"tools":[{"toolSpec":{"name":"grep","description":"search","inputSchema":{"json":{"type":"object","properties":{"q":{"type":"string"}}}}}}],"toolChoice":{"any":{}}},
+		"toolConfig":{"tools":[{"toolSpec":{"name":"grep","description":"search","inputSchema":{"json":{"type":"object","properties":{"q":{"type":"string"}}}}}}],"toolChoice":{"auto":{}}},
 		"additionalModelRequestFields":{"thinking":{"budget_tokens":2000,"type":"enabled"}}}`
 	sameJSON(t, s.bodies[0], wantFirst)
 

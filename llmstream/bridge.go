@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -461,6 +462,31 @@ func (b *Bridge) newReader(r io.Reader) EventSource {
 	opts = append(opts, b.config().sseOpts...)
 	opts = append(opts, sse.WithUnknownField(b.unknownField))
 	return sse.NewReader(r, opts...)
+}
+
+// eventSizeLimit is the event size limit, in bytes, that the SSE reader
+// of [Bridge.newReader] applies with opts, for a dialect that reads its
+// own frames; and the error an invalid option gives. The sse package keeps
+// its options sealed; each prints as the call that made it, which is what
+// is read here.
+func eventSizeLimit(opts []sse.Option) (int, error) {
+	if _, err := sse.NewReader(strings.NewReader(""), opts...).Next(); err != io.EOF {
+		return 0, err
+	}
+	limit := DefaultMaxEventSize
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		arg, ok := strings.CutPrefix(o.String(), "sse.WithMaxEventSize(")
+		if n, err := strconv.Atoi(strings.TrimSuffix(arg, ")")); ok && err == nil {
+			limit = n
+			if n == 0 {
+				limit = sse.DefaultMaxEventSize
+			}
+		}
+	}
+	return limit, nil
 }
 
 // DefaultMaxEventSize is the SSE event size limit, in bytes, that

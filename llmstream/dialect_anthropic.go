@@ -488,6 +488,7 @@ func (a *anthropicDecoder) startBlockAt(ev *sse.Event, n int) error {
 		b.addBlock(Block{Type: t})
 	}
 	blk.members = members
+	blk.indexMembers()
 	a.add(blk)
 	return nil
 }
@@ -556,15 +557,24 @@ func (a *anthropicDecoder) appendString(blk *antBlock, key string, v jsonscan.Sp
 		return
 	}
 	blk.members = append(blk.members, antMember{key: key, raw: []byte(`""`), added: a.doc.Str(nil, v)})
-	switch {
-	case blk.byKey != nil:
+	if blk.byKey != nil {
 		blk.byKey[key] = len(blk.members) - 1
-	case len(blk.members) > maxListedMembers:
-		blk.byKey = make(map[string]int, 2*len(blk.members))
-		for i := range blk.members {
-			if _, dup := blk.byKey[blk.members[i].key]; !dup {
-				blk.byKey[blk.members[i].key] = i
-			}
+		return
+	}
+	blk.indexMembers()
+}
+
+// indexMembers looks members up in a map once there are more than a few,
+// whether the start or the deltas brought them, so that a delta extending
+// many members stays linear.
+func (blk *antBlock) indexMembers() {
+	if blk.byKey != nil || len(blk.members) <= maxListedMembers {
+		return
+	}
+	blk.byKey = make(map[string]int, 2*len(blk.members))
+	for i := range blk.members {
+		if _, dup := blk.byKey[blk.members[i].key]; !dup {
+			blk.byKey[blk.members[i].key] = i
 		}
 	}
 }

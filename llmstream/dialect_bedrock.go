@@ -3,6 +3,7 @@ package llmstream
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -35,8 +36,12 @@ import (
 //	messageStop        {"stopReason":"end_turn"}
 //	metadata           {"usage":{"inputTokens":..,"outputTokens":..,"totalTokens":..},"metrics":{"latencyMs":..}}
 //
-// Only tool-use blocks are started; text and reasoning blocks begin with
-// their first delta. Frames with ":message-type" "exception" (their type in
+// A block may be started with a start of any kind, or none ("start":{}),
+// or begin with its first delta; content may come with no messageStart
+// before it (real streams do both). A toolUse whose "type" is
+// "server_tool_use" is a tool the provider runs itself (Nova's code
+// interpreter): not a call, and, like the toolResult, image or citation
+// blocks around it, not kept. Frames with ":message-type" "exception" (their type in
 // ":exception-type") or "error" (":error-code", ":error-message") are the
 // provider's errors.
 //
@@ -58,10 +63,14 @@ import (
 //	  modelStreamErrorException, ...)       message kept exactly
 //
 // The stream ends properly at messageStop; reading goes on until its
-// metadata arrived or the body ended. A second messageStart, a delta for
-// a block that stopped, a tool-use delta for a block never started, or
-// content after messageStop is [ErrOutOfOrder]. A bad frame (a CRC, a
-// cut frame) is the eventstream package's error, in the chain. A
+// metadata arrived or the body ended. A second messageStart, a block
+// started twice, a delta for a block that stopped, a tool-use delta for a
+// block never started, or content after messageStop is [ErrOutOfOrder].
+// A bad frame (a CRC, a cut frame, headers over 128 KiB) is the
+// eventstream package's error, in the chain. A frame's payload is one
+// event's data, under the same limit as every dialect's events
+// ([DefaultMaxEventSize], or sse.WithMaxEventSize in [WithSSEOptions]):
+// past it, an *sse.EventSizeError (errors.Is sse.ErrEventTooLarge). A
 // request without a model fails with [ErrInvalidRequest]: the URL names
 // it.
 
@@ -110,9 +119,20 @@ func (bedrockProtocol) header(h http.Header, apiKey string) {
 
 func (bedrockProtocol) newDecoder(b *Bridge) decoder { return &bedrockDecoder{b: b} }
 
+// newSource reads frames under the event size limit every dialect reads
+// with ([DefaultMaxEventSize], or sse.WithMaxEventSize in
+// [WithSSEOptions]): a frame's payload is its event's data.
 func (bedrockProtocol) newSource(r io.Reader, b *Bridge) EventSource {
-	return &bedrockSource{r: eventstream.NewReader(r)}
+	limit, err := eventSizeLimit(b.config().sseOpts)
+	// A frame is buffered whole: bound it by the payload limit plus what
+	// the rest of a frame may hold, so that memory follows the limit too.
+	frameMax := min(eventstream.DefaultMaxFrameSize, limit+bedrockFrameOverhead)
+	return &bedrockSource{r: eventstream.NewReader(r, eventstream.WithMaxFrameSize(frameMax)), limit: limit, frameMax: frameMax, err: err}
 }
+
+// bedrockFrameOverhead is the most a frame holds besides its payload: the
+// prelude and CRCs, and a headers section at its limit.
+const bedrockFrameOverhead = 16 + eventstream.MaxHeadersSize
 
 // parseError reads Bedrock's error bodies, {"message":"..."} (or
 // "Message"), with the type in "__type" when the body names it.
@@ -210,18 +230,30 @@ func bedrockStopReason(r string) StopReason {
 // an event of Type "error" whose data is {"__type":...,"message":...}, the
 // shape of an HTTP error body. A frame of another message type is skipped.
 type bedrockSource struct {
-	r   *eventstream.Reader
-	ev  sse.Event
-	buf []byte // an error frame's data
+	r        *eventstream.Reader
+	limit    int // on a payload, in bytes
+	frameMax int // on a frame, in bytes
+	err      error
+	ev       sse.Event
+	buf      []byte // an error frame's data
 }
 
 // NextRef returns the next frame as an event, valid until the next call.
-// A bad frame's *eventstream.FrameError is returned as it is.
+// A bad frame's *eventstream.FrameError is returned as it is; a payload
+// over the limit is an *sse.EventSizeError, as an SSE event's would be.
+// The first error sticks.
 func (s *bedrockSource) NextRef() (*sse.Event, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
 	for {
 		m, err := s.r.Next()
+		if err == nil && len(m.Payload) > s.limit {
+			err = &sse.EventSizeError{Size: len(m.Payload), Max: s.limit}
+		}
 		if err != nil {
-			s.ev = sse.Event{}
+			err = s.payloadLimit(err)
+			s.ev, s.err = sse.Event{}, err
 			return nil, err
 		}
 		mt, _ := m.Header(":message-type")
@@ -243,6 +275,16 @@ func (s *bedrockSource) NextRef() (*sse.Event, error) {
 		s.ev = sse.Event{Type: "error", Data: s.buf}
 		return &s.ev, nil
 	}
+}
+
+// payloadLimit is err, or for a frame over the bound that the event size
+// limit set, the error of its payload over that limit.
+func (s *bedrockSource) payloadLimit(err error) error {
+	var fse *eventstream.FrameSizeError
+	if errors.As(err, &fse) && s.frameMax < eventstream.DefaultMaxFrameSize {
+		return &sse.EventSizeError{Size: int(fse.Size) - bedrockFrameOverhead, Max: s.limit}
+	}
+	return err
 }
 
 // Next is NextRef for callers that keep the event (Data is still borrowed).
@@ -307,17 +349,24 @@ func mustJSON(s string) []byte {
 type bedrockKind uint8
 
 const (
-	bedrockKindText bedrockKind = iota + 1
+	// bedrockKindOpen: a block opened by a start or delta this decoder does
+	// not read (an empty start, a toolResult, an image, a citation); its
+	// first text or reasoning delta makes it that kind.
+	bedrockKindOpen bedrockKind = iota
+	bedrockKindText
 	bedrockKindReasoning
 	bedrockKindRedacted
 	bedrockKindToolUse
+	// bedrockKindServerTool: a toolUse the provider runs itself (Nova's
+	// code interpreter, "type":"server_tool_use"): not a call.
+	bedrockKindServerTool
 )
 
 // bedrockBlock is one content block, from its first event to its stop.
 type bedrockBlock struct {
 	index     int
 	kind      bedrockKind
-	slot      int  // its position in Bridge.blocks
+	slot      int  // its position in Bridge.blocks, once its kind is read
 	open      bool // not stopped
 	textStart int  // text and reasoning: where its text began in the buffer
 	signature []byte
@@ -332,13 +381,14 @@ type bedrockDecoder struct {
 	stopped  bool // messageStop arrived: the proper end
 	metadata bool // metadata arrived
 	blocks   []bedrockBlock
+	byIndex  map[int]int // contentBlockIndex → position in blocks
 	arena    []byte
 
 	// The current event's members, as spans of doc.data, read in the one
 	// walk that validates it. level says which object the walk is in.
 	level                                                    bedrockLevel
 	index, stop, usage                                       jsonscan.Span
-	toolID, toolName                                         jsonscan.Span
+	toolID, toolName, toolType                               jsonscan.Span
 	text, input, reasonText, reasonSignature, reasonRedacted jsonscan.Span
 	hasStart, hasTool, hasReason                             bool
 }
@@ -359,7 +409,7 @@ func (d *bedrockDecoder) complete() bool { return d.stopped }
 func (d *bedrockDecoder) event(ev *sse.Event) error {
 	b := d.b
 	d.level = levelTop
-	d.index, d.stop, d.usage, d.toolID, d.toolName = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
+	d.index, d.stop, d.usage, d.toolID, d.toolName, d.toolType = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
 	d.text, d.input, d.reasonText, d.reasonSignature, d.reasonRedacted = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
 	d.hasStart, d.hasTool, d.hasReason = false, false, false
 	if err := readEvent(b, &d.doc, d, ev, (*bedrockDecoder).member); err != nil {
@@ -383,14 +433,14 @@ func (d *bedrockDecoder) event(ev *sse.Event) error {
 	case "contentBlockStart":
 		return d.start(ev)
 	case "contentBlockStop":
-		blk, err := d.block(ev, 0)
+		blk, err := d.block(ev, false)
 		if err != nil {
 			return err
 		}
 		d.close(blk)
 		return nil
 	case "messageStop":
-		return d.messageStop(ev)
+		return d.messageStop()
 	case "metadata":
 		if d.metadata {
 			return d.b.outOfOrder(ev, 0, "a second metadata")
@@ -433,6 +483,8 @@ func (d *bedrockDecoder) member(key []byte, i, depth int) (int, error) {
 			d.toolID = s
 		case "name":
 			d.toolName = s
+		case "type":
+			d.toolType = s
 		}
 	case levelDelta:
 		if string(key) == "text" {
@@ -497,67 +549,75 @@ func (d *bedrockDecoder) eventIndex(ev *sse.Event) (int, error) {
 	return n, nil
 }
 
-// block is the block the event names: open, and of kind when kind is not
-// 0; a delta may begin a text or reasoning block (begin is that kind).
-func (d *bedrockDecoder) block(ev *sse.Event, begin bedrockKind) (*bedrockBlock, error) {
-	if !d.started {
-		return nil, d.b.outOfOrder(ev, 0, ev.Type+" before messageStart")
-	}
+// block is the open block the event names; a delta may open it (open),
+// of a kind its first readable delta sets.
+func (d *bedrockDecoder) block(ev *sse.Event, open bool) (*bedrockBlock, error) {
 	n, err := d.eventIndex(ev)
 	if err != nil {
 		return nil, err
 	}
-	for i := range d.blocks {
-		if blk := &d.blocks[i]; blk.index == n {
-			if !blk.open {
-				return nil, d.b.outOfOrder(ev, 0, fmt.Sprintf("%s for block %d after its stop", ev.Type, n))
-			}
-			return blk, nil
+	if i, ok := d.byIndex[n]; ok {
+		blk := &d.blocks[i]
+		if !blk.open {
+			return nil, d.b.outOfOrder(ev, 0, fmt.Sprintf("%s for block %d after its stop", ev.Type, n))
 		}
+		return blk, nil
 	}
-	if begin == 0 {
+	if !open {
 		return nil, d.b.outOfOrder(ev, 0, fmt.Sprintf("%s for block %d, which never began", ev.Type, n))
 	}
-	return d.begin(n, begin), nil
+	return d.begin(n), nil
 }
 
-// begin opens block n of kind k.
-func (d *bedrockDecoder) begin(n int, k bedrockKind) *bedrockBlock {
+// begin opens block n, of no kind yet. Content before messageStart means
+// the message began: Vercel's and AWS's own readers take such streams.
+func (d *bedrockDecoder) begin(n int) *bedrockBlock {
+	if d.byIndex == nil {
+		d.byIndex = make(map[int]int)
+	}
+	d.byIndex[n] = len(d.blocks)
+	d.blocks = append(d.blocks, bedrockBlock{index: n, open: true, slot: -1})
+	return &d.blocks[len(d.blocks)-1]
+}
+
+// setKind makes blk, of no kind yet, a block of kind k, kept in the
+// Bridge's blocks in the order kinds were set.
+func (d *bedrockDecoder) setKind(blk *bedrockBlock, k bedrockKind) {
 	b := d.b
-	blk := bedrockBlock{index: n, kind: k, open: true, slot: b.blockCount()}
+	blk.kind = k
 	switch k {
 	case bedrockKindText:
 		blk.textStart = len(b.content)
-		b.addBlock(Block{Type: BlockText})
+		blk.slot = b.addBlock(Block{Type: BlockText})
 	case bedrockKindToolUse:
-		b.addBlock(Block{Type: BlockToolCall, Call: n})
-	default:
+		blk.slot = b.addBlock(Block{Type: BlockToolCall, Call: blk.index})
+	case bedrockKindReasoning, bedrockKindRedacted:
 		blk.textStart = len(b.reasoning)
-		b.addBlock(Block{Type: bedrockReasoningBlock})
+		blk.slot = b.addBlock(Block{Type: bedrockReasoningBlock})
 	}
-	d.blocks = append(d.blocks, blk)
-	return &d.blocks[len(d.blocks)-1]
 }
 
 // bedrockReasoningBlock is the Block type of a reasoningContent block,
 // whose Raw is the block's value as a request sends it back.
 const bedrockReasoningBlock = "reasoningContent"
 
+// start opens a block: a start of any kind does (or none, "start":{}); a
+// toolUse start begins a call, unless the provider runs the tool itself.
 func (d *bedrockDecoder) start(ev *sse.Event) error {
-	if !d.started {
-		return d.b.outOfOrder(ev, 0, "contentBlockStart before messageStart")
-	}
 	n, err := d.eventIndex(ev)
 	if err != nil {
 		return err
 	}
-	for i := range d.blocks {
-		if d.blocks[i].index == n {
-			return d.b.outOfOrder(ev, 0, fmt.Sprintf("block %d began twice", n))
-		}
+	if _, ok := d.byIndex[n]; ok {
+		return d.b.outOfOrder(ev, 0, fmt.Sprintf("block %d began twice", n))
 	}
+	blk := d.begin(n)
 	if !d.hasTool {
-		return nil // a start of another kind (an image, say): nothing to keep yet
+		return nil
+	}
+	if d.doc.IsString(d.toolType) && string(d.doc.Str(d.arena[:0], d.toolType)) == "server_tool_use" {
+		blk.kind = bedrockKindServerTool
+		return nil
 	}
 	f := toolcall.Fragment{Index: n, Type: "function"}
 	if d.doc.IsString(d.toolID) {
@@ -569,7 +629,7 @@ func (d *bedrockDecoder) start(ev *sse.Event) error {
 	if err := d.b.addFragment(f); err != nil {
 		return d.b.fail(err)
 	}
-	d.begin(n, bedrockKindToolUse)
+	d.setKind(blk, bedrockKindToolUse)
 	return nil
 }
 
@@ -586,20 +646,22 @@ func (d *bedrockDecoder) delta(ev *sse.Event) error {
 	case d.text.OK():
 		kind = bedrockKindText
 	default:
-		// A delta of a kind not read here (citations, images): its block
-		// must still be one that is open.
-		_, err := d.block(ev, 0)
+		// A delta of a kind not read here (a citation, a toolResult, an
+		// image) opens its block, or goes to one that is open.
+		_, err := d.block(ev, true)
 		return err
 	}
-	begin := kind
-	if kind == bedrockKindToolUse {
-		begin = 0 // a call needs its start: the id and name
-	}
-	blk, err := d.block(ev, begin)
+	// A call needs its start: the id and name.
+	blk, err := d.block(ev, kind != bedrockKindToolUse)
 	if err != nil {
 		return err
 	}
-	if blk.kind != kind && !(blk.kind == bedrockKindReasoning && kind == bedrockKindRedacted || blk.kind == bedrockKindRedacted && kind == bedrockKindReasoning) {
+	switch {
+	case blk.kind == bedrockKindOpen && kind != bedrockKindToolUse:
+		d.setKind(blk, kind)
+	case blk.kind == bedrockKindServerTool && kind == bedrockKindToolUse:
+		return nil // the provider's own call: its input is not ours to run
+	case blk.kind != kind && !(blk.kind == bedrockKindReasoning && kind == bedrockKindRedacted || blk.kind == bedrockKindRedacted && kind == bedrockKindReasoning):
 		return d.b.outOfOrder(ev, 0, fmt.Sprintf("a delta of another kind for block %d", blk.index))
 	}
 	switch kind {
@@ -641,6 +703,10 @@ func (d *bedrockDecoder) delta(ev *sse.Event) error {
 func (d *bedrockDecoder) close(blk *bedrockBlock) {
 	b := d.b
 	blk.open = false
+	if blk.slot < 0 {
+		b.progress()
+		return // nothing of it is kept
+	}
 	slot := b.block(blk.slot)
 	switch blk.kind {
 	case bedrockKindText:
@@ -664,11 +730,8 @@ func (d *bedrockDecoder) close(blk *bedrockBlock) {
 	b.progress()
 }
 
-func (d *bedrockDecoder) messageStop(ev *sse.Event) error {
+func (d *bedrockDecoder) messageStop() error {
 	b := d.b
-	if !d.started {
-		return d.b.outOfOrder(ev, 0, "messageStop before messageStart")
-	}
 	// A block left open ends with the message: its content is whole.
 	for i := range d.blocks {
 		if d.blocks[i].open {

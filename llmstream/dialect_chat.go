@@ -95,26 +95,29 @@ type chatEvent struct {
 	groqUsage jsonscan.Span
 	apiErr    jsonscan.Span
 
+	details []jsonscan.Span // reasoning.encrypted entries of reasoning_details, kept whole
+
 	choiceIndex   int
 	reasoningSeen bool
 }
 
 // snapshot is what a choice other than index 0 must roll back to.
 type snapshot struct {
-	text                        textLens
-	marks, calls, arena, extras int
-	finish                      jsonscan.Span
+	text                                 textLens
+	marks, calls, arena, extras, details int
+	finish                               jsonscan.Span
 }
 
 func (c *chatDecoder) snapshot() snapshot {
 	e := &c.ev
-	return snapshot{c.b.textLens(), len(e.marks), len(e.calls), len(e.arena), len(e.extras), e.finish}
+	return snapshot{c.b.textLens(), len(e.marks), len(e.calls), len(e.arena), len(e.extras), len(e.details), e.finish}
 }
 
 func (c *chatDecoder) restore(s snapshot) {
 	e := &c.ev
 	c.b.truncateText(s.text)
 	e.marks, e.calls, e.arena, e.extras = e.marks[:s.marks], e.calls[:s.calls], e.arena[:s.arena], e.extras[:s.extras]
+	e.details = e.details[:s.details]
 	e.finish = s.finish
 }
 
@@ -122,7 +125,7 @@ func (c *chatDecoder) restore(s snapshot) {
 func (c *chatDecoder) decodeChunk(d []byte) (int, error) {
 	e := &c.ev
 	e.Data = d
-	e.marks, e.calls, e.arena, e.extras = e.marks[:0], e.calls[:0], e.arena[:0], e.extras[:0]
+	e.marks, e.calls, e.arena, e.extras, e.details = e.marks[:0], e.calls[:0], e.arena[:0], e.extras[:0], e.details[:0]
 	e.finish, e.usage, e.groqUsage, e.apiErr = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
 	i := jsonscan.SkipWS(d, 0)
 	if i >= len(d) || d[i] != '{' {
@@ -346,6 +349,10 @@ func (c *chatDecoder) deltaMember(key []byte, i, depth int) (int, error) {
 			e.reasoningSeen = len(c.b.reasoning) > before
 			return end, err
 		}
+	case "reasoning_details":
+		if d[i] == '[' {
+			return c.reasoningDetails(i, depth)
+		}
 	case "refusal":
 		if d[i] == '"' {
 			return c.appendText(inRefusal, i)
@@ -357,6 +364,59 @@ func (c *chatDecoder) deltaMember(key []byte, i, depth int) (int, error) {
 	}
 	return jsonscan.SkipValue(d, i, depth)
 }
+
+// reasoningDetails reads OpenRouter's reasoning_details array at d[i]
+// (other OpenAI-compatible servers send it too, some with no "reasoning"
+// string): "reasoning.text" entries' text and "reasoning.summary" entries'
+// summary are reasoning, unless a "reasoning" or "reasoning_content"
+// string came first in the delta (OpenRouter sends both, the same text);
+// "reasoning.encrypted" entries are kept whole, as continuity, for the
+// next request to send back. Other entries are skipped.
+func (c *chatDecoder) reasoningDetails(i, depth int) (int, error) {
+	e := &c.ev
+	seen := e.reasoningSeen
+	before := len(c.b.reasoning)
+	end, err := jsonscan.WalkArray(&e.Doc, c, i, depth, func(c *chatDecoder, _, i, depth int) (int, error) {
+		d := c.ev.Data
+		if d[i] != '{' {
+			return jsonscan.SkipValue(d, i, depth)
+		}
+		typ, text, summary := jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
+		end, err := jsonscan.WalkObject(&c.ev.Doc, c, i, depth, func(c *chatDecoder, key []byte, i, depth int) (int, error) {
+			s, end, err := c.ev.ValueSpan(i, depth)
+			switch string(key) {
+			case "type":
+				typ = s
+			case "text":
+				text = s
+			case "summary":
+				summary = s
+			}
+			return end, err
+		})
+		if err != nil {
+			return end, err
+		}
+		switch {
+		case c.ev.Is(typ, "reasoning.encrypted"):
+			c.ev.details = append(c.ev.details, jsonscan.Span{Start: i, End: end})
+		case seen:
+		case c.ev.Is(typ, "reasoning.text") && c.ev.IsString(text):
+			_, err = c.appendText(inReasoning, text.Start)
+		case c.ev.Is(typ, "reasoning.summary") && c.ev.IsString(summary):
+			_, err = c.appendText(inReasoning, summary.Start)
+		}
+		return end, err
+	})
+	if len(c.b.reasoning) > before {
+		e.reasoningSeen = true
+	}
+	return end, err
+}
+
+// chatReasoningBlock is the Block type of a reasoning_details entry kept
+// whole (its Raw), written back on the assistant message.
+const chatReasoningBlock = "reasoning.encrypted"
 
 // contentPart takes one element of a content array: a "text" part (or one
 // with no type) is answer text; a "thinking" part (Mistral's reasoning
@@ -571,6 +631,10 @@ func (c *chatDecoder) apply() error {
 		if err := c.b.deliver(Delta{Kind: mk.kind.deltaKind(), Text: string(buf[mk.span.Start:mk.span.End])}); err != nil {
 			return err
 		}
+	}
+	for _, s := range e.details {
+		c.b.progress()
+		c.b.addBlock(Block{Type: chatReasoningBlock, Raw: slices.Clone(d[s.Start:s.End])})
 	}
 	if e.finish.OK() {
 		c.b.progress()

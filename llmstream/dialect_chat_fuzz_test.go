@@ -27,6 +27,8 @@ type record struct {
 	Usage  any
 	Groq   any
 	Error  any
+	// Details are the reasoning.encrypted entries of reasoning_details.
+	Details []any
 }
 
 type piece struct {
@@ -85,6 +87,9 @@ func decoderRecord(prev, data []byte, validUTF8 bool) (record, bool) {
 			name := map[bufKind]string{inContent: "content", inReasoning: "reasoning", inRefusal: "refusal"}[mk.kind]
 			r.Pieces = append(r.Pieces, piece{Kind: name, Text: string((*b.buffer(mk.kind))[mk.span.Start:mk.span.End])})
 		}
+	}
+	for _, d := range e.details {
+		r.Details = append(r.Details, meaning(data[d.Start:d.End]))
 	}
 	if e.finish.OK() {
 		r.Finish = jsonscan.DecodedString(data, e.finish)
@@ -289,6 +294,46 @@ func (r *record) delta(m member, reasoningSeen *bool) {
 			r.text("reasoning", v.str)
 			*reasoningSeen = v.str != ""
 		}
+	case "reasoning_details":
+		seen, read := *reasoningSeen, false
+		for _, e := range v.elems {
+			if e.kind != '{' {
+				continue
+			}
+			var typ, text, summary *node // the last of each; nil for null
+			for i := range e.members {
+				em := &e.members[i]
+				var val *node
+				if em.val.kind != 'n' {
+					val = &em.val
+				}
+				switch em.key {
+				case "type":
+					typ = val
+				case "text":
+					text = val
+				case "summary":
+					summary = val
+				}
+			}
+			if typ == nil || typ.kind != '"' {
+				continue
+			}
+			switch {
+			case typ.str == "reasoning.encrypted":
+				r.Details = append(r.Details, meaning(e.encode()))
+			case seen:
+			case typ.str == "reasoning.text" && text != nil && text.kind == '"':
+				r.text("reasoning", text.str)
+				read = read || text.str != ""
+			case typ.str == "reasoning.summary" && summary != nil && summary.kind == '"':
+				r.text("reasoning", summary.str)
+				read = read || summary.str != ""
+			}
+		}
+		if read {
+			*reasoningSeen = true
+		}
 	case "refusal":
 		if v.kind == '"' {
 			r.text("refusal", v.str)
@@ -426,6 +471,8 @@ func FuzzChunk(f *testing.F) {
 		`{"choices":[{"delta":{"content":"\ud83d\ude00\ud83d\u0041"}}]}`,
 		` {"usage":{"prompt_tokens":1e2}} `,
 		`{"choices":[{"index":0,"delta":{"reasoning":"","reasoning_content":"r"}}]}`,
+		`{"choices":[{"index":0,"delta":{"reasoning_details":[{"type":"reasoning.text","text":"a"},{"type":"reasoning.encrypted","data":"x"},1,{"type":null,"text":"b"},{"type":"reasoning.summary","summary":"c","type":"reasoning.text"}],"reasoning":"a"}}]}`,
+		`{"choices":[{"index":0,"delta":{"reasoning":"r","reasoning_details":[{"type":"reasoning.text","text":"r"},{"text":null,"type":"reasoning.encrypted"}]}},{"index":1,"delta":{"reasoning_details":[{"type":"reasoning.encrypted","data":"y"}]}}]}`,
 		`{"choices":[{"index":0,"delta":{"content":[{"text":"a","type":"thinking"},{"type":"thinking","thinking":null,"text":"b"},{"type":"x","text":"c"},{"type":"reasoning","thinking":"d"},{"type":null,"text":"e"},"f",{"type":"thinking","thinking":[1,{"text":"g","text":"h"}]}]}}]}`,
 		`{"choices":[{"index":0,"delta":{"content":"a"},"index":1}]}`,
 		`{"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":null}]}`,

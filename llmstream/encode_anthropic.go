@@ -119,6 +119,9 @@ func (anthropicProtocol) encode(r *Request, _ *config) ([]byte, error) {
 		}
 	}
 	if budget > 0 {
+		if err := thinkingWithForcedTool(r); err != nil {
+			return nil, err
+		}
 		w.Thinking = map[string]any{"type": "enabled", "budget_tokens": budget}
 	}
 	if mt := r.maxTokens(); mt != nil {

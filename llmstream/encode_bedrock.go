@@ -113,6 +113,9 @@ func (bedrockProtocol) encode(r *Request, _ *config) ([]byte, error) {
 	}
 	switch {
 	case budget > 0:
+		if err := thinkingWithForcedTool(r); err != nil {
+			return nil, err
+		}
 		w.Additional = map[string]any{"thinking": map[string]any{"type": "enabled", "budget_tokens": budget}}
 		if inf.MaxTokens == nil {
 			// Claude wants maxTokens above the budget; leave room for the answer.

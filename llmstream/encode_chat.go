@@ -17,6 +17,10 @@ type wireMessage struct {
 	Name       string          `json:"name,omitempty"`
 	ToolCalls  []ToolCall      `json:"tool_calls,omitempty"`
 	ToolCallID string          `json:"tool_call_id,omitempty"`
+	// ReasoningDetails are the encrypted reasoning entries an
+	// OpenRouter-style server sent, back as it documents: on the assistant
+	// message, each entry unchanged.
+	ReasoningDetails []json.RawMessage `json:"reasoning_details,omitempty"`
 }
 
 // chatWire is m as the chat dialect sends it, its calls' arguments made
@@ -29,6 +33,13 @@ func chatWire(m *Message) (wireMessage, error) {
 			return w, err
 		}
 		w.Content = c
+	}
+	if m.Continuity != nil && m.Continuity.Dialect == DialectChat {
+		for _, blk := range m.Continuity.Blocks {
+			if blk.Type == chatReasoningBlock && json.Valid(blk.Raw) {
+				w.ReasoningDetails = append(w.ReasoningDetails, blk.Raw)
+			}
+		}
 	}
 	return w, nil
 }

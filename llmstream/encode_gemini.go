@@ -220,14 +220,18 @@ func geminiToolConfig(c ToolChoice) *gemToolConf {
 
 // geminiGeneration is the generationConfig; nil when nothing is set. A
 // thinking budget wins over an effort (Gemini refuses both at once), and
-// thinking that is on includes the thoughts, so the reasoning shows.
+// thinking that is on includes the thoughts, so the reasoning shows. An
+// effort is a thinkingLevel in the enum's own case ("LOW"); "none" is no
+// level but thinking off, a budget of 0, as Anthropic and Bedrock take it.
 func geminiGeneration(r *Request) *gemGenConfig {
 	g := gemGenConfig{MaxOutputTokens: r.maxTokens(), Temperature: r.Temperature, TopP: r.TopP, StopSequences: r.Stop}
 	switch {
 	case r.ThinkingBudget != nil:
 		g.ThinkingConfig = &gemThinking{ThinkingBudget: r.ThinkingBudget, IncludeThoughts: *r.ThinkingBudget != 0}
+	case r.ReasoningEffort == "none":
+		g.ThinkingConfig = &gemThinking{ThinkingBudget: new(int)}
 	case r.ReasoningEffort != "":
-		g.ThinkingConfig = &gemThinking{ThinkingLevel: r.ReasoningEffort, IncludeThoughts: true}
+		g.ThinkingConfig = &gemThinking{ThinkingLevel: strings.ToUpper(r.ReasoningEffort), IncludeThoughts: true}
 	}
 	geminiOutput(&g, r.Output)
 	if g.MaxOutputTokens == nil && g.Temperature == nil && g.TopP == nil && len(g.StopSequences) == 0 && g.ThinkingConfig == nil && g.ResponseMimeType == "" {

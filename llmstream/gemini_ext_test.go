@@ -110,7 +110,7 @@ func TestGeminiRequest(t *testing.T) {
 		}}},
 		"toolConfig": map[string]any{"functionCallingConfig": map[string]any{"mode": "ANY", "allowedFunctionNames": []any{"read_file"}}},
 		"generationConfig": map[string]any{"maxOutputTokens": 512.0, "temperature": 0.5, "topP": 0.9, "stopSequences": []any{"###"},
-			"thinkingConfig": map[string]any{"thinkingLevel": "low", "includeThoughts": true}},
+			"thinkingConfig": map[string]any{"thinkingLevel": "LOW", "includeThoughts": true}},
 	}
 	if diff := cmp.Diff(want, srv.bodies[0]); diff != "" {
 		t.Errorf("request (-want +got):\n%s", diff)

@@ -27,7 +27,7 @@ func bedrockFrames(t testing.TB, script []byte) []byte {
 	var out []byte
 	last := 0 // where the last frame began
 	sc := bufio.NewScanner(bytes.NewReader(script))
-	sc.Buffer(nil, 1<<20)
+	sc.Buffer(nil, 16<<20)
 	for sc.Scan() {
 		line := sc.Text()
 		if line == "" || strings.HasPrefix(line, "#") {
@@ -79,6 +79,9 @@ func bedrockFrames(t testing.TB, script []byte) []byte {
 		if out, err = eventstream.AppendFrame(out, m); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock-go/airlock/eventstream"
 	"github.com/airlock-go/airlock/toolcall"
 )
 
@@ -32,6 +33,18 @@ var linearStreams = map[string]func(n int) string{
 			`{"type":"content_block_delta","index":0,"delta":{`+m.String()+`"type":"x"}}`,
 			`{"type":"content_block_stop","index":0}`, `{"type":"message_stop"}`)
 	},
+	// A raw block started with n string members, one delta extending all.
+	"anthropic/startmembers": func(n int) string {
+		var start, delta strings.Builder
+		for i := range n {
+			fmt.Fprintf(&start, `,"k%d":"v"`, i)
+			fmt.Fprintf(&delta, `,"k%d":"w"`, i)
+		}
+		return anthropicStream(`{"type":"message_start","message":{"id":"m","content":[],"usage":{"input_tokens":1}}}`,
+			`{"type":"content_block_start","index":0,"content_block":{"type":"other"`+start.String()+`}}`,
+			`{"type":"content_block_delta","index":0,"delta":{"type":"x"`+delta.String()+`}}`,
+			`{"type":"content_block_stop","index":0}`, `{"type":"message_stop"}`)
+	},
 	"responses/items": func(n int) string {
 		var b strings.Builder
 		for i := range n {
@@ -53,6 +66,27 @@ var linearStreams = map[string]func(n int) string{
 	},
 	"chat/members": func(n int) string {
 		return "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"},\"finish_reason\":\"stop\"}]," + strings.Repeat(`"k":1,`, n) + "\"z\":1}\n\ndata: [DONE]\n\n"
+	},
+	// Blocks found by index: each delta and stop looks its block up.
+	"bedrock/blocks": func(n int) string {
+		var body []byte
+		frame := func(event, payload string) {
+			var err error
+			body, err = eventstream.AppendFrame(body, eventstream.Message{Headers: []eventstream.Header{
+				{Name: ":message-type", Value: eventstream.String("event")},
+				{Name: ":event-type", Value: eventstream.String(event)},
+			}, Payload: []byte(payload)})
+			if err != nil {
+				panic(err)
+			}
+		}
+		frame("messageStart", `{"role":"assistant"}`)
+		for i := range n {
+			frame("contentBlockDelta", fmt.Sprintf(`{"contentBlockIndex":%d,"delta":{"text":"x"}}`, i))
+			frame("contentBlockStop", fmt.Sprintf(`{"contentBlockIndex":%d}`, i))
+		}
+		frame("messageStop", `{"stopReason":"end_turn"}`)
+		return string(body)
 	},
 	"gemini/parts": func(n int) string {
 		parts := strings.Repeat(`{"text":"x"},`, n)

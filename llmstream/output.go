@@ -209,7 +209,9 @@ func DecodeOutput[T any](m Message) (T, error) {
 // the moment it completes, with its path (see [toolcall.Members]) — and
 // then hands every delta on to next (nil for none). With
 // [OutputSchema.AsTool] the answer's deltas are text too, so the same
-// callback serves both forms.
+// callback serves both forms. A [DeltaRestart] (a [Failover] started the
+// stream over) resets m: the members it reported before are void, as the
+// text they came from is, and the new attempt's are reported afresh.
 //
 // The answer's own faults do not end the stream: once m refuses the text
 // (it is not JSON, or it passed m's size or depth limit) the rest is not
@@ -221,6 +223,9 @@ func DecodeOutput[T any](m Message) (T, error) {
 // each costs the answer's size so far.
 func FeedMembers(m *toolcall.Members, next func(Delta) error) func(Delta) error {
 	return func(d Delta) error {
+		if d.Kind == DeltaRestart {
+			m.Reset() // the answer starts over; the members reported are void
+		}
 		if d.Kind == DeltaText && !answerRefused(m.Err()) {
 			if _, err := m.Write([]byte(d.Text)); err != nil && !answerRefused(err) {
 				return err

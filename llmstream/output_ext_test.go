@@ -201,3 +201,27 @@ func TestFeedMembersAfterReset(t *testing.T) {
 		t.Errorf("paths %v, %d deltas passed on", paths, passed)
 	}
 }
+
+// TestFeedMembersRestart: after a DeltaRestart the answer is read afresh —
+// without the reset, the new attempt's text would follow the void one's
+// and be refused as not JSON, and no member of it reported.
+func TestFeedMembersRestart(t *testing.T) {
+	var got []string
+	m := toolcall.NewMembers(func(e toolcall.Member) error { got = append(got, string(e.Path)+"="+string(e.Value)); return nil })
+	feed := llmstream.FeedMembers(m, nil)
+	for _, d := range []llmstream.Delta{
+		{Kind: llmstream.DeltaText, Text: `{"a":1,"b":`},
+		{Kind: llmstream.DeltaRestart},
+		{Kind: llmstream.DeltaText, Text: `{"a":2}`},
+	} {
+		if err := feed(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := `$.a=1 $.a=2 $={"a":2}`; strings.Join(got, " ") != want {
+		t.Errorf("members %q, want %q", strings.Join(got, " "), want)
+	}
+	if err := m.Err(); err != nil {
+		t.Errorf("Err() = %v after the restarted answer", err)
+	}
+}

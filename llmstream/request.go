@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -50,10 +51,14 @@ type Request struct {
 	Seed *int64
 	// ReasoningEffort is the reasoning effort ("minimal", "low", "medium",
 	// "high", as the provider names them): chat's reasoning_effort,
-	// Responses' reasoning.effort, Gemini's thinkingLevel; for Anthropic a
-	// thinking budget when ThinkingBudget is unset (minimal 1024, low 2048,
-	// medium 8192, high 24576 tokens; "none" turns thinking off, and any
-	// other effort fails the call with [ErrInvalidRequest]).
+	// Responses' reasoning.effort, Gemini's thinkingLevel (in its enum's
+	// case, "LOW"; "none" turns thinking off there, a thinkingBudget of 0);
+	// for Anthropic a thinking budget when ThinkingBudget is unset (minimal
+	// 1024, low 2048, medium 8192, high 24576 tokens; "none" turns thinking
+	// off, and any other effort fails the call with [ErrInvalidRequest]).
+	// Claude (Anthropic, and on Bedrock) refuses thinking with a tool choice
+	// that forces a call, [ToolChoiceRequired] or [ToolChoiceFunction]: the
+	// call fails with [ErrInvalidRequest] naming both, before sending.
 	ReasoningEffort string
 	// ThinkingBudget is the reasoning budget in tokens: Anthropic's
 	// thinking.budget_tokens, Gemini's thinkingBudget (0 turns thinking
@@ -141,6 +146,26 @@ const DefaultAnthropicMaxTokens = 8192
 // effort when no budget is given; "none" turns thinking off, and any other
 // effort fails the request.
 var anthropicBudgets = map[string]int{"minimal": 1024, "low": 2048, "medium": 8192, "high": 24576}
+
+// thinkingWithForcedTool refuses a request with thinking on and a tool
+// choice that forces a call (required, or a named function): Claude
+// refuses the pair, on Anthropic's API and on Bedrock alike.
+func thinkingWithForcedTool(r *Request) error {
+	var setting string
+	switch r.ToolChoice.Mode {
+	case ToolChoiceRequired:
+		setting = "ToolChoiceRequired"
+	case ToolChoiceFunction:
+		setting = "ToolChoiceFunction"
+	default:
+		return nil
+	}
+	thinking := "ThinkingBudget"
+	if r.ThinkingBudget == nil {
+		thinking = "ReasoningEffort " + strconv.Quote(r.ReasoningEffort)
+	}
+	return fmt.Errorf("thinking (%s) with a forced tool choice (%s): Claude takes only auto or none with thinking on", thinking, setting)
+}
 
 // clone returns a copy of r that shares no slice or map with it (messages
 // are copied shallowly: the dialects never write to them).

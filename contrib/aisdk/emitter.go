@@ -113,6 +113,29 @@ func (e *emitter) delta(d llmstream.Delta) {
 		e.textDelta(&e.reasoning, chunkReasoningStart, chunkReasoningDelta, d.Text)
 	case llmstream.DeltaToolCall:
 		e.callDelta(d)
+	case llmstream.DeltaRestart:
+		e.restart()
+	}
+	// DeltaResume needs nothing: the continuation's text goes on in the
+	// open text part.
+}
+
+// restart shows that the stream started over (llmstream.Failover): what
+// the stream showed since it began is void. The protocol cannot take a
+// part back, so the open parts end, a call that was forming fails, and the
+// new attempt gets a step of its own.
+func (e *emitter) restart() {
+	e.endText()
+	for _, f := range e.forming {
+		if f.started {
+			e.send(&Chunk{Type: chunkToolInputError, ToolCallID: f.id, ToolName: f.name, Input: json.RawMessage(`{}`), ErrorText: "the model's stream broke and started over"})
+		}
+	}
+	e.forming = map[int]*formingCall{}
+	if e.stepOpen {
+		e.finishStep()
+		e.send(&Chunk{Type: chunkStartStep})
+		e.stepOpen = true
 	}
 }
 

@@ -254,10 +254,10 @@ func (h *Handler) run(chatID string, j job) {
 	}
 	e.end(res, err, h.cfg.errText)
 	st := res.State
-	if st == nil {
-		st = &agentloop.State{Messages: res.Messages}
+	if st.Messages == nil { // the Loop or the input was invalid
+		st = agentloop.State{Messages: res.Messages}
 	}
-	if serr := h.cfg.store.Save(ctx, chatID, Chat{UI: v.msgs, State: st}); serr != nil && appendErr == nil {
+	if serr := h.cfg.store.Save(ctx, chatID, Chat{UI: v.msgs, State: &st}); serr != nil && appendErr == nil {
 		b, _ := json.Marshal(&Chunk{Type: chunkError, ErrorText: "the chat could not be saved; reload it"})
 		_ = h.cfg.store.Append(ctx, chatID, b)
 	}

@@ -1,0 +1,306 @@
+package llmstream
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// The request shapes below are written from the providers' API references
+// (Anthropic: docs.anthropic.com/en/api/messages, "Create a Message";
+// Bedrock: docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseStream.html
+// and the ContentBlock, ToolConfiguration, InferenceConfiguration types it
+// names), members this package sends included, every other one left out:
+// decoded with unknown members refused at every level, a member the
+// provider does not define fails the test. Unions (content blocks, tool
+// choice) are one struct of all their members.
+
+type antReqSchema struct {
+	Model         string              `json:"model"`
+	MaxTokens     int                 `json:"max_tokens"`
+	Messages      []antMessageSchema  `json:"messages"`
+	System        json.RawMessage     `json:"system"` // a string or text blocks
+	Stream        bool                `json:"stream"`
+	Tools         []antToolSchema     `json:"tools"`
+	ToolChoice    *antToolChoiceSchem `json:"tool_choice"`
+	Thinking      *antThinkingSchema  `json:"thinking"`
+	Temperature   *float64            `json:"temperature"`
+	TopP          *float64            `json:"top_p"`
+	TopK          *int                `json:"top_k"`
+	StopSequences []string            `json:"stop_sequences"`
+	Metadata      *struct {
+		UserID string `json:"user_id"`
+	} `json:"metadata"`
+	Container json.RawMessage `json:"container"`
+}
+
+type antMessageSchema struct {
+	Role    string           `json:"role"`
+	Content []antBlockSchema `json:"content"`
+}
+
+type antBlockSchema struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	Caller    json.RawMessage `json:"caller"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+	Thinking  string          `json:"thinking"`
+	Signature string          `json:"signature"`
+	Data      string          `json:"data"`
+}
+
+type antToolSchema struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+type antToolChoiceSchem struct {
+	Type                   string `json:"type"` // auto, any, tool, none
+	Name                   string `json:"name"`
+	DisableParallelToolUse *bool  `json:"disable_parallel_tool_use"`
+}
+
+type antThinkingSchema struct {
+	Type         string `json:"type"` // enabled, disabled
+	BudgetTokens int    `json:"budget_tokens"`
+}
+
+type bedrockReqSchema struct {
+	Messages []struct {
+		Role    string               `json:"role"`
+		Content []bedrockBlockSchema `json:"content"`
+	} `json:"messages"`
+	System     []struct{ Text string } `json:"system"`
+	ToolConfig *struct {
+		Tools []struct {
+			ToolSpec struct {
+				Name        string `json:"name"`
+				Description string `json:"description"`
+				InputSchema struct {
+					JSON json.RawMessage `json:"json"`
+				} `json:"inputSchema"`
+			} `json:"toolSpec"`
+		} `json:"tools"`
+		ToolChoice *struct {
+			Auto *struct{} `json:"auto"`
+			Any  *struct{} `json:"any"`
+			Tool *struct {
+				Name string `json:"name"`
+			} `json:"tool"`
+		} `json:"toolChoice"`
+	} `json:"toolConfig"`
+	InferenceConfig *struct {
+		MaxTokens     *int     `json:"maxTokens"`
+		Temperature   *float64 `json:"temperature"`
+		TopP          *float64 `json:"topP"`
+		StopSequences []string `json:"stopSequences"`
+	} `json:"inferenceConfig"`
+	AdditionalModelRequestFields json.RawMessage `json:"additionalModelRequestFields"` // model-defined
+}
+
+type bedrockBlockSchema struct {
+	Text    *string `json:"text"`
+	ToolUse *struct {
+		ToolUseID string          `json:"toolUseId"`
+		Name      string          `json:"name"`
+		Input     json.RawMessage `json:"input"`
+	} `json:"toolUse"`
+	ToolResult *struct {
+		ToolUseID string `json:"toolUseId"`
+		Content   []struct {
+			Text *string         `json:"text"`
+			JSON json.RawMessage `json:"json"`
+		} `json:"content"`
+		Status string `json:"status"`
+	} `json:"toolResult"`
+	ReasoningContent *struct {
+		ReasoningText *struct {
+			Text      string `json:"text"`
+			Signature string `json:"signature"`
+		} `json:"reasoningText"`
+		RedactedContent []byte `json:"redactedContent"`
+	} `json:"reasoningContent"`
+}
+
+// schemaRequests are requests of every shape the encoders write: text,
+// tools with each tool choice, calls and their answers (one failed),
+// sampling settings, and thinking on and off.
+func schemaRequests(model string) []Request {
+	tools := []Tool{{Type: "function", Function: ToolFunction{Name: "get_weather", Description: "Weather", Parameters: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}}}`)}}}
+	conv := []Message{
+		{Role: "system", Content: "Be brief."},
+		{Role: "user", Content: "Weather in Lyon?"},
+		{Role: "assistant", Content: "Looking.", ToolCalls: []ToolCall{{ID: "c1", Type: "function", Function: FunctionCall{Name: "get_weather", Arguments: `{"city":"Lyon"}`}}}},
+		{Role: "tool", ToolCallID: "c1", Content: "sunny"},
+		{Role: "assistant", ToolCalls: []ToolCall{{ID: "c2", Type: "function", Function: FunctionCall{Name: "get_weather", Arguments: `{"city":"Paris"}`}}}},
+		{Role: "tool", ToolCallID: "c2", Content: "no data", IsError: true},
+		{Role: "user", Content: "Thanks"},
+	}
+	temp, top, budget, off := 0.5, 0.9, 2048, 0
+	var out []Request
+	for _, tc := range []ToolChoice{{}, {Mode: ToolChoiceAuto}, {Mode: ToolChoiceNone}, {Mode: ToolChoiceRequired}, {Mode: ToolChoiceFunction, Name: "get_weather"}} {
+		out = append(out, Request{Model: model, Messages: conv, Tools: tools, ToolChoice: tc, Temperature: &temp, TopP: &top, Stop: []string{"END"}})
+	}
+	out = append(out,
+		Request{Model: model, Messages: conv[1:2], ThinkingBudget: &budget},
+		Request{Model: model, Messages: conv[1:2], ThinkingBudget: &off},
+		Request{Model: model, Messages: conv, Tools: tools, ToolChoice: ToolChoice{Mode: ToolChoiceAuto}, ReasoningEffort: "low"},
+		Request{Model: model, Messages: conv[1:2], ReasoningEffort: "none"},
+	)
+	return out
+}
+
+func strictDecode(t *testing.T, body []byte, v any) {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("%v in %s", err, body)
+	}
+}
+
+// TestAnthropicRequestSchema: every request the Anthropic encoder writes
+// has only the members the Messages API defines, at every level.
+func TestAnthropicRequestSchema(t *testing.T) {
+	for _, r := range schemaRequests("claude-sonnet-4-5") {
+		body, err := anthropicProtocol{}.encode(&r, &config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v antReqSchema
+		strictDecode(t, body, &v)
+		if v.Thinking != nil && v.Thinking.Type != "enabled" && v.Thinking.Type != "disabled" {
+			t.Errorf("thinking type %q", v.Thinking.Type)
+		}
+		if v.ToolChoice != nil && !strings.Contains(" auto any tool none ", " "+v.ToolChoice.Type+" ") {
+			t.Errorf("tool_choice type %q", v.ToolChoice.Type)
+		}
+	}
+}
+
+// TestBedrockRequestSchema: likewise for ConverseStream's request body.
+func TestBedrockRequestSchema(t *testing.T) {
+	for _, r := range schemaRequests("anthropic.claude-sonnet-4-5-v1:0") {
+		body, err := bedrockProtocol{}.encode(&r, &config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v bedrockReqSchema
+		strictDecode(t, body, &v)
+		for _, m := range v.Messages {
+			for _, b := range m.Content {
+				n := 0
+				for _, set := range []bool{b.Text != nil, b.ToolUse != nil, b.ToolResult != nil, b.ReasoningContent != nil} {
+					if set {
+						n++
+					}
+				}
+				if n != 1 {
+					t.Errorf("a content block with %d members (a union holds one)", n)
+				}
+			}
+		}
+	}
+}
+
+// TestGeminiThinkingConfig: an effort is a thinkingLevel in the enum's own
+// case; "none" is thinking off (a budget of 0, thoughts not included), no
+// level; a budget of 0 likewise.
+func TestGeminiThinkingConfig(t *testing.T) {
+	zero := 0
+	for _, tc := range []struct {
+		effort string
+		budget *int
+		want   string
+	}{
+		{"minimal", nil, `{"thinkingLevel":"MINIMAL","includeThoughts":true}`},
+		{"low", nil, `{"thinkingLevel":"LOW","includeThoughts":true}`},
+		{"medium", nil, `{"thinkingLevel":"MEDIUM","includeThoughts":true}`},
+		{"high", nil, `{"thinkingLevel":"HIGH","includeThoughts":true}`},
+		{"none", nil, `{"thinkingBudget":0}`},
+		{"", &zero, `{"thinkingBudget":0}`},
+	} {
+		r := Request{Model: "gemini-3-pro", Messages: []Message{{Role: "user", Content: "hi"}}, ReasoningEffort: tc.effort, ThinkingBudget: tc.budget}
+		body, err := geminiProtocol{}.encode(&r, &config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v struct {
+			GenerationConfig struct {
+				ThinkingConfig json.RawMessage `json:"thinkingConfig"`
+			} `json:"generationConfig"`
+		}
+		if err := json.Unmarshal(body, &v); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(v.GenerationConfig.ThinkingConfig); got != tc.want {
+			t.Errorf("effort %q: thinkingConfig %s, want %s", tc.effort, got, tc.want)
+		}
+	}
+}
+
+// TestThinkingWithForcedToolChoice: Claude refuses thinking together with
+// a forced tool choice, on Anthropic and on Bedrock: the call fails with
+// ErrInvalidRequest naming both settings, before anything is sent; thinking
+// off, or a choice that forces nothing, goes through.
+func TestThinkingWithForcedToolChoice(t *testing.T) {
+	budget, off := 2048, 0
+	tools := []Tool{{Function: ToolFunction{Name: "f"}}}
+	for _, d := range []struct {
+		dialect Dialect
+		model   string
+	}{{DialectAnthropic, "claude-sonnet-4-5"}, {DialectBedrock, "anthropic.claude-sonnet-4-5-v1:0"}} {
+		for _, tc := range []struct {
+			name    string
+			choice  ToolChoice
+			budget  *int
+			effort  string
+			refused []string
+		}{
+			{"required+budget", ToolChoice{Mode: ToolChoiceRequired}, &budget, "", []string{"ThinkingBudget", "ToolChoiceRequired"}},
+			{"function+effort", ToolChoice{Mode: ToolChoiceFunction, Name: "f"}, nil, "high", []string{`ReasoningEffort "high"`, "ToolChoiceFunction"}},
+			{"required+off", ToolChoice{Mode: ToolChoiceRequired}, &off, "", nil},
+			{"required+none", ToolChoice{Mode: ToolChoiceRequired}, nil, "none", nil},
+			{"auto+budget", ToolChoice{Mode: ToolChoiceAuto}, &budget, "", nil},
+			{"none+budget", ToolChoice{Mode: ToolChoiceNone}, &budget, "", nil},
+		} {
+			t.Run(d.dialect.String()+"/"+tc.name, func(t *testing.T) {
+				sent := false
+				c := NewClient(WithDialect(d.dialect), WithAPIKey("k"), WithBaseURL("http://127.0.0.1:1"), WithHTTPClient(sentDoer{&sent}))
+				_, err := c.Stream(context.Background(), Request{Model: d.model, Messages: []Message{{Role: "user", Content: "hi"}}, Tools: tools, ToolChoice: tc.choice, ThinkingBudget: tc.budget, ReasoningEffort: tc.effort})
+				if tc.refused == nil {
+					if !sent {
+						t.Fatalf("not sent: %v", err)
+					}
+					return
+				}
+				if sent || !errors.Is(err, ErrInvalidRequest) {
+					t.Fatalf("sent %v, err = %v; want ErrInvalidRequest before sending", sent, err)
+				}
+				for _, s := range tc.refused {
+					if !strings.Contains(err.Error(), s) {
+						t.Errorf("err %q does not name %s", err, s)
+					}
+				}
+			})
+		}
+	}
+}
+
+// sentDoer records that a request was sent and answers none.
+type sentDoer struct{ sent *bool }
+
+func (d sentDoer) Do(*http.Request) (*http.Response, error) {
+	*d.sent = true
+	return nil, errors.New("not sent in this test")
+}

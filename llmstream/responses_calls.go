@@ -1,0 +1,157 @@
+package llmstream
+
+import (
+	"bytes"
+	"fmt"
+	"unsafe"
+
+	"github.com/airlock-go/airlock/internal/jsonscan"
+	"github.com/airlock-go/airlock/sse"
+	"github.com/airlock-go/airlock/toolcall"
+)
+
+// This file is the Responses dialect's function calls: argument deltas,
+// full arguments, and the call's id and name.
+
+// argsDelta hands an argument delta to the assembler.
+func (r *responsesDecoder) argsDelta(ev *sse.Event) error {
+	it, err := r.callItem(ev, findNewest)
+	if err != nil {
+		return err
+	}
+	if !r.doc.IsString(r.delta) {
+		return nil
+	}
+	r.arena = r.doc.Str(r.arena[:0], r.delta)
+	if len(r.arena) == 0 {
+		return nil
+	}
+	it.deltas = true
+	// Not copied: Add copies the arguments into its call and keeps nothing
+	// of the fragment.
+	args := unsafe.String(unsafe.SliceData(r.arena), len(r.arena))
+	if err := r.b.addFragment(toolcall.Fragment{Index: it.call, Arguments: args}); err != nil {
+		return r.b.fail(err)
+	}
+	return nil
+}
+
+// callItem is the open function_call item the event names. Arguments for
+// an output_index nothing named yet open a call there (one server's
+// argument deltas may overtake their output_item.added), which the
+// stream must name before its end.
+func (r *responsesDecoder) callItem(ev *sse.Event, find respFind) (*respItem, error) {
+	n, it, err := r.eventItem(ev, respCall, find)
+	switch {
+	case err != nil:
+		return nil, err
+	case it == nil:
+		it = r.open(n, respCall)
+		it.slot = r.b.blockCount()
+		r.b.addBlock(Block{Type: BlockToolCall, Call: it.call})
+		return it, nil
+	case it.kind != respCall:
+		return nil, r.b.outOfOrder(ev, 0, fmt.Sprintf("function-call arguments for output item %d, a %v item", n, it.kind))
+	case it.done:
+		return nil, r.b.outOfOrder(ev, 0, fmt.Sprintf("function-call arguments for output item %d after its output_item.done", n))
+	}
+	return it, nil
+}
+
+// argsDone is function_call_arguments.done: its full arguments win.
+func (r *responsesDecoder) argsDone(ev *sse.Event) error {
+	it, err := r.callItem(ev, findOldest)
+	if err != nil {
+		return err
+	}
+	if it.argsEnd {
+		// Each one may restart every call (see fullArguments): once.
+		return r.b.outOfOrder(ev, 0, fmt.Sprintf("function_call_arguments.done twice for output item %d", it.index))
+	}
+	it.argsEnd = true
+	if r.doc.IsString(r.callName) {
+		if err := r.header(it, jsonscan.NoSpan, r.callName); err != nil {
+			return err
+		}
+	}
+	return r.fullArguments(it, r.args)
+}
+
+// header gives the call the id and name it has none of yet. Only what is
+// missing is sent: an id that changed at a call's end must not read as a
+// new call at the same index.
+func (r *responsesDecoder) header(it *respItem, callID, name jsonscan.Span) error {
+	f := toolcall.Fragment{Index: it.call, Type: "function"}
+	p, started := r.b.assembler().Preview(it.call)
+	if r.doc.IsString(callID) && p.ID == "" {
+		f.ID = string(r.doc.Str(nil, callID))
+	}
+	if r.doc.IsString(name) && p.Name == "" {
+		f.Name = string(r.doc.Str(nil, name))
+	}
+	if started && f.ID == "" && f.Name == "" {
+		return nil
+	}
+	if err := r.b.addFragment(f); err != nil {
+		return r.b.fail(err)
+	}
+	return nil
+}
+
+// fullArguments makes the JSON string at s, when non-empty, the call's
+// arguments, whatever the deltas brought.
+func (r *responsesDecoder) fullArguments(it *respItem, s jsonscan.Span) error {
+	if !r.doc.IsString(s) || s.End-s.Start == 2 {
+		return nil
+	}
+	b := r.b
+	r.arena = r.doc.Str(r.arena[:0], s)
+	p, _ := b.assembler().Preview(it.call)
+	switch {
+	case bytes.Equal(p.Partial, r.arena):
+		return nil
+	case len(p.Partial) == 0:
+		if err := b.addFragment(toolcall.Fragment{Index: it.call, Arguments: string(r.arena)}); err != nil {
+			return b.fail(err)
+		}
+		return nil
+	}
+	// The deltas said something else: start the calls over, this one with
+	// the full arguments. Rare, so it may cost a copy of every call.
+	fresh := b.newAssembler()
+	for i := range r.items {
+		c := &r.items[i]
+		if c.kind != respCall {
+			continue
+		}
+		q, ok := b.asm.Preview(c.call)
+		if !ok {
+			continue
+		}
+		f := toolcall.Fragment{Index: c.call, ID: q.ID, Name: q.Name, Type: "function", Arguments: string(q.Partial)}
+		if c == it {
+			f.Arguments = string(r.arena)
+		}
+		if err := fresh.Add(f); err != nil {
+			return b.fail(err)
+		}
+	}
+	b.swapAssembler(fresh)
+	b.progress()
+	return nil
+}
+
+// startArguments takes the arguments output_item.added carried, for a call
+// that got neither deltas nor full arguments.
+func (r *responsesDecoder) startArguments(it *respItem) error {
+	if it.deltas || len(it.start) == 0 {
+		return nil
+	}
+	if p, _ := r.b.assembler().Preview(it.call); len(p.Partial) > 0 {
+		return nil
+	}
+	if err := r.b.addFragment(toolcall.Fragment{Index: it.call, Arguments: string(it.start)}); err != nil {
+		return r.b.fail(err)
+	}
+	return nil
+}

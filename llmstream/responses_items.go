@@ -1,0 +1,472 @@
+package llmstream
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/airlock-go/airlock/internal/jsonscan"
+	"github.com/airlock-go/airlock/sse"
+)
+
+// This file is the Responses dialect's output items: finding the item an
+// event names (by output_index, or in order of arrival for servers that
+// send none), opening, adding and closing them.
+
+// respKind is what an output item is to the message.
+type respKind uint8
+
+const (
+	respMessage   respKind = iota + 1 // text and refusal
+	respCall                          // a function call
+	respReasoning                     // reasoning, kept whole
+	respRaw                           // any other item, kept whole
+)
+
+// respItem is one output item, from the first event that names its
+// output_index.
+type respItem struct {
+	index    int   // output_index; -1 once another item took it
+	pos      int   // its position in responsesDecoder.items
+	took     uint8 // the kinds (1<<kind) of the items it took its output_index from
+	kind     respKind
+	call     int                   // a call's index in the assembler (see callIndex)
+	slot     int                   // its Block in Bridge.blocks, -1 for none yet
+	added    bool                  // output_item.added (or output_item.done) named it; false while only deltas did
+	done     bool                  // closed: output_item.done, or the terminal response
+	deltas   bool                  // a call got argument deltas
+	argsEnd  bool                  // a call got function_call_arguments.done
+	streamed respText              // the kinds of text deltas gave it
+	parts    []respPart            // the parts that have text, up to maxListedParts
+	many     map[respPart]struct{} // all of them, past that
+	start    []byte                // a call's arguments as output_item.added carried them
+
+	// The text the deltas of one part last appended, while nothing else
+	// came after it in its buffer: a *.done with more text completes it.
+	run respRun
+}
+
+// respFind says which item an event with no output_index names.
+type respFind uint8
+
+const (
+	findNewest respFind = iota // a delta's: the newest open item of its kind
+	findOldest                 // a *.done event's: the oldest one
+	findNew                    // output_item.added's: none, a new index
+)
+
+// eventItem reads the event's output_index and returns its item, nil when
+// none has that index. Some servers (llama.cpp, and Lemonade on it) send
+// no output_index at all: their items are followed by order, as find says
+// for an item of kind k, and a new one takes the next index. They close
+// their items in the order they opened them, at the end.
+func (r *responsesDecoder) eventItem(ev *sse.Event, k respKind, find respFind) (int, *respItem, error) {
+	if s := r.outIndex; s.OK() && r.doc.Data[s.Start] != 'n' { // present, not null
+		n, ok := r.index(r.outIndex)
+		if !ok {
+			return 0, nil, r.b.outOfOrder(ev, 0, "an item event without a usable output_index")
+		}
+		return n, r.lookup(n), nil
+	}
+	var it *respItem
+	switch q := &r.byKind[k]; find {
+	case findNewest:
+		it = q.newest(r.items)
+	case findOldest:
+		it = r.doneMatch(q)
+	}
+	if it == nil {
+		return r.next, nil, nil
+	}
+	return it.index, it, nil
+}
+
+// doneMatch is the open item of q that output_item.done names: the one
+// with its call_id or id among the maxDoneMatch oldest, else the oldest.
+func (r *responsesDecoder) doneMatch(q *respQueue) *respItem {
+	oldest := q.oldest(r.items)
+	if oldest == nil || !r.item.OK() {
+		return oldest
+	}
+	var callID string
+	if r.doc.IsString(r.inItem.callID) {
+		callID = string(r.doc.Str(nil, r.inItem.callID))
+	}
+	id := r.itemID()
+	if callID == "" && id == "" {
+		return oldest
+	}
+	for _, pos := range q.pos[q.head:min(len(q.pos), q.head+maxDoneMatch)] {
+		it := &r.items[pos]
+		switch {
+		case it.done || it.index < 0:
+		case it.slot >= 0 && id != "" && r.b.block(it.slot).ID == id:
+			return it
+		case it.kind == respCall && callID != "":
+			if p, _ := r.b.assembler().Preview(it.call); p.ID == callID {
+				return it
+			}
+		}
+	}
+	return oldest
+}
+
+// maxDoneMatch bounds how many open items an output_item.done with no
+// output_index is matched against, so that a stream opening many items
+// stays linear; more than a few at once are rare.
+const maxDoneMatch = 64
+
+// respQueue is the positions of the items of one kind, in order of
+// arrival, from the oldest that may still be open: the items leave it
+// done, so that finding the newest or the oldest open one is linear in
+// the stream.
+type respQueue struct {
+	pos  []int
+	head int
+}
+
+func (q *respQueue) newest(items []respItem) *respItem {
+	for len(q.pos) > q.head {
+		if it := &items[q.pos[len(q.pos)-1]]; !it.done && it.index >= 0 {
+			return it
+		}
+		q.pos = q.pos[:len(q.pos)-1]
+	}
+	return nil
+}
+
+func (q *respQueue) oldest(items []respItem) *respItem {
+	for ; q.head < len(q.pos); q.head++ {
+		if it := &items[q.pos[q.head]]; !it.done && it.index >= 0 {
+			return it
+		}
+	}
+	return nil
+}
+
+// lookup returns the item at output_index n, nil when there is none.
+// Items nearly always arrive with output_index equal to their position.
+func (r *responsesDecoder) lookup(n int) *respItem {
+	if n < len(r.items) && r.items[n].index == n {
+		return &r.items[n]
+	}
+	if pos, ok := r.byIndex[n]; ok {
+		return &r.items[pos]
+	}
+	return nil
+}
+
+// open starts the item at output_index n, of kind k, as named by a delta
+// (not added): begin adds it.
+func (r *responsesDecoder) open(n int, k respKind) *respItem {
+	pos := len(r.items)
+	if pos != n && r.byIndex == nil {
+		r.byIndex = make(map[int]int)
+		for p := range r.items {
+			r.byIndex[r.items[p].index] = p
+		}
+	}
+	if r.byIndex != nil {
+		r.byIndex[n] = pos
+	}
+	call := 0
+	if k == respCall {
+		call = r.callIndex(n)
+	}
+	r.next = max(r.next, n+1)
+	r.byKind[k].pos = append(r.byKind[k].pos, pos)
+	r.items = append(r.items, respItem{index: n, pos: pos, kind: k, call: call, slot: -1})
+	return &r.items[pos]
+}
+
+// callIndex is the assembler index of a new call at output_index n: n, so
+// that the calls come out in output order, unless an earlier call had n
+// (a server gave two items one output_index); then one past the highest.
+// Calls in rising order need no lookup; from the first that is not,
+// callTaken holds every index a call has, so each lookup is one.
+func (r *responsesDecoder) callIndex(n int) int {
+	c := n
+	if n > r.callMax {
+		r.callMax = n
+	} else {
+		if r.callTaken == nil {
+			r.callTaken = make(map[int]struct{})
+			for i := range r.items {
+				if r.items[i].kind == respCall {
+					r.callTaken[r.items[i].call] = struct{}{}
+				}
+			}
+		}
+		if _, ok := r.callTaken[n]; ok {
+			r.callMax++
+			c = r.callMax
+		}
+	}
+	if r.callTaken != nil {
+		r.callTaken[c] = struct{}{}
+	}
+	return c
+}
+
+// itemKind is the kind of an item of type typ.
+func (r *responsesDecoder) itemKind(typ jsonscan.Span) respKind {
+	switch {
+	case r.doc.Is(typ, "message"):
+		return respMessage
+	case r.doc.Is(typ, "function_call"):
+		return respCall
+	case r.doc.Is(typ, "reasoning"):
+		return respReasoning
+	}
+	return respRaw
+}
+
+// String names a kind in errors.
+func (k respKind) String() string {
+	switch k {
+	case respMessage:
+		return "message"
+	case respCall:
+		return "function_call"
+	case respReasoning:
+		return "reasoning"
+	}
+	return "other"
+}
+
+// addItem is output_item.added.
+func (r *responsesDecoder) addItem(ev *sse.Event) error {
+	n, it, err := r.eventItem(ev, r.itemKind(r.inItem.typ), findNew)
+	switch {
+	case err != nil:
+		return err
+	case !r.item.OK():
+		return r.b.outOfOrder(ev, 0, "output_item.added without an item")
+	}
+	// An empty message or reasoning item carries nothing yet: it is no
+	// progress for the idle timeout. A call's header is (addFragment), and
+	// so is another item: a server tool at work.
+	r.b.setProgress(r.itemKind(r.inItem.typ) == respRaw)
+	if it != nil {
+		switch {
+		case !it.added && !it.done && it.kind == r.itemKind(r.inItem.typ):
+			return r.adopt(it) // its deltas came first
+		case it.kind == respCall && !it.done:
+			return r.b.outOfOrder(ev, 0, fmt.Sprintf("output item %d added again while its call is open", n))
+		}
+		// Another item at the same output_index: Ollama gives a call the
+		// index of the message before it, older vLLM a message the index
+		// of the reasoning before it. The old item ends as it stands.
+		if !it.done {
+			if err := r.closeBare(it); err != nil {
+				return err
+			}
+		}
+		it.index = -1
+		took := it.took | 1<<it.kind
+		it, err = r.begin(n)
+		if it != nil {
+			it.took = took
+		}
+		return err
+	}
+	_, err = r.begin(n)
+	return err
+}
+
+// adopt completes an item that deltas opened with the item
+// output_item.added gives for it.
+func (r *responsesDecoder) adopt(it *respItem) error {
+	it.added = true
+	id := r.itemID()
+	switch {
+	case it.slot < 0: // reasoning
+		it.slot = r.b.blockCount()
+		r.b.addBlock(Block{Type: "reasoning", ID: id, Raw: slices.Clone(r.doc.Data[r.item.Start:r.item.End])})
+	case r.b.block(it.slot).ID == "":
+		r.b.block(it.slot).ID = id
+	}
+	if it.kind == respCall {
+		return r.header(it, r.inItem.callID, r.inItem.name)
+	}
+	return nil
+}
+
+// begin opens item n from the item members just read and records its
+// block.
+func (r *responsesDecoder) begin(n int) (*respItem, error) {
+	b := r.b
+	it := r.open(n, r.itemKind(r.inItem.typ))
+	it.added = true
+	it.slot = b.blockCount()
+	id := r.itemID()
+	switch it.kind {
+	case respMessage:
+		b.addBlock(Block{Type: BlockText, ID: id})
+	case respCall:
+		b.addBlock(Block{Type: BlockToolCall, Call: it.call, ID: id})
+		if r.doc.IsString(r.inItem.args) {
+			it.start = r.doc.Str(nil, r.inItem.args)
+		}
+		if err := r.header(it, r.inItem.callID, r.inItem.name); err != nil {
+			return nil, err
+		}
+	default:
+		t := "reasoning"
+		if it.kind == respRaw {
+			t = "item"
+			if r.doc.IsString(r.inItem.typ) {
+				t = string(r.doc.Str(nil, r.inItem.typ))
+			}
+		}
+		b.addBlock(Block{Type: t, ID: id, Raw: slices.Clone(r.doc.Data[r.item.Start:r.item.End])})
+	}
+	return it, nil
+}
+
+// itemID is the id of the item just read, "" for none.
+func (r *responsesDecoder) itemID() string {
+	if !r.doc.IsString(r.inItem.id) {
+		return ""
+	}
+	return string(r.doc.Str(nil, r.inItem.id))
+}
+
+// doneItem is output_item.done.
+func (r *responsesDecoder) doneItem(ev *sse.Event) error {
+	n, it, err := r.eventItem(ev, r.itemKind(r.inItem.typ), findOldest)
+	switch {
+	case err != nil:
+		return err
+	case !r.item.OK():
+		return r.b.outOfOrder(ev, 0, "output_item.done without an item")
+	case it != nil && (it.done || r.inItem.typ.OK() && r.itemKind(r.inItem.typ) != it.kind) && it.took&(1<<r.itemKind(r.inItem.typ)) != 0:
+		return nil // late, for the item that gave up its index: it stands as it was ended
+	case it != nil && it.done:
+		return r.b.outOfOrder(ev, 0, fmt.Sprintf("output item %d done twice", n))
+	case it != nil && r.inItem.typ.OK() && r.itemKind(r.inItem.typ) != it.kind:
+		return r.b.outOfOrder(ev, 0, fmt.Sprintf("output item %d added as %v, done as another type", n, it.kind))
+	}
+	// As for output_item.added: text or arguments it fills in count
+	// (Bridge.text, addFragment), an empty message or reasoning item not.
+	r.b.setProgress(r.itemKind(r.inItem.typ) == respRaw)
+	return r.close(n, it)
+}
+
+// close ends item n (it, nil when it was never opened) with the item whose
+// members were just read, at r.item: its text fills the parts no delta
+// did, its full arguments win, its whole JSON is the state kept.
+func (r *responsesDecoder) close(n int, it *respItem) error {
+	if it == nil {
+		var err error
+		if it, err = r.begin(n); err != nil {
+			return err
+		}
+	}
+	it.done, it.added = true, true
+	r.cur = it
+	defer func() { r.cur = nil }()
+	switch it.kind {
+	case respMessage:
+		if blk := r.b.block(it.slot); blk.ID == "" {
+			blk.ID = r.itemID() // opened by a delta
+		}
+		return r.elements(r.inItem.content, (*responsesDecoder).messageContent)
+	case respCall:
+		if err := r.header(it, r.inItem.callID, r.inItem.name); err != nil {
+			return err
+		}
+		if r.doc.IsString(r.inItem.args) && r.inItem.args.End-r.inItem.args.Start > 2 {
+			return r.fullArguments(it, r.inItem.args)
+		}
+		return r.startArguments(it)
+	case respReasoning:
+		summary, content := r.inItem.summary, r.inItem.content
+		if err := r.elements(summary, (*responsesDecoder).reasoningSummary); err != nil {
+			return err
+		}
+		if err := r.elements(content, (*responsesDecoder).reasoningContent); err != nil {
+			return err
+		}
+	}
+	raw := slices.Clone(r.doc.Data[r.item.Start:r.item.End])
+	if it.slot < 0 {
+		// Opened by a delta: its block goes where the item is known.
+		it.slot = r.b.blockCount()
+		r.b.addBlock(Block{Type: "reasoning", ID: r.itemID()})
+	}
+	r.b.block(it.slot).Raw = raw
+	return nil
+}
+
+// closeBare ends an item the terminal event found still open and had
+// nothing more for: a call keeps the arguments it has, another item the
+// state its output_item.added gave.
+func (r *responsesDecoder) closeBare(it *respItem) error {
+	it.done = true
+	if it.kind == respCall {
+		return r.startArguments(it)
+	}
+	return nil
+}
+
+// elements walks the validated array at s, if it is one, with fn.
+func (r *responsesDecoder) elements(s jsonscan.Span, fn jsonscan.ElemFunc[*responsesDecoder]) error {
+	if !s.OK() || r.doc.Data[s.Start] != '[' {
+		return nil
+	}
+	_, err := jsonscan.WalkArray(&r.doc, r, s.Start, 0, fn)
+	return err
+}
+
+// contentElem reads the members of a content or summary element.
+func (r *responsesDecoder) contentElem(i, depth int) (int, error) {
+	r.inElem.typ, r.inElem.text, r.inElem.refusal = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
+	if r.doc.Data[i] != '{' {
+		return jsonscan.SkipValue(r.doc.Data, i, depth)
+	}
+	return jsonscan.WalkObject(&r.doc, r, i, depth, (*responsesDecoder).contentMember)
+}
+
+// messageContent fills content part pos of the message item r.cur.
+func (r *responsesDecoder) messageContent(pos, i, depth int) (int, error) {
+	end, err := r.contentElem(i, depth)
+	if err != nil {
+		return end, err
+	}
+	switch {
+	case r.doc.Is(r.inElem.typ, "refusal"):
+		return end, r.fill(inRefusal, false, pos, r.inElem.refusal)
+	case r.doc.Is(r.inElem.typ, "output_text"), !r.inElem.typ.OK():
+		return end, r.fill(inContent, false, pos, r.inElem.text)
+	}
+	return end, nil
+}
+
+// reasoningSummary fills summary part pos of the reasoning item r.cur.
+func (r *responsesDecoder) reasoningSummary(pos, i, depth int) (int, error) {
+	end, err := r.contentElem(i, depth)
+	if err != nil {
+		return end, err
+	}
+	r.reasonBreak = true // each element is a part of its own
+	return end, r.fill(inReasoning, true, pos, r.inElem.text)
+}
+
+// reasoningContent fills content part pos of the reasoning item r.cur.
+func (r *responsesDecoder) reasoningContent(pos, i, depth int) (int, error) {
+	end, err := r.contentElem(i, depth)
+	if err != nil {
+		return end, err
+	}
+	r.reasonBreak = true
+	return end, r.fill(inReasoning, false, pos, r.inElem.text)
+}
+
+// fill appends the text at s to part p of r.cur unless that part has text
+// or deltas gave the item text of this kind (see doneText).
+func (r *responsesDecoder) fill(k bufKind, summary bool, p int, s jsonscan.Span) error {
+	if r.cur.streamed&textKind(k, summary) != 0 || r.cur.has(summary, p) || !r.doc.IsString(s) || s.End-s.Start == 2 {
+		return nil
+	}
+	return r.appendText(r.cur, k, summary, p, s)
+}
