@@ -46,7 +46,7 @@ func readRequest(w http.ResponseWriter, r *http.Request, max int64) (chatRequest
 		return req, refuse(http.StatusBadRequest, "the chat id must be 1 to 128 letters, digits, '-' or '_'")
 	}
 	if req.Trigger != "" && req.Trigger != "submit-message" {
-		return req, refuse(http.StatusBadRequest, "trigger "+strconv.Quote(clip(req.Trigger))+" is not served; only submit-message")
+		return req, refuse(http.StatusBadRequest, "the trigger is not served; only submit-message")
 	}
 	return req, nil
 }
