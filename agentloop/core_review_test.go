@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/airlock-go/airlock/agentloop"
 	"github.com/airlock-go/airlock/llmstream"
@@ -251,5 +254,36 @@ func TestReviewCancelAtEveryStep(t *testing.T) {
 				t.Errorf("ran %v, want %s", r.ids, want)
 			}
 		})
+	}
+}
+
+// Core's steps change only the State they are given: a copy of it taken
+// before (st2 := st, as a driver keeps one to save) is left as it was when
+// Next drops tool outputs for the context budget.
+func TestReviewNextLeavesCopiesAlone(t *testing.T) {
+	l := agentloop.Loop{MaxContextBytes: 200}
+	c, err := l.Core()
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("x", 200)
+	st := agentloop.State{Messages: []llmstream.Message{
+		{Role: "user", Content: "go"},
+		asst("", call("a", "echo", `{}`)), toolMsg("a", big),
+		asst("", call("b", "echo", `{}`)), toolMsg("b", big),
+	}, Dropped: make([]int, 1, 4)}
+	st.Dropped[0] = 4
+	st.Messages[4].Content = "[airlock: tool output of 200 bytes dropped to fit the context budget]"
+	st.DroppedToolOutputs = 1
+	saved := st // a shallow copy, as a driver keeps
+	before := throughJSON(t, saved)
+	if _, err := c.Next(&st); err != nil {
+		t.Fatal(err)
+	}
+	if st.DroppedToolOutputs != 2 || fmt.Sprint(st.Dropped) != "[2 4]" || st.Messages[2].Content == big {
+		t.Fatalf("Next dropped %d, %v", st.DroppedToolOutputs, st.Dropped)
+	}
+	if diff := cmp.Diff(before, saved); diff != "" {
+		t.Errorf("the copy taken before Next changed (-before +after):\n%s", diff)
 	}
 }
