@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -230,7 +231,13 @@ func (h *Handler) job(chat Chat, t turn) job {
 func (h *Handler) run(chatID string, j job) {
 	defer h.release(chatID)
 	ctx := context.WithoutCancel(h.ctx) // the store outlives a shutdown
-	v := &view{msgs: j.ui}
+	// j.ui is the chat the POST saved, which the Store may keep and a GET
+	// may read meanwhile (Store.Save: the caller does not change it); the
+	// fold appends to the slice and writes into its last message's parts.
+	v := &view{msgs: slices.Clone(j.ui)}
+	if n := len(v.msgs); n > 0 {
+		v.msgs[n-1].Parts = slices.Clone(v.msgs[n-1].Parts)
+	}
 	var appendErr error
 	send := func(c *Chunk) {
 		v.fold(c)

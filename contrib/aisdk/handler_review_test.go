@@ -212,3 +212,36 @@ func TestReviewCallIDAgainInLaterStep(t *testing.T) {
 		t.Errorf("the same tool with its id again: %d %v", code, chunks)
 	}
 }
+
+// GET {api}/{chatID} while the run after an approval goes on reads the
+// chat the POST saved; the run must not write into it (run with -race).
+func TestReviewMessagesWhileResumedRunGoesOn(t *testing.T) {
+	e := newEnv(t, nil)
+	if code, _ := e.post("r", []aisdk.UIMessage{userMessage("u1", "Summarise a.txt")}); code != http.StatusOK {
+		t.Fatal(code)
+	}
+	msgs := approve(t, e.messages("r"), true)
+	saved, _ := json.Marshal(msgs)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			e.messages("r")
+		}
+	})
+	code, _ := e.post("r", msgs)
+	close(stop)
+	wg.Wait()
+	if code != http.StatusOK || e.writes.Load() != 1 {
+		t.Fatalf("%d, %d writes", code, e.writes.Load())
+	}
+	// What the caller posted is not changed either.
+	if now, _ := json.Marshal(msgs); !bytes.Equal(now, saved) {
+		t.Errorf("the posted messages changed:\n%s\n%s", saved, now)
+	}
+}
