@@ -102,6 +102,11 @@ func (s *strictWalk) value(t reflect.Type, path string, nullOK bool) error {
 	if takesWhole(t) {
 		return s.skip()
 	}
+	if open == '[' && isBytes(t) {
+		// encoding/json takes an array of numbers too; the schema, a
+		// base64 string only.
+		return fmt.Errorf("%s is a JSON array, not %s", s.name(path), kindWord(t))
+	}
 	switch {
 	case open == '{' && t.Kind() == reflect.Struct:
 		return s.object(t, path)
@@ -236,6 +241,8 @@ func kindWord(t reflect.Type) string {
 	switch {
 	case t == timeType:
 		return "a date-time string"
+	case isBytes(t):
+		return "a base64 string"
 	case t.Implements(textUnmarshalerType) || reflect.PointerTo(t).Implements(textUnmarshalerType):
 		return "a string"
 	}
@@ -270,4 +277,9 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// isBytes reports a []byte, which encoding/json writes as base64 text.
+func isBytes(t reflect.Type) bool {
+	return t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8
 }

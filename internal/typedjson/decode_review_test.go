@@ -46,3 +46,19 @@ func TestReviewDecodeArrayLength(t *testing.T) {
 		t.Error("1001 items into [1000]int: no error")
 	}
 }
+
+// A []byte's schema is a (base64) string; encoding/json would also take
+// an array of numbers, which the schema refuses, so Decode refuses it.
+func TestReviewDecodeBytesAsArray(t *testing.T) {
+	type in struct {
+		Blob []byte `json:"blob"`
+	}
+	var v in
+	if err := Decode([]byte(`{"blob":"aGk="}`), &v, words); err != nil || string(v.Blob) != "hi" {
+		t.Fatalf("base64: %v %q", err, v.Blob)
+	}
+	err := Decode([]byte(`{"blob":[104,105]}`), &v, words)
+	if got, want := errString(err), `the member "blob" is a JSON array, not a base64 string`; got != want {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+}
