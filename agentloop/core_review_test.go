@@ -287,3 +287,40 @@ func TestReviewNextLeavesCopiesAlone(t *testing.T) {
 		t.Errorf("the copy taken before Next changed (-before +after):\n%s", diff)
 	}
 }
+
+// Resume with a cancelled context: the decided turn is answered, nothing
+// runs, the error is the cancellation. Resume with Pause: the call waits
+// again, nothing runs, and the State resumes later as before.
+func TestReviewResumeCancelledOrPausedAgain(t *testing.T) {
+	r := &ran{}
+	pause := func(context.Context, agentloop.Call) (agentloop.Decision, error) {
+		return agentloop.Decision{Verdict: agentloop.Pause}, nil
+	}
+	l := agentloop.Loop{Model: &script{turns: []llmstream.Message{asst("", writes(2)...)}}, Tools: approvalTools(r), Approve: pause}
+	res, err := l.Run(t.Context(), user)
+	if !errors.Is(err, agentloop.ErrPaused) {
+		t.Fatal(err)
+	}
+	st := throughJSON(t, res.State)
+	allow := agentloop.Decision{Verdict: agentloop.Allow}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	m := &script{turns: []llmstream.Message{asst("done")}}
+	l2 := agentloop.Loop{Model: m, Tools: approvalTools(r), Approve: pause}
+	res, err = l2.Resume(ctx, st, map[string]agentloop.Decision{"w0": allow, "w1": allow})
+	if !errors.Is(err, context.Canceled) || len(r.ids) != 0 || len(m.seen) != 0 {
+		t.Fatalf("%v: ran %v, %d model calls", err, r.ids, len(m.seen))
+	}
+	checkAllAnswered(t, res.Messages)
+
+	res, err = l2.Resume(t.Context(), st, map[string]agentloop.Decision{"w0": allow, "w1": {Verdict: agentloop.Pause}})
+	if !errors.Is(err, agentloop.ErrPaused) || len(r.ids) != 0 || len(res.Pending) != 1 || res.Pending[0].ID != "w1" {
+		t.Fatalf("%v: ran %v, pending %+v", err, r.ids, res.Pending)
+	}
+	res, err = l2.Resume(t.Context(), throughJSON(t, res.State), map[string]agentloop.Decision{"w1": allow})
+	if err != nil || fmt.Sprint(r.ids) != "[w0 w1]" {
+		t.Fatalf("%v: ran %v", err, r.ids)
+	}
+	checkAllAnswered(t, res.Messages)
+}
