@@ -245,3 +245,28 @@ func TestReviewMessagesWhileResumedRunGoesOn(t *testing.T) {
 		t.Errorf("the posted messages changed:\n%s\n%s", saved, now)
 	}
 }
+
+// sameJSON compares inputs as the browser re-encodes them (JavaScript
+// numbers): a number past float64's range comes back as null
+// (JSON.stringify(Infinity)), and the chat must still take the answer to
+// its approval rather than refuse it 409 forever.
+func TestReviewApprovalOfHugeNumberInput(t *testing.T) {
+	e := newEnv(t, []llmstreamtest.Option{llmstreamtest.WithResponder(func(req llmstreamtest.Request) llmstreamtest.Turn {
+		if len(req.Messages) < 2 {
+			return llmstreamtest.Turn{ToolCalls: []llmstreamtest.Call{{Name: "write", Arguments: `{"path":"b.txt","n":1e400,"m":-1e999,"k":12345678901234567890}`}}}
+		}
+		return llmstreamtest.Turn{Text: "done"}
+	})})
+	if code, _ := e.post("h", []aisdk.UIMessage{userMessage("u1", "go")}); code != http.StatusOK {
+		t.Fatal(code)
+	}
+	msgs := approve(t, e.messages("h"), true)
+	for i := range msgs[len(msgs)-1].Parts {
+		if p := &msgs[len(msgs)-1].Parts[i]; p.Type == "tool-write" {
+			p.Input = json.RawMessage(`{"path":"b.txt","n":null,"m":null,"k":12345678901234567000}`) // as JSON.stringify writes it
+		}
+	}
+	if code, out := e.post("h", msgs); code != http.StatusOK || e.writes.Load() != 1 {
+		t.Errorf("%d %q, %d writes", code, out, e.writes.Load())
+	}
+}
