@@ -27,17 +27,7 @@ func TestReviewConcurrentPostsOneChat(t *testing.T) {
 	for i := range codes {
 		wg.Go(func() {
 			b, _ := json.Marshal(map[string]any{"id": "one", "messages": []aisdk.UIMessage{userMessage("u1", "Summarise a.txt")}})
-			resp, err := http.Post(e.url, "application/json", bytes.NewReader(b))
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			defer resp.Body.Close()
-			codes[i] = resp.StatusCode
-			answered.Add(1)
-			if resp.StatusCode == http.StatusOK {
-				readChunks(t, resp)
-			}
+			codes[i] = postFrom(t, e, b, func() { answered.Add(1) })
 		})
 	}
 	// Every POST answered while the one run waits in its tool.
@@ -86,14 +76,7 @@ func TestReviewApprovalReplayed(t *testing.T) {
 				var wg sync.WaitGroup
 				for i := range codes {
 					wg.Go(func() {
-						resp, err := http.Post(e.url, "application/json", bytes.NewReader(b))
-						if err != nil {
-							t.Error(err)
-							return
-						}
-						defer resp.Body.Close()
-						codes[i] = resp.StatusCode
-						readChunks(t, resp)
+						codes[i] = postFrom(t, e, b, func() {})
 					})
 				}
 				wg.Wait()
@@ -269,4 +252,18 @@ func TestReviewApprovalOfHugeNumberInput(t *testing.T) {
 	if code, out := e.post("h", msgs); code != http.StatusOK || e.writes.Load() != 1 {
 		t.Errorf("%d %q, %d writes", code, out, e.writes.Load())
 	}
+}
+
+// postFrom posts body from a goroutine of its own (so errors, not Fatal),
+// calls answered once the status is in, then reads the stream to its end.
+func postFrom(t *testing.T, e *env, body []byte, answered func()) int {
+	resp, err := http.Post(e.url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Error(err)
+		return 0
+	}
+	defer resp.Body.Close()
+	answered()
+	readChunks(t, resp)
+	return resp.StatusCode
 }
