@@ -1,6 +1,7 @@
 package agentloop
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/airlock-go/airlock/llmstream"
@@ -37,14 +38,16 @@ func droppedMarker(size int) string {
 // shrink) with a marker until the conversation is within limit bytes.
 // dropped records which indexes were replaced. It returns the size
 // reached and how many outputs it dropped; the size is still over limit
-// when nothing more can be dropped. A negative limit does nothing.
-func fitBudget(msgs []llmstream.Message, limit int, dropped map[int]bool) (size, n int) {
-	size = conversationBytes(msgs)
+// when nothing more can be dropped. A negative limit does nothing. msgs
+// is not written: when it drops one, fitBudget returns a new slice (a
+// copy of the State may share msgs' array).
+func fitBudget(msgs []llmstream.Message, limit int, dropped map[int]bool) (out []llmstream.Message, size, n int) {
+	out, size = msgs, conversationBytes(msgs)
 	if limit < 0 {
-		return size, 0
+		return out, size, 0
 	}
-	for i := 1; i < len(msgs) && size > limit; i++ {
-		m := &msgs[i]
+	for i := 1; i < len(out) && size > limit; i++ {
+		m := &out[i]
 		if m.Role != "tool" || dropped[i] {
 			continue
 		}
@@ -52,10 +55,14 @@ func fitBudget(msgs []llmstream.Message, limit int, dropped map[int]bool) (size,
 		if len(marker) >= len(m.Content) {
 			continue
 		}
+		if n == 0 {
+			out = slices.Clone(msgs)
+			m = &out[i]
+		}
 		size -= len(m.Content) - len(marker)
 		m.Content = marker
 		dropped[i] = true
 		n++
 	}
-	return size, n
+	return out, size, n
 }

@@ -39,8 +39,7 @@ func TestFitBudget(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			msgs := conv()
-			size, n := fitBudget(msgs, tc.limit, map[int]bool{})
+			msgs, size, n := fitBudget(conv(), tc.limit, map[int]bool{})
 			got := []string{msgs[3].Content, msgs[4].Content}
 			if size != tc.wantSize || n != tc.wantDropped {
 				t.Errorf("fitBudget = %d, %d; want %d, %d", size, n, tc.wantSize, tc.wantDropped)
@@ -63,7 +62,7 @@ func TestFitBudgetNeverTouchesFirstOrShortOrDropped(t *testing.T) {
 		{Role: "tool", ToolCallID: "big", Content: strings.Repeat("b", 200)},
 	}
 	dropped := map[int]bool{2: true}
-	_, n := fitBudget(msgs, 0, dropped)
+	msgs, _, n := fitBudget(msgs, 0, dropped)
 	want := []string{strings.Repeat("f", 200), "ok", droppedMarker(500), droppedMarker(200)}
 	got := []string{msgs[0].Content, msgs[1].Content, msgs[2].Content, msgs[3].Content}
 	if n != 1 {

@@ -2,6 +2,7 @@ package agentloop
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -109,14 +110,13 @@ func (c *Core) Next(st *State) (llmstream.Request, error) {
 	for _, i := range st.Dropped {
 		dropped[i] = true
 	}
-	size, n := fitBudget(st.Messages, c.l.MaxContextBytes, dropped)
+	msgs, size, n := fitBudget(st.Messages, c.l.MaxContextBytes, dropped)
 	if n > 0 {
+		// New slices, not writes into the old ones, which a copy of st
+		// may share.
+		st.Messages = msgs
 		st.DroppedToolOutputs += n
-		st.Dropped = st.Dropped[:0]
-		for i := range dropped {
-			st.Dropped = append(st.Dropped, i)
-		}
-		slices.Sort(st.Dropped)
+		st.Dropped = slices.Sorted(maps.Keys(dropped))
 	}
 	if c.l.MaxContextBytes >= 0 && size > c.l.MaxContextBytes {
 		return llmstream.Request{}, &LimitError{Err: ErrContextBudget, Turn: turn, Value: size, Limit: c.l.MaxContextBytes}

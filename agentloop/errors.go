@@ -39,7 +39,9 @@ var (
 	// ErrToolPanic: a tool panicked; the panic value is in the message.
 	ErrToolPanic = errors.New("agentloop: tool panicked")
 	// ErrRepeatedFailure: a tool failed recoverably with the same
-	// arguments and the same error as the failure just before it.
+	// arguments and the same error as the failure just before it; or the
+	// same invalid calls came twice in a row ([Loop.AnswerInvalidCalls]),
+	// or the same answer failed the [Output] check the same way twice.
 	ErrRepeatedFailure = errors.New("agentloop: the same recoverable tool failure twice in a row")
 
 	// ErrInvalidLoop: the Loop or the input of Run is unusable (no model,

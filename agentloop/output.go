@@ -2,6 +2,7 @@ package agentloop
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/airlock-go/airlock/llmstream"
@@ -79,7 +80,11 @@ func (c *Core) judgeOutput(st *State, msg llmstream.Message) (again bool, err er
 	text := problem.Error()
 	key := "output\x00" + msg.Content + "\x00" + text
 	if key == st.LastFailure {
-		return false, fmt.Errorf("agentloop: %w: the answer does not fit the output schema: %w", ErrRepeatedFailure, problem)
+		if !errors.Is(problem, llmstream.ErrInvalidOutput) {
+			// A custom Check's own error: the doc promises both sentinels.
+			problem = fmt.Errorf("%w: %w", llmstream.ErrInvalidOutput, problem)
+		}
+		return false, fmt.Errorf("%w: the answer does not fit the output schema: %w", ErrRepeatedFailure, problem)
 	}
 	st.LastFailure = key
 	st.Messages = append(st.Messages, llmstream.Message{Role: "user",

@@ -106,7 +106,7 @@ func (c *Core) checkState(st *State, decisions map[string]Decision) (*Turn, erro
 	if n == 0 {
 		return nil, bad("no messages")
 	}
-	if st.Turns < 0 || st.ToolCalls < 0 {
+	if st.Turns < 0 || st.ToolCalls < 0 || st.DroppedToolOutputs < 0 {
 		return nil, bad("negative counts")
 	}
 	for _, i := range st.Dropped {

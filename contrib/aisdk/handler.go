@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -229,7 +231,13 @@ func (h *Handler) job(chat Chat, t turn) job {
 func (h *Handler) run(chatID string, j job) {
 	defer h.release(chatID)
 	ctx := context.WithoutCancel(h.ctx) // the store outlives a shutdown
-	v := &view{msgs: j.ui}
+	// j.ui is the chat the POST saved, which the Store may keep and a GET
+	// may read meanwhile (Store.Save: the caller does not change it); the
+	// fold appends to the slice and writes into its last message's parts.
+	v := &view{msgs: slices.Clone(j.ui)}
+	if n := len(v.msgs); n > 0 {
+		v.msgs[n-1].Parts = slices.Clone(v.msgs[n-1].Parts)
+	}
 	var appendErr error
 	send := func(c *Chunk) {
 		v.fold(c)
@@ -241,7 +249,7 @@ func (h *Handler) run(chatID string, j job) {
 	e := newEmitter(send)
 	loop := h.loop
 	loop.Hooks = e.hooks(h.loop.Hooks)
-	loop.Approve = browserApproval(h.loop.Approve)
+	loop.Approve = browserApproval(h.loop.Approve, v)
 	e.start(j.messageID)
 	var res agentloop.Result
 	var err error
@@ -265,13 +273,23 @@ func (h *Handler) run(chatID string, j job) {
 }
 
 // browserApproval is the Loop's Approve: decide puts a call to the
-// browser by pausing it, after first, when set, decided otherwise.
-func browserApproval(first func(context.Context, agentloop.Call) (agentloop.Decision, error)) func(context.Context, agentloop.Call) (agentloop.Decision, error) {
+// browser by pausing it, after first, when set, decided otherwise. A call
+// whose id names another tool's part in the message the browser holds is
+// refused (an error, so nothing of its turn runs): the AI SDK folds a
+// call into the part of the same id, so the browser would ask to approve
+// it as that other tool's call. v is read on the run's goroutine, where
+// the loop calls Approve and the hooks that fold it.
+func browserApproval(first func(context.Context, agentloop.Call) (agentloop.Decision, error), v *view) func(context.Context, agentloop.Call) (agentloop.Decision, error) {
 	return func(ctx context.Context, c agentloop.Call) (agentloop.Decision, error) {
 		if first != nil {
 			d, err := first(ctx, c)
 			if err != nil || d.Verdict != agentloop.Pause {
 				return d, err
+			}
+		}
+		if n := len(v.msgs); n > 0 {
+			if p := findToolPart(&v.msgs[n-1], c.ID); p != nil && p.toolName() != c.Name {
+				return agentloop.Decision{}, fmt.Errorf("call %s to %s has the id of an earlier %s call in this message, so the browser would show it as that call", c.ID, c.Name, p.toolName())
 			}
 		}
 		return agentloop.Decision{Verdict: agentloop.Pause}, nil

@@ -46,7 +46,7 @@ func readRequest(w http.ResponseWriter, r *http.Request, max int64) (chatRequest
 		return req, refuse(http.StatusBadRequest, "the chat id must be 1 to 128 letters, digits, '-' or '_'")
 	}
 	if req.Trigger != "" && req.Trigger != "submit-message" {
-		return req, refuse(http.StatusBadRequest, "trigger "+strconv.Quote(clip(req.Trigger))+" is not served; only submit-message")
+		return req, refuse(http.StatusBadRequest, "the trigger is not served; only submit-message")
 	}
 	return req, nil
 }
@@ -216,7 +216,9 @@ func sameApproval(a, b *Approval) bool {
 
 // sameJSON compares two JSON values by meaning: key order, spacing and
 // the spelling of numbers do not count, since the browser re-encodes what
-// it was sent (as JavaScript numbers, so as float64 here).
+// it was sent (as JavaScript numbers, so as float64 here, and a number
+// past float64's range as null, which is what JSON.stringify writes for
+// an infinity).
 func sameJSON(a, b json.RawMessage) bool {
 	if len(a) == 0 || len(b) == 0 {
 		return len(a) == len(b)
@@ -224,10 +226,39 @@ func sameJSON(a, b json.RawMessage) bool {
 	if bytes.Equal(a, b) {
 		return true
 	}
-	var x, y any
-	dx, dy := json.NewDecoder(bytes.NewReader(a)), json.NewDecoder(bytes.NewReader(b))
-	if dx.Decode(&x) != nil || dy.Decode(&y) != nil {
-		return false
+	x, okx := asJavaScript(a)
+	y, oky := asJavaScript(b)
+	return okx && oky && reflect.DeepEqual(x, y)
+}
+
+// asJavaScript decodes one JSON value with its numbers as JavaScript
+// reads and writes them back.
+func asJavaScript(raw json.RawMessage) (any, bool) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil {
+		return nil, false
 	}
-	return reflect.DeepEqual(x, y)
+	return jsNumbers(v), true
+}
+
+func jsNumbers(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		f, err := strconv.ParseFloat(string(v), 64)
+		if err != nil {
+			return nil // out of range: Infinity, stringified as null
+		}
+		return f
+	case []any:
+		for i := range v {
+			v[i] = jsNumbers(v[i])
+		}
+	case map[string]any:
+		for k, e := range v {
+			v[k] = jsNumbers(e)
+		}
+	}
+	return v
 }

@@ -102,16 +102,27 @@ func (s *strictWalk) value(t reflect.Type, path string, nullOK bool) error {
 	if takesWhole(t) {
 		return s.skip()
 	}
+	if open == '[' && isBytes(t) {
+		// encoding/json takes an array of numbers too; the schema, a
+		// base64 string only.
+		return fmt.Errorf("%s is a JSON array, not %s", s.name(path), kindWord(t))
+	}
 	switch {
 	case open == '{' && t.Kind() == reflect.Struct:
 		return s.object(t, path)
 	case open == '{' && t.Kind() == reflect.Map:
 		return s.members(path, func(key, p string) error { return s.value(t.Elem(), p, false) })
 	case open == '[' && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array):
-		for i := 0; s.dec.More(); i++ {
+		i := 0
+		for ; s.dec.More(); i++ {
 			if err := s.value(t.Elem(), path+"["+strconv.Itoa(i)+"]", false); err != nil {
 				return err
 			}
+		}
+		if t.Kind() == reflect.Array && i != t.Len() {
+			// The schema's minItems = maxItems; encoding/json would
+			// zero-fill or drop the difference silently.
+			return fmt.Errorf("%s has %d %s; it takes exactly %d", s.name(path), i, plural(i, "item", "items"), t.Len())
 		}
 		_, err := s.dec.Token()
 		return err
@@ -230,6 +241,8 @@ func kindWord(t reflect.Type) string {
 	switch {
 	case t == timeType:
 		return "a date-time string"
+	case isBytes(t):
+		return "a base64 string"
 	case t.Implements(textUnmarshalerType) || reflect.PointerTo(t).Implements(textUnmarshalerType):
 		return "a string"
 	}
@@ -256,4 +269,17 @@ func join(path, name string) string {
 		return name
 	}
 	return path + "." + name
+}
+
+// plural picks the form of a noun for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// isBytes reports a []byte, which encoding/json writes as base64 text.
+func isBytes(t reflect.Type) bool {
+	return t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8
 }

@@ -98,7 +98,7 @@ func schemaOf(t reflect.Type, open map[reflect.Type]bool, path string) (*schema,
 	case reflect.Pointer:
 		return schemaOf(t.Elem(), open, path)
 	case reflect.Slice, reflect.Array:
-		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
+		if isBytes(t) {
 			return &schema{Type: "string"}, nil // base64, as encoding/json writes []byte
 		}
 		items, err := schemaOf(t.Elem(), open, path+"[]")
