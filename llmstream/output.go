@@ -209,7 +209,9 @@ func DecodeOutput[T any](m Message) (T, error) {
 // the moment it completes, with its path (see [toolcall.Members]) — and
 // then hands every delta on to next (nil for none). With
 // [OutputSchema.AsTool] the answer's deltas are text too, so the same
-// callback serves both forms.
+// callback serves both forms. A [DeltaRestart] (a [Failover] starting the
+// answer over) resets m before next sees it, so the members after the
+// seam are the new answer's; a [DeltaResume] keeps m, the text going on.
 //
 // The answer's own faults do not end the stream: once m refuses the text
 // (it is not JSON, or it passed m's size or depth limit) the rest is not
@@ -221,6 +223,9 @@ func DecodeOutput[T any](m Message) (T, error) {
 // each costs the answer's size so far.
 func FeedMembers(m *toolcall.Members, next func(Delta) error) func(Delta) error {
 	return func(d Delta) error {
+		if d.Kind == DeltaRestart {
+			m.Reset()
+		}
 		if d.Kind == DeltaText && !answerRefused(m.Err()) {
 			if _, err := m.Write([]byte(d.Text)); err != nil && !answerRefused(err) {
 				return err
