@@ -153,14 +153,49 @@ func outputAnswer(name string, m *Message) {
 // OutputSchemaFor returns an OutputSchema named name for the answers T
 // decodes, its Schema derived from T as agentloop.NewTool derives a
 // tool's parameters (T is a struct, a map with string keys, or a pointer
-// to one), with Strict set. An error wraps [ErrUnsupportedType] and names
-// the part of T no schema describes.
+// to one). Strict is set when the schema is in OpenAI's strict subset:
+// every object's properties all required and no other member allowed; a
+// pointer member (optional) or a map makes it false, since strict mode
+// answers such a schema with a 400. An error wraps [ErrUnsupportedType]
+// and names the part of T no schema describes.
 func OutputSchemaFor[T any](name string) (*OutputSchema, error) {
 	s, err := typedjson.ObjectSchema(reflect.TypeFor[T]())
 	if err != nil {
 		return nil, err
 	}
-	return &OutputSchema{Name: name, Schema: s, Strict: true}, nil
+	var tree any
+	if err := json.Unmarshal(s, &tree); err != nil {
+		return nil, err
+	}
+	return &OutputSchema{Name: name, Schema: s, Strict: strictSubset(tree)}, nil
+}
+
+// strictSubset reports whether the schema node (decoded JSON) keeps
+// OpenAI's strict rules at every depth: an object lists every property as
+// required and has additionalProperties false.
+func strictSubset(node any) bool {
+	switch n := node.(type) {
+	case []any:
+		for _, e := range n {
+			if !strictSubset(e) {
+				return false
+			}
+		}
+	case map[string]any:
+		if n["type"] == "object" {
+			props, _ := n["properties"].(map[string]any)
+			required, _ := n["required"].([]any)
+			if n["additionalProperties"] != false || len(required) != len(props) {
+				return false
+			}
+		}
+		for _, v := range n {
+			if !strictSubset(v) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // ErrUnsupportedType: a type given to [OutputSchemaFor] or [DecodeOutput]
