@@ -14,25 +14,7 @@ import (
 // the seam, as the display does: the members after the DeltaRestart are
 // the answer's, and the Members has not refused the text.
 func TestReviewFeedMembersAcrossRestart(t *testing.T) {
-	n := 0
-	model := streamerFunc(func(_ context.Context, r llmstream.Request) (llmstream.Message, error) {
-		n++
-		parts := []string{`{"a":1,`, `"b":`}
-		if n == 2 {
-			parts = []string{`{"a":2,`, `"b":3}`}
-		}
-		text := ""
-		for _, p := range parts {
-			text += p
-			if err := r.OnDelta(llmstream.Delta{Kind: llmstream.DeltaText, Text: p}); err != nil {
-				return llmstream.Message{}, err
-			}
-		}
-		if n == 1 {
-			return llmstream.Message{Role: "assistant", Content: text}, llmstream.ErrTruncated
-		}
-		return llmstream.Message{Role: "assistant", Content: text}, nil
-	})
+	model := streamerFunc(cutThenAnswer([]string{`{"a":1,`, `"b":`}, []string{`{"a":2,`, `"b":3}`}))
 	var events []string
 	m := toolcall.NewMembers(func(e toolcall.Member) error {
 		events = append(events, string(e.Path)+"="+string(e.Value))
