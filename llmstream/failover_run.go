@@ -2,6 +2,7 @@ package llmstream
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -90,6 +91,12 @@ func (run *failoverRun) loop(ctx context.Context, r Request) (Message, error) {
 		if !ok {
 			a.Next = AttemptGiveUp
 			run.report(ctx, a)
+			if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+				// The caller ended the call while the attempt failed: a
+				// Streamer that did not watch ctx says only its own
+				// failure, and the caller must still see its cancellation.
+				err = fmt.Errorf("%w: %w", cerr, err)
+			}
 			return run.shownMessage(msg), err
 		}
 		nid := identify(f.Models[next.model], &r)
@@ -123,11 +130,17 @@ func (run *failoverRun) next(ctx context.Context, at step, per int, err error) (
 		return step{}, 0, false
 	}
 	f := run.f
+	limit := f.maxWait()
 	wait, asked := serverWait(err)
 	if !asked {
+		// MaxWait caps the Failover's own backoff; only a server's wait
+		// over it moves on.
 		wait = f.backoff(at.try + 1)
+		if limit >= 0 {
+			wait = min(wait, limit)
+		}
 	}
-	if limit := f.maxWait(); at.try+1 < per && (limit < 0 || wait <= limit) {
+	if at.try+1 < per && (limit < 0 || wait <= limit) {
 		return step{model: at.model, try: at.try + 1}, wait, true
 	}
 	if at.model+1 < len(f.Models) {

@@ -22,8 +22,9 @@ import (
 //   - a provider's [*APIError] gives its Kind;
 //   - [ErrAborted], then the stall of [ErrIdleTimeout] or
 //     transport.ErrStalled, then the caller's [context.Canceled] and
-//     [context.DeadlineExceeded], then transport.ErrTimeout, then
-//     [ErrInterrupted];
+//     [context.DeadlineExceeded] (not the net package's "i/o timeout"
+//     of a dial, which matches it too: that is a connection failing),
+//     then transport.ErrTimeout, then [ErrInterrupted];
 //   - the answer, size, tool-call and misuse sentinels listed on each kind;
 //   - an HTTP error answer of no provider's shape (*transport.StatusError)
 //     by its status, as an APIError's status is read;
@@ -44,6 +45,12 @@ func KindOf(err error) ErrorKind {
 		return api.Kind
 	}
 	for _, s := range sentinelKinds {
+		if s.err == context.DeadlineExceeded {
+			if callerDeadline(err) {
+				return s.kind
+			}
+			continue
+		}
 		if errors.Is(err, s.err) {
 			return s.kind
 		}
@@ -110,4 +117,36 @@ var sentinelKinds = [...]struct {
 	{eventstream.ErrInvalidOption, ErrorMisuse},
 	{eventstream.ErrNoSource, ErrorMisuse},
 	{eventstream.ErrClosed, ErrorMisuse},
+}
+
+// callerDeadline reports [context.DeadlineExceeded] in err's chain
+// outside any *net.OpError: the net package makes its own "i/o timeout"
+// (a dial that ran out of its time) match context.DeadlineExceeded, and
+// that is a connection failing, not the caller's deadline.
+func callerDeadline(err error) bool {
+	for err != nil {
+		if err == context.DeadlineExceeded {
+			return true
+		}
+		if _, ok := err.(*net.OpError); ok {
+			return false
+		}
+		if x, ok := err.(interface{ Is(error) bool }); ok && x.Is(context.DeadlineExceeded) {
+			return true
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				if callerDeadline(e) {
+					return true
+				}
+			}
+			return false
+		default:
+			return false
+		}
+	}
+	return false
 }

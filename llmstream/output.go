@@ -153,14 +153,49 @@ func outputAnswer(name string, m *Message) {
 // OutputSchemaFor returns an OutputSchema named name for the answers T
 // decodes, its Schema derived from T as agentloop.NewTool derives a
 // tool's parameters (T is a struct, a map with string keys, or a pointer
-// to one), with Strict set. An error wraps [ErrUnsupportedType] and names
-// the part of T no schema describes.
+// to one). Strict is set when the schema is in OpenAI's strict subset:
+// every object's properties all required and no other member allowed; a
+// pointer member (optional) or a map makes it false, since strict mode
+// answers such a schema with a 400. An error wraps [ErrUnsupportedType]
+// and names the part of T no schema describes.
 func OutputSchemaFor[T any](name string) (*OutputSchema, error) {
 	s, err := typedjson.ObjectSchema(reflect.TypeFor[T]())
 	if err != nil {
 		return nil, err
 	}
-	return &OutputSchema{Name: name, Schema: s, Strict: true}, nil
+	var tree any
+	if err := json.Unmarshal(s, &tree); err != nil {
+		return nil, err
+	}
+	return &OutputSchema{Name: name, Schema: s, Strict: strictSubset(tree)}, nil
+}
+
+// strictSubset reports whether the schema node (decoded JSON) keeps
+// OpenAI's strict rules at every depth: an object lists every property as
+// required and has additionalProperties false.
+func strictSubset(node any) bool {
+	switch n := node.(type) {
+	case []any:
+		for _, e := range n {
+			if !strictSubset(e) {
+				return false
+			}
+		}
+	case map[string]any:
+		if n["type"] == "object" {
+			props, _ := n["properties"].(map[string]any)
+			required, _ := n["required"].([]any)
+			if n["additionalProperties"] != false || len(required) != len(props) {
+				return false
+			}
+		}
+		for _, v := range n {
+			if !strictSubset(v) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // ErrUnsupportedType: a type given to [OutputSchemaFor] or [DecodeOutput]
@@ -209,9 +244,9 @@ func DecodeOutput[T any](m Message) (T, error) {
 // the moment it completes, with its path (see [toolcall.Members]) — and
 // then hands every delta on to next (nil for none). With
 // [OutputSchema.AsTool] the answer's deltas are text too, so the same
-// callback serves both forms. A [DeltaRestart] (a [Failover] started the
-// stream over) resets m: the members it reported before are void, as the
-// text they came from is, and the new attempt's are reported afresh.
+// callback serves both forms. A [DeltaRestart] (a [Failover] starting the
+// answer over) resets m before next sees it, so the members after the
+// seam are the new answer's; a [DeltaResume] keeps m, the text going on.
 //
 // The answer's own faults do not end the stream: once m refuses the text
 // (it is not JSON, or it passed m's size or depth limit) the rest is not
@@ -224,7 +259,7 @@ func DecodeOutput[T any](m Message) (T, error) {
 func FeedMembers(m *toolcall.Members, next func(Delta) error) func(Delta) error {
 	return func(d Delta) error {
 		if d.Kind == DeltaRestart {
-			m.Reset() // the answer starts over; the members reported are void
+			m.Reset()
 		}
 		if d.Kind == DeltaText && !answerRefused(m.Err()) {
 			if _, err := m.Write([]byte(d.Text)); err != nil && !answerRefused(err) {

@@ -21,7 +21,9 @@ import (
 //     provider reused ids across turns (Gemini sends none, and the calls
 //     are numbered per turn) names two calls alike, which a provider that
 //     matches answers by id cannot tell apart. Such ids are rewritten, the
-//     same way every time, and each answer follows its call;
+//     same way every time, and each answer follows its call (when one
+//     message names several calls alike, its n-th answer of that id goes
+//     to its n-th call, so every call stays answered);
 //   - a call's Extra: Anthropic's "caller" (a call made by code
 //     execution) means nothing elsewhere, and chat, the one dialect that
 //     sends Extra, would pass it on; it is dropped there. Gemini's thought
@@ -46,17 +48,26 @@ func portable(msgs []Message, d Dialect) []Message {
 			used[c.ID] = true
 		}
 	}
-	seen := map[string]bool{}      // ids of calls met so far
-	current := map[string]string{} // a call's id → the id it is sent as, for its answers
+	seen := map[string]bool{} // ids of calls met so far
+	// current maps a call's id to the ids its latest message's calls of
+	// that id are sent as, in order: the n-th answer goes to the n-th
+	// (a message may name two calls alike), later ones to the last.
+	current := map[string][]string{}
 	for i := range out {
 		m := &out[i]
 		switch {
 		case m.Role == "tool":
-			if id, ok := current[m.ToolCallID]; ok {
-				m.ToolCallID = id
+			if q := current[m.ToolCallID]; len(q) > 0 {
+				if len(q) > 1 {
+					current[m.ToolCallID] = q[1:]
+				}
+				m.ToolCallID = q[0]
 			}
 		case len(m.ToolCalls) > 0:
 			m.ToolCalls = append([]ToolCall(nil), m.ToolCalls...)
+			for _, c := range m.ToolCalls {
+				delete(current, c.ID)
+			}
 			for j := range m.ToolCalls {
 				c := &m.ToolCalls[j]
 				id := c.ID
@@ -64,7 +75,8 @@ func portable(msgs []Message, d Dialect) []Message {
 					id = rewriteID(id, used)
 					used[id] = true
 				}
-				seen[c.ID], current[c.ID] = true, id
+				seen[c.ID] = true
+				current[c.ID] = append(current[c.ID], id)
 				c.ID = id
 				if d == DialectChat {
 					c.Extra = withoutCaller(c.Extra)

@@ -40,15 +40,10 @@ func FuzzPortable(f *testing.F) {
 				}
 				continue
 			}
-			// The answer follows the last call of its turn with its original
-			// id, as the conversation meant when ids repeat within a turn.
+			// The j-th answer of a turn answers its j-th call, ids repeated
+			// within the turn included: every call is answered once.
 			orig := msgs[i].ToolCallID
-			want := ""
-			for j, c := range msgs[indexOfTurn(msgs, i)].ToolCalls {
-				if c.ID == orig {
-					want = turn[j].ID
-				}
-			}
+			want := turn[i-indexOfTurn(msgs, i)-1].ID
 			if m.ToolCallID != want {
 				t.Fatalf("answer %d for %q sent as %q, want %q", i, orig, m.ToolCallID, want)
 			}
