@@ -5,7 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -303,4 +307,153 @@ type sentDoer struct{ sent *bool }
 func (d sentDoer) Do(*http.Request) (*http.Response, error) {
 	*d.sent = true
 	return nil, errors.New("not sent in this test")
+}
+
+// shapeRequests are the requests the chat, Responses and Gemini shape
+// tests send: schemaRequests, then every other setting those encoders
+// write (structured output native and as a tool, token limits, the seed,
+// parallel calls, strict and parameterless tools, every effort, a
+// refusal), then one follow-up per recorded answer in testdata/providers
+// (every dialect's, so that a conversation carried over from another
+// dialect is checked too): the answer as the assistant turn, with its
+// continuity state, each call answered (the first one failed).
+func shapeRequests(t *testing.T, model string) []Request {
+	t.Helper()
+	out := schemaRequests(model)
+	schema := json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false}`)
+	strict, no := true, false
+	maxTok, seed := 512, int64(7)
+	user := []Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "hi"}}
+	tools := []Tool{
+		{Function: ToolFunction{Name: "strict_one", Description: "d", Parameters: schema, Strict: &strict}},
+		{Function: ToolFunction{Name: "no_params"}},
+	}
+	out = append(out,
+		Request{Model: model, Messages: user, Output: &OutputSchema{Name: "answer", Schema: schema, Strict: true}},
+		Request{Model: model, Messages: user, Output: &OutputSchema{Schema: schema}},
+		Request{Model: model, Messages: user, Output: &OutputSchema{Name: "answer", Schema: schema, AsTool: true}},
+		Request{Model: model, Messages: user, Tools: tools, Output: &OutputSchema{Schema: schema, AsTool: true}},
+		Request{Model: model, Messages: user, Tools: tools, ParallelToolCalls: &no, MaxTokens: &maxTok, Seed: &seed},
+		Request{Model: model, Messages: user, MaxCompletionTokens: &maxTok},
+		Request{Model: model, Messages: append(slices.Clone(user), Message{Role: "assistant", Refusal: "I can't."}, Message{Role: "user", Content: "ok"})},
+	)
+	for _, effort := range []string{"minimal", "medium", "high"} {
+		out = append(out, Request{Model: model, Messages: user, ReasoningEffort: effort})
+	}
+	files, err := filepath.Glob("testdata/providers/*.golden.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no recorded answers: %v", err)
+	}
+	for _, f := range files {
+		var g struct {
+			Message *Message `json:"message"`
+		}
+		if err := json.Unmarshal(readTestdata(t, strings.TrimPrefix(f, "testdata/")), &g); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if g.Message == nil || g.Message.Role != "assistant" {
+			continue
+		}
+		conv := append(slices.Clone(user), *g.Message)
+		for i, c := range g.Message.ToolCalls {
+			conv = append(conv, Message{Role: "tool", ToolCallID: c.ID, Content: `{"ok":true}`, IsError: i == 0})
+		}
+		conv = append(conv, Message{Role: "user", Content: "go on"})
+		out = append(out, Request{Model: model, Messages: conv, Tools: tools, ReasoningEffort: "low"})
+	}
+	return out
+}
+
+// sentBody is the body a client of dialect d sends for r: the client's
+// defaults, Output and Extra applied as Stream applies them.
+func sentBody(t *testing.T, d Dialect, r Request) []byte {
+	t.Helper()
+	c := NewClient(WithDialect(d), WithAPIKey("k"), WithBaseURL("http://127.0.0.1:1"))
+	c.resolve(&r)
+	if _, err := c.outputAsTool(&r); err != nil {
+		t.Fatal(err)
+	}
+	req, err := c.newRequest(context.Background(), &r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(req.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
+// oneOf reports whether s is one of the space-separated words of set.
+func oneOf(s, set string) bool {
+	return slices.Contains(strings.Fields(set), s)
+}
+
+// jsonKind is the JSON type of raw: "string", "number", "object",
+// "array", "bool" or "null"; "" for none.
+func jsonKind(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return ""
+	}
+	switch raw[0] {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "bool"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// shapeCheck collects what a body's check finds, so that a test can
+// assert both that real bodies pass and that bad ones fail.
+type shapeCheck struct{ errs []string }
+
+func (c *shapeCheck) errorf(format string, args ...any) {
+	c.errs = append(c.errs, fmt.Sprintf(format, args...))
+}
+
+// decode decodes raw into v with unknown members refused, at every level
+// of v; it reports whether that went through.
+func (c *shapeCheck) decode(raw []byte, v any) bool {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		c.errorf("%v in %s", err, raw)
+		return false
+	}
+	return true
+}
+
+// shapeBreaks are edits of a valid body that each break a provider's
+// schema: old is replaced once by new; check must then fail.
+type shapeBreak struct{ name, old, new string }
+
+// checkShapes runs check on every body (each must pass) and on each break
+// of valid (each must fail, so the check can fail).
+func checkShapes(t *testing.T, bodies [][]byte, check func([]byte) []string, valid []byte, breaks []shapeBreak) {
+	t.Helper()
+	for _, b := range bodies {
+		for _, e := range check(b) {
+			t.Error(e)
+		}
+	}
+	if errs := check(valid); len(errs) > 0 {
+		t.Fatalf("the valid body fails: %v", errs)
+	}
+	for _, br := range breaks {
+		if !bytes.Contains(valid, []byte(br.old)) {
+			t.Fatalf("%s: %q is not in %s", br.name, br.old, valid)
+		}
+		bad := bytes.Replace(valid, []byte(br.old), []byte(br.new), 1)
+		if len(check(bad)) == 0 {
+			t.Errorf("%s: passes: %s", br.name, bad)
+		}
+	}
 }
