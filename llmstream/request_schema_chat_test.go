@@ -26,9 +26,9 @@ import (
 // that came with it.
 
 type chatReqShape struct {
-	Model         string          `json:"model"`
-	Messages      []chatMsgShape  `json:"messages"`
-	Stream        bool            `json:"stream"`
+	Model         string         `json:"model"`
+	Messages      []chatMsgShape `json:"messages"`
+	Stream        bool           `json:"stream"`
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
