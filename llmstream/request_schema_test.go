@@ -336,6 +336,13 @@ func shapeRequests(t *testing.T, model string) []Request {
 		Request{Model: model, Messages: user, Tools: tools, ParallelToolCalls: &no, MaxTokens: &maxTok, Seed: &seed},
 		Request{Model: model, Messages: user, MaxCompletionTokens: &maxTok},
 		Request{Model: model, Messages: append(slices.Clone(user), Message{Role: "assistant", Refusal: "I can't."}, Message{Role: "user", Content: "ok"})},
+		// Names on every role: a tool message's Name is set for Gemini,
+		// which pairs an answer with its call by name.
+		Request{Model: model, Messages: []Message{
+			{Role: "user", Name: "ann", Content: "hi"},
+			{Role: "assistant", Name: "bot", ToolCalls: []ToolCall{{ID: "c1", Function: FunctionCall{Name: "get_weather", Arguments: "{}"}}}},
+			{Role: "tool", Name: "get_weather", ToolCallID: "c1", Content: "sunny"},
+		}},
 	)
 	for _, effort := range []string{"minimal", "medium", "high"} {
 		out = append(out, Request{Model: model, Messages: user, ReasoningEffort: effort})
