@@ -166,10 +166,9 @@ func schemaRequests(model string) []Request {
 
 func strictDecode(t *testing.T, body []byte, v any) {
 	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		t.Fatalf("%v in %s", err, body)
+	var c shapeCheck
+	if !c.decode(body, v) {
+		t.Fatal(c.errs[0])
 	}
 }
 
