@@ -39,7 +39,13 @@ type antReqSchema struct {
 	Metadata      *struct {
 		UserID string `json:"user_id"`
 	} `json:"metadata"`
-	Container json.RawMessage `json:"container"`
+	Container    json.RawMessage `json:"container"`
+	OutputConfig *struct {
+		Format struct {
+			Type   string          `json:"type"` // json_schema
+			Schema json.RawMessage `json:"schema"`
+		} `json:"format"`
+	} `json:"output_config"` // platform.claude.com/docs/en/build-with-claude/structured-outputs
 }
 
 type antMessageSchema struct {
@@ -110,6 +116,18 @@ type bedrockReqSchema struct {
 		StopSequences []string `json:"stopSequences"`
 	} `json:"inferenceConfig"`
 	AdditionalModelRequestFields json.RawMessage `json:"additionalModelRequestFields"` // model-defined
+	OutputConfig                 *struct {
+		TextFormat struct {
+			Type      string `json:"type"` // json_schema
+			Structure struct {
+				JSONSchema struct {
+					Name        string `json:"name"`
+					Description string `json:"description"`
+					Schema      string `json:"schema"` // the schema as JSON text
+				} `json:"jsonSchema"`
+			} `json:"structure"`
+		} `json:"textFormat"`
+	} `json:"outputConfig"` // API_runtime_OutputConfig.html
 }
 
 type bedrockBlockSchema struct {
@@ -175,7 +193,7 @@ func strictDecode(t *testing.T, body []byte, v any) {
 // TestAnthropicRequestSchema: every request the Anthropic encoder writes
 // has only the members the Messages API defines, at every level.
 func TestAnthropicRequestSchema(t *testing.T) {
-	for _, r := range schemaRequests("claude-sonnet-4-5") {
+	for _, r := range shapeRequests(t, "claude-sonnet-4-5") {
 		body, err := anthropicProtocol{}.encode(&r, &config{})
 		if err != nil {
 			t.Fatal(err)
@@ -193,7 +211,7 @@ func TestAnthropicRequestSchema(t *testing.T) {
 
 // TestBedrockRequestSchema: likewise for ConverseStream's request body.
 func TestBedrockRequestSchema(t *testing.T) {
-	for _, r := range schemaRequests("anthropic.claude-sonnet-4-5-v1:0") {
+	for _, r := range shapeRequests(t, "anthropic.claude-sonnet-4-5-v1:0") {
 		body, err := bedrockProtocol{}.encode(&r, &config{})
 		if err != nil {
 			t.Fatal(err)
@@ -308,14 +326,15 @@ func (d sentDoer) Do(*http.Request) (*http.Response, error) {
 	return nil, errors.New("not sent in this test")
 }
 
-// shapeRequests are the requests the chat, Responses and Gemini shape
-// tests send: schemaRequests, then every other setting those encoders
+// shapeRequests are the requests every dialect's shape test sends:
+// schemaRequests, then every other setting those encoders
 // write (structured output native and as a tool, token limits, the seed,
 // parallel calls, strict and parameterless tools, every effort, a
 // refusal), then one follow-up per recorded answer in testdata/providers
 // (every dialect's, so that a conversation carried over from another
 // dialect is checked too): the answer as the assistant turn, with its
-// continuity state, each call answered (the first one failed).
+// continuity state, each call answered (the first one failed), else a
+// user turn after it.
 func shapeRequests(t *testing.T, model string) []Request {
 	t.Helper()
 	out := schemaRequests(model)
@@ -364,7 +383,9 @@ func shapeRequests(t *testing.T, model string) []Request {
 		for i, c := range g.Message.ToolCalls {
 			conv = append(conv, Message{Role: "tool", ToolCallID: c.ID, Content: `{"ok":true}`, IsError: i == 0})
 		}
-		conv = append(conv, Message{Role: "user", Content: "go on"})
+		if len(g.Message.ToolCalls) == 0 {
+			conv = append(conv, Message{Role: "user", Content: "go on"})
+		}
 		out = append(out, Request{Model: model, Messages: conv, Tools: tools, ReasoningEffort: "low"})
 	}
 	return out
