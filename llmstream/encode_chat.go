@@ -27,6 +27,12 @@ type wireMessage struct {
 // sendable (sentCalls).
 func chatWire(m *Message) (wireMessage, error) {
 	w := wireMessage{Role: m.Role, Refusal: m.Refusal, Name: m.Name, ToolCalls: sentCalls(m.ToolCalls), ToolCallID: m.ToolCallID}
+	if m.Role == "tool" {
+		// OpenAI's tool message has no name (the call's id says what it
+		// answers), and servers that check the schema refuse one; a Name
+		// set for Gemini, which pairs answers by name, stays out.
+		w.Name = ""
+	}
 	if !m.callsOnly() {
 		c, err := json.Marshal(m.Content)
 		if err != nil {

@@ -245,12 +245,12 @@ func responsesAssistant(m *Message, stateless bool) ([]json.RawMessage, error) {
 			out = append(out, raw)
 		}
 	}
+	// A refusal goes back as the assistant's text: a refusal part belongs
+	// only to an output message, whose id and status the API requires and
+	// a refusal kept here has none of; an input message's content takes
+	// input parts, not a refusal.
 	if m.Refusal != "" {
-		raw, err := json.Marshal(struct {
-			Type    string `json:"type"`
-			Role    string `json:"role"`
-			Content []any  `json:"content"`
-		}{"message", "assistant", []any{map[string]string{"type": "refusal", "refusal": m.Refusal}}})
+		raw, err := json.Marshal(inputMessage{Type: "message", Role: "assistant", Content: m.Refusal})
 		if err != nil {
 			return nil, err
 		}

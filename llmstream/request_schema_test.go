@@ -5,7 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -35,7 +39,13 @@ type antReqSchema struct {
 	Metadata      *struct {
 		UserID string `json:"user_id"`
 	} `json:"metadata"`
-	Container json.RawMessage `json:"container"`
+	Container    json.RawMessage `json:"container"`
+	OutputConfig *struct {
+		Format struct {
+			Type   string          `json:"type"` // json_schema
+			Schema json.RawMessage `json:"schema"`
+		} `json:"format"`
+	} `json:"output_config"` // platform.claude.com/docs/en/build-with-claude/structured-outputs
 }
 
 type antMessageSchema struct {
@@ -106,6 +116,18 @@ type bedrockReqSchema struct {
 		StopSequences []string `json:"stopSequences"`
 	} `json:"inferenceConfig"`
 	AdditionalModelRequestFields json.RawMessage `json:"additionalModelRequestFields"` // model-defined
+	OutputConfig                 *struct {
+		TextFormat struct {
+			Type      string `json:"type"` // json_schema
+			Structure struct {
+				JSONSchema struct {
+					Name        string `json:"name"`
+					Description string `json:"description"`
+					Schema      string `json:"schema"` // the schema as JSON text
+				} `json:"jsonSchema"`
+			} `json:"structure"`
+		} `json:"textFormat"`
+	} `json:"outputConfig"` // API_runtime_OutputConfig.html
 }
 
 type bedrockBlockSchema struct {
@@ -162,17 +184,16 @@ func schemaRequests(model string) []Request {
 
 func strictDecode(t *testing.T, body []byte, v any) {
 	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		t.Fatalf("%v in %s", err, body)
+	var c shapeCheck
+	if !c.decode(body, v) {
+		t.Fatal(c.errs[0])
 	}
 }
 
 // TestAnthropicRequestSchema: every request the Anthropic encoder writes
 // has only the members the Messages API defines, at every level.
 func TestAnthropicRequestSchema(t *testing.T) {
-	for _, r := range schemaRequests("claude-sonnet-4-5") {
+	for _, r := range shapeRequests(t, "claude-sonnet-4-5") {
 		body, err := anthropicProtocol{}.encode(&r, &config{})
 		if err != nil {
 			t.Fatal(err)
@@ -190,7 +211,7 @@ func TestAnthropicRequestSchema(t *testing.T) {
 
 // TestBedrockRequestSchema: likewise for ConverseStream's request body.
 func TestBedrockRequestSchema(t *testing.T) {
-	for _, r := range schemaRequests("anthropic.claude-sonnet-4-5-v1:0") {
+	for _, r := range shapeRequests(t, "anthropic.claude-sonnet-4-5-v1:0") {
 		body, err := bedrockProtocol{}.encode(&r, &config{})
 		if err != nil {
 			t.Fatal(err)
@@ -303,4 +324,163 @@ type sentDoer struct{ sent *bool }
 func (d sentDoer) Do(*http.Request) (*http.Response, error) {
 	*d.sent = true
 	return nil, errors.New("not sent in this test")
+}
+
+// shapeRequests are the requests every dialect's shape test sends:
+// schemaRequests, then every other setting those encoders
+// write (structured output native and as a tool, token limits, the seed,
+// parallel calls, strict and parameterless tools, every effort, a
+// refusal), then one follow-up per recorded answer in testdata/providers
+// (every dialect's, so that a conversation carried over from another
+// dialect is checked too): the answer as the assistant turn, with its
+// continuity state, each call answered (the first one failed), else a
+// user turn after it.
+func shapeRequests(t *testing.T, model string) []Request {
+	t.Helper()
+	out := schemaRequests(model)
+	schema := json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false}`)
+	strict, no := true, false
+	maxTok, seed := 512, int64(7)
+	user := []Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "hi"}}
+	tools := []Tool{
+		{Function: ToolFunction{Name: "strict_one", Description: "d", Parameters: schema, Strict: &strict}},
+		{Function: ToolFunction{Name: "no_params"}},
+	}
+	out = append(out,
+		Request{Model: model, Messages: user, Output: &OutputSchema{Name: "answer", Schema: schema, Strict: true}},
+		Request{Model: model, Messages: user, Output: &OutputSchema{Schema: schema}},
+		Request{Model: model, Messages: user, Output: &OutputSchema{Name: "answer", Schema: schema, AsTool: true}},
+		Request{Model: model, Messages: user, Tools: tools, Output: &OutputSchema{Schema: schema, AsTool: true}},
+		Request{Model: model, Messages: user, Tools: tools, ParallelToolCalls: &no, MaxTokens: &maxTok, Seed: &seed},
+		Request{Model: model, Messages: user, MaxCompletionTokens: &maxTok},
+		Request{Model: model, Messages: append(slices.Clone(user), Message{Role: "assistant", Refusal: "I can't."}, Message{Role: "user", Content: "ok"})},
+		// Names on every role: a tool message's Name is set for Gemini,
+		// which pairs an answer with its call by name.
+		Request{Model: model, Messages: []Message{
+			{Role: "user", Name: "ann", Content: "hi"},
+			{Role: "assistant", Name: "bot", ToolCalls: []ToolCall{{ID: "c1", Function: FunctionCall{Name: "get_weather", Arguments: "{}"}}}},
+			{Role: "tool", Name: "get_weather", ToolCallID: "c1", Content: "sunny"},
+		}},
+	)
+	for _, effort := range []string{"minimal", "medium", "high"} {
+		out = append(out, Request{Model: model, Messages: user, ReasoningEffort: effort})
+	}
+	files, err := filepath.Glob("testdata/providers/*.golden.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no recorded answers: %v", err)
+	}
+	for _, f := range files {
+		var g struct {
+			Message *Message `json:"message"`
+		}
+		if err := json.Unmarshal(readTestdata(t, strings.TrimPrefix(f, "testdata/")), &g); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if g.Message == nil || g.Message.Role != "assistant" {
+			continue
+		}
+		conv := append(slices.Clone(user), *g.Message)
+		for i, c := range g.Message.ToolCalls {
+			conv = append(conv, Message{Role: "tool", ToolCallID: c.ID, Content: `{"ok":true}`, IsError: i == 0})
+		}
+		if len(g.Message.ToolCalls) == 0 {
+			conv = append(conv, Message{Role: "user", Content: "go on"})
+		}
+		out = append(out, Request{Model: model, Messages: conv, Tools: tools, ReasoningEffort: "low"})
+	}
+	return out
+}
+
+// sentBody is the body a client of dialect d sends for r: the client's
+// defaults, Output and Extra applied as Stream applies them.
+func sentBody(t *testing.T, d Dialect, r Request) []byte {
+	t.Helper()
+	c := NewClient(WithDialect(d), WithAPIKey("k"), WithBaseURL("http://127.0.0.1:1"))
+	c.resolve(&r)
+	if _, err := c.outputAsTool(&r); err != nil {
+		t.Fatal(err)
+	}
+	req, err := c.newRequest(context.Background(), &r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(req.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
+// oneOf reports whether s is one of the space-separated words of set.
+func oneOf(s, set string) bool {
+	return slices.Contains(strings.Fields(set), s)
+}
+
+// jsonKind is the JSON type of raw: "string", "number", "object",
+// "array", "bool" or "null"; "" for none.
+func jsonKind(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return ""
+	}
+	switch raw[0] {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "bool"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// shapeCheck collects what a body's check finds, so that a test can
+// assert both that real bodies pass and that bad ones fail.
+type shapeCheck struct{ errs []string }
+
+func (c *shapeCheck) errorf(format string, args ...any) {
+	c.errs = append(c.errs, fmt.Sprintf(format, args...))
+}
+
+// decode decodes raw into v with unknown members refused, at every level
+// of v; it reports whether that went through.
+func (c *shapeCheck) decode(raw []byte, v any) bool {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		c.errorf("%v in %s", err, raw)
+		return false
+	}
+	return true
+}
+
+// shapeBreaks are edits of a valid body that each break a provider's
+// schema: old is replaced once by new; check must then fail.
+type shapeBreak struct{ name, old, new string }
+
+// checkShapes runs check on every body (each must pass) and on each break
+// of valid (each must fail, so the check can fail).
+func checkShapes(t *testing.T, bodies [][]byte, check func([]byte) []string, valid []byte, breaks []shapeBreak) {
+	t.Helper()
+	for _, b := range bodies {
+		for _, e := range check(b) {
+			t.Error(e)
+		}
+	}
+	if errs := check(valid); len(errs) > 0 {
+		t.Fatalf("the valid body fails: %v", errs)
+	}
+	for _, br := range breaks {
+		if !bytes.Contains(valid, []byte(br.old)) {
+			t.Fatalf("%s: %q is not in %s", br.name, br.old, valid)
+		}
+		bad := bytes.Replace(valid, []byte(br.old), []byte(br.new), 1)
+		if len(check(bad)) == 0 {
+			t.Errorf("%s: passes: %s", br.name, bad)
+		}
+	}
 }
