@@ -319,3 +319,121 @@ func bedrockOutput(t *testing.T, srv *llmstreamtest.Server, out *llmstream.Outpu
 	}
 	return text.String(), deltas
 }
+
+// TestOutputPeerSDKsRefusal: where the provider marks a refusal of a
+// structured-output request (chat's "refusal" deltas, Responses' refusal
+// content, Anthropic's stop_reason "refusal"), the SDK reads the refusal
+// and no answer, and airlock's DecodeOutput reports the refusal as one
+// rather than as an answer that does not decode. Gemini and Bedrock have
+// no such mark: a refusal there is text that does not decode.
+func TestOutputPeerSDKsRefusal(t *testing.T) {
+	const refusal = "I can't help with that — sorry."
+	out, err := llmstream.OutputSchemaFor[release]("release")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		dialect llmstream.Dialect
+		model   string
+		peer    func(t *testing.T, srv *llmstreamtest.Server, out *llmstream.OutputSchema) (answer, refused string)
+	}{
+		{llmstream.DialectChat, "fake-model", func(t *testing.T, srv *llmstreamtest.Server, out *llmstream.OutputSchema) (string, string) {
+			client := openAIGo(srv)
+			stream := client.Chat.Completions.NewStreaming(t.Context(), openaigo.ChatCompletionNewParams{
+				Model:    "fake-model",
+				Messages: []openaigo.ChatCompletionMessageParamUnion{openaigo.UserMessage("Release notes?")},
+				ResponseFormat: openaigo.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
+					JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: out.Name, Schema: out.Schema, Strict: openaigo.Bool(out.Strict)},
+				}},
+			})
+			defer stream.Close()
+			var acc openaigo.ChatCompletionAccumulator
+			for stream.Next() {
+				acc.AddChunk(stream.Current())
+			}
+			if err := stream.Err(); err != nil || len(acc.Choices) != 1 {
+				t.Fatalf("openai-go: %v, %+v", err, acc.Choices)
+			}
+			return acc.Choices[0].Message.Content, acc.Choices[0].Message.Refusal
+		}},
+		{llmstream.DialectResponses, "fake-model", func(t *testing.T, srv *llmstreamtest.Server, out *llmstream.OutputSchema) (string, string) {
+			client := openAIGo(srv)
+			stream := client.Responses.NewStreaming(t.Context(), responses.ResponseNewParams{
+				Model: "fake-model",
+				Input: responses.ResponseNewParamsInputUnion{OfString: openaigo.String("Release notes?")},
+				Text: responses.ResponseTextConfigParam{Format: responses.ResponseFormatTextConfigUnionParam{
+					OfJSONSchema: &responses.ResponseFormatTextJSONSchemaConfigParam{Name: out.Name, Schema: schemaMap(t, out), Strict: openaigo.Bool(out.Strict)},
+				}},
+			})
+			defer stream.Close()
+			var completed *responses.Response
+			for stream.Next() {
+				if ev := stream.Current(); ev.Type == "response.completed" {
+					r := ev.Response
+					completed = &r
+				}
+			}
+			if err := stream.Err(); err != nil || completed == nil {
+				t.Fatalf("openai-go: %v, completed %v", err, completed)
+			}
+			var refused string
+			for _, item := range completed.Output {
+				for _, c := range item.Content {
+					if c.Type == "refusal" {
+						refused += c.Refusal
+					}
+				}
+			}
+			return completed.OutputText(), refused
+		}},
+		{llmstream.DialectAnthropic, "claude-test", func(t *testing.T, srv *llmstreamtest.Server, out *llmstream.OutputSchema) (string, string) {
+			client := anthropic.NewClient(anthropicoption.WithBaseURL(srv.URL+"/"), anthropicoption.WithAPIKey("sk-ant-test"),
+				anthropicoption.WithHTTPClient(srv.Client()), anthropicoption.WithMaxRetries(0))
+			stream := client.Messages.NewStreaming(t.Context(), anthropic.MessageNewParams{
+				Model:        "claude-test",
+				MaxTokens:    1024,
+				Messages:     []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("Release notes?"))},
+				OutputConfig: anthropic.OutputConfigParam{Format: anthropic.JSONOutputFormatParam{Schema: schemaMap(t, out)}},
+			})
+			msg := anthropic.Message{}
+			for stream.Next() {
+				if err := msg.Accumulate(stream.Current()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := stream.Err(); err != nil {
+				t.Fatal(err)
+			}
+			var text string
+			for _, b := range msg.Content {
+				text += b.Text
+			}
+			if msg.StopReason != anthropic.StopReasonRefusal {
+				t.Fatalf("stop reason %q", msg.StopReason)
+			}
+			return "", text // Anthropic's refusal is the text of a turn stopped for "refusal"
+		}},
+	} {
+		t.Run(tc.dialect.String(), func(t *testing.T) {
+			turn := llmstreamtest.Turn{Refusal: refusal}
+			srv := llmstreamtest.NewTestServer(t, llmstreamtest.WithTurns(turn, turn))
+			answer, refused := tc.peer(t, srv, out)
+			if answer != "" || refused != refusal {
+				t.Errorf("the SDK read answer %q, refusal %q", answer, refused)
+			}
+			c := llmstream.NewClient(llmstream.WithDialect(tc.dialect), llmstream.WithBaseURL(srv.URL), llmstream.WithHTTPClient(srv.Client()),
+				llmstream.WithAPIKey("k"), llmstream.WithModel(tc.model))
+			m, err := c.Stream(t.Context(), llmstream.Request{Messages: []llmstream.Message{{Role: "user", Content: "Release notes?"}}, Output: out})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if reqs := srv.Requests(); len(reqs) != 2 || reqs[0].Output == nil || reqs[1].Output == nil {
+				t.Fatalf("requests %+v", reqs)
+			}
+			_, err = llmstream.DecodeOutput[release](m)
+			if !errors.Is(err, llmstream.ErrInvalidOutput) || !strings.Contains(err.Error(), "the model refused: "+refusal) {
+				t.Errorf("DecodeOutput of %+v: %v", m, err)
+			}
+		})
+	}
+}
