@@ -46,10 +46,58 @@ var wantRelease = func() release {
 	return release{Version: "v1.2.0", Score: 0.5, Notes: []releaseNote{{`naïve <ok> & "quoted" é😀`, true}, {"docs", false}}, Owner: &owner}
 }()
 
+// peerRead is what a peer SDK assembled from one structured-output turn.
+type peerRead struct {
+	Text    string // the answer's text (with Anthropic, a refusal's too)
+	Refusal string // the refusal, where the SDK has a place for one
+	Stop    string // the finish or stop reason, or the response's status
+	Deltas  int    // how many text deltas the text came in
+}
+
 // peerOutput sends one peer SDK's structured-output request (llmstreamtest
-// answers it first, then airlock's own client) and returns the answer's
-// text as the SDK assembled it and how many text deltas it came in.
-type peerOutput func(t *testing.T, srv *llmstreamtest.Server, out *llmstream.OutputSchema) (text string, deltas int)
+// answers it first, then airlock's own client) and reads the answer.
+type peerOutput func(t *testing.T, srv *llmstreamtest.Server, out *llmstream.OutputSchema) peerRead
+
+var peers = []struct {
+	dialect llmstream.Dialect
+	model   string
+	tls     bool
+	peer    peerOutput
+	stop    string    // the stop of an answer
+	refusal *peerRead // a refusal as the SDK reads it; nil where the provider does not mark one
+}{
+	{llmstream.DialectChat, "fake-model", false, chatOutput, "stop", &peerRead{Refusal: outputRefusal, Stop: "stop"}},
+	{llmstream.DialectResponses, "fake-model", false, responsesOutput, "completed", &peerRead{Refusal: outputRefusal, Stop: "completed"}},
+	{llmstream.DialectAnthropic, "claude-test", false, anthropicOutput, "end_turn", &peerRead{Text: outputRefusal, Stop: "refusal"}},
+	{llmstream.DialectGemini, "gemini-2.5-flash", false, geminiOutput, "STOP", nil},
+	{llmstream.DialectBedrock, "anthropic.claude-test-v1:0", true, bedrockOutput, "end_turn", nil},
+}
+
+// peerServer serves turn twice: to the SDK, then to airlock's client.
+func peerServer(t *testing.T, tls bool, turn llmstreamtest.Turn) *llmstreamtest.Server {
+	opts := []llmstreamtest.Option{llmstreamtest.WithTurns(turn, turn)}
+	if tls {
+		opts = append(opts, llmstreamtest.WithTLS())
+	}
+	return llmstreamtest.NewTestServer(t, opts...)
+}
+
+// airlockOutput streams the server's next turn with airlock's own client
+// asking for out, and checks both requests were recorded with an Output.
+func airlockOutput(t *testing.T, srv *llmstreamtest.Server, d llmstream.Dialect, model string, out *llmstream.OutputSchema) (llmstream.Message, []llmstreamtest.Request) {
+	t.Helper()
+	c := llmstream.NewClient(llmstream.WithDialect(d), llmstream.WithBaseURL(srv.URL), llmstream.WithHTTPClient(srv.Client()),
+		llmstream.WithAPIKey("k"), llmstream.WithModel(model))
+	m, err := c.Stream(t.Context(), llmstream.Request{Messages: []llmstream.Message{{Role: "user", Content: "Release notes?"}}, Output: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || reqs[0].Err != nil || reqs[1].Err != nil || reqs[0].Output == nil || reqs[1].Output == nil {
+		t.Fatalf("requests %+v", reqs)
+	}
+	return m, reqs
+}
 
 // TestOutputPeerSDKs: each provider's own Go SDK asks for structured output
 // with its own native parameter, and (a) llmstreamtest records the same
@@ -62,44 +110,16 @@ func TestOutputPeerSDKs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		dialect llmstream.Dialect
-		model   string
-		tls     bool
-		peer    peerOutput
-	}{
-		{llmstream.DialectChat, "fake-model", false, chatOutput},
-		{llmstream.DialectResponses, "fake-model", false, responsesOutput},
-		{llmstream.DialectAnthropic, "claude-test", false, anthropicOutput},
-		{llmstream.DialectGemini, "gemini-2.5-flash", false, geminiOutput},
-		{llmstream.DialectBedrock, "anthropic.claude-test-v1:0", true, bedrockOutput},
-	} {
+	for _, tc := range peers {
 		t.Run(tc.dialect.String(), func(t *testing.T) {
-			turn := llmstreamtest.Turn{Text: releaseAnswer}
-			opts := []llmstreamtest.Option{llmstreamtest.WithTurns(turn, turn)}
-			if tc.tls {
-				opts = append(opts, llmstreamtest.WithTLS())
+			srv := peerServer(t, tc.tls, llmstreamtest.Turn{Text: releaseAnswer})
+			read := tc.peer(t, srv, out)
+			text := read.Text
+			if read.Deltas < 2 || read.Refusal != "" || read.Stop != tc.stop {
+				t.Errorf("the SDK read the answer in %d deltas, refusal %q, stop %q", read.Deltas, read.Refusal, read.Stop)
 			}
-			srv := llmstreamtest.NewTestServer(t, opts...)
-			text, deltas := tc.peer(t, srv, out)
-			if deltas < 2 {
-				t.Errorf("the SDK read the answer in %d deltas: nothing streamed", deltas)
-			}
-
-			c := llmstream.NewClient(llmstream.WithDialect(tc.dialect), llmstream.WithBaseURL(srv.URL), llmstream.WithHTTPClient(srv.Client()),
-				llmstream.WithAPIKey("k"), llmstream.WithModel(tc.model))
-			m, err := c.Stream(t.Context(), llmstream.Request{Messages: []llmstream.Message{{Role: "user", Content: "Release notes?"}}, Output: out})
-			if err != nil {
-				t.Fatal(err)
-			}
-			reqs := srv.Requests()
-			if len(reqs) != 2 || reqs[0].Err != nil || reqs[1].Err != nil {
-				t.Fatalf("requests %+v", reqs)
-			}
+			m, reqs := airlockOutput(t, srv, tc.dialect, tc.model, out)
 			sdk, mine := reqs[0].Output, reqs[1].Output
-			if sdk == nil || mine == nil {
-				t.Fatalf("recorded output: SDK's %+v, airlock's %+v", sdk, mine)
-			}
 			if sdk.Name != mine.Name || sdk.Strict != mine.Strict || sdk.AsTool || mine.AsTool || !jsonText(string(sdk.Schema), string(mine.Schema)) || !jsonText(string(mine.Schema), string(out.Schema)) {
 				t.Errorf("recorded output: SDK's name %q strict %v as tool %v schema %s; airlock's name %q strict %v as tool %v schema %s",
 					sdk.Name, sdk.Strict, sdk.AsTool, sdk.Schema, mine.Name, mine.Strict, mine.AsTool, mine.Schema)
@@ -145,7 +165,7 @@ func openAIGo(srv *llmstreamtest.Server) openaigo.Client {
 
 // chatOutput: openai-go's response_format json_schema, read through its
 // ChatCompletionAccumulator.
-func chatOutput(t *testing.T, srv *llmstreamtest.Server, out *llmstream.OutputSchema) (string, int) {
+func chatOutput(t *testing.T, srv *llmstreamtest.Server, out *llmstream.OutputSchema) peerRead {
 	client := openAIGo(srv)
 	stream := client.Chat.Completions.NewStreaming(t.Context(), openaigo.ChatCompletionNewParams{
 		Model:    "fake-model",
@@ -167,15 +187,16 @@ func chatOutput(t *testing.T, srv *llmstreamtest.Server, out *llmstream.OutputSc
 	if err := stream.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if len(acc.Choices) != 1 || acc.Choices[0].FinishReason != "stop" {
+	if len(acc.Choices) != 1 {
 		t.Fatalf("openai-go accumulated %+v", acc.Choices)
 	}
-	return acc.Choices[0].Message.Content, deltas
+	msg := acc.Choices[0].Message
+	return peerRead{Text: msg.Content, Refusal: msg.Refusal, Stop: acc.Choices[0].FinishReason, Deltas: deltas}
 }
 
 // responsesOutput: openai-go's Responses text.format json_schema; the text
 // deltas must agree with the completed response's output text.
-func responsesOutput(t *testing.T, srv *llmstreamtest.Server, out *llmstream.OutputSchema) (string, int) {
+func responsesOutput(t *testing.T, srv *llmstreamtest.Server, out *llmstream.OutputSchema) peerRead {
 	client := openAIGo(srv)
 	stream := client.Responses.NewStreaming(t.Context(), responses.ResponseNewParams{
 		Model: "fake-model",
@@ -201,15 +222,23 @@ func responsesOutput(t *testing.T, srv *llmstreamtest.Server, out *llmstream.Out
 	if err := stream.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if completed == nil || completed.Status != "completed" || completed.OutputText() != deltas.String() {
+	if completed == nil || completed.OutputText() != deltas.String() {
 		t.Fatalf("openai-go: deltas %q, completed %+v", deltas.String(), completed)
 	}
-	return completed.OutputText(), n
+	var refusal string
+	for _, item := range completed.Output {
+		for _, c := range item.Content {
+			if c.Type == "refusal" {
+				refusal += c.Refusal
+			}
+		}
+	}
+	return peerRead{Text: completed.OutputText(), Refusal: refusal, Stop: string(completed.Status), Deltas: n}
 }
 
 // anthropicOutput: anthropic-sdk-go's output_config.format, read through
 // Message.Accumulate.
-func anthropicOutput(t *testing.T, srv *llmstreamtest.Server, out *llmstream.OutputSchema) (string, int) {
+func anthropicOutput(t *testing.T, srv *llmstreamtest.Server, out *llmstream.OutputSchema) peerRead {
 	client := anthropic.NewClient(anthropicoption.WithBaseURL(srv.URL+"/"), anthropicoption.WithAPIKey("sk-ant-test"),
 		anthropicoption.WithHTTPClient(srv.Client()), anthropicoption.WithMaxRetries(0))
 	stream := client.Messages.NewStreaming(t.Context(), anthropic.MessageNewParams{
@@ -239,15 +268,12 @@ func anthropicOutput(t *testing.T, srv *llmstreamtest.Server, out *llmstream.Out
 		}
 		text += b.Text
 	}
-	if msg.StopReason != anthropic.StopReasonEndTurn {
-		t.Errorf("stop reason %q", msg.StopReason)
-	}
-	return text, deltas
+	return peerRead{Text: text, Stop: string(msg.StopReason), Deltas: deltas}
 }
 
 // geminiOutput: genai's ResponseMIMEType and ResponseJsonSchema, the text of
 // the streamed parts.
-func geminiOutput(t *testing.T, srv *llmstreamtest.Server, out *llmstream.OutputSchema) (string, int) {
+func geminiOutput(t *testing.T, srv *llmstreamtest.Server, out *llmstream.OutputSchema) peerRead {
 	config := &genai.GenerateContentConfig{ResponseMIMEType: "application/json", ResponseJsonSchema: out.Schema}
 	var text string
 	deltas := 0
@@ -268,15 +294,12 @@ func geminiOutput(t *testing.T, srv *llmstreamtest.Server, out *llmstream.Output
 			finish = cand.FinishReason
 		}
 	}
-	if finish != genai.FinishReasonStop {
-		t.Errorf("finish %q", finish)
-	}
-	return text, deltas
+	return peerRead{Text: text, Stop: string(finish), Deltas: deltas}
 }
 
 // bedrockOutput: bedrockruntime's OutputConfig.TextFormat, the text of the
 // ConverseStream deltas.
-func bedrockOutput(t *testing.T, srv *llmstreamtest.Server, out *llmstream.OutputSchema) (string, int) {
+func bedrockOutput(t *testing.T, srv *llmstreamtest.Server, out *llmstream.OutputSchema) peerRead {
 	client := bedrockruntime.New(bedrockruntime.Options{
 		Region: "us-east-1", BaseEndpoint: aws.String(srv.URL), Credentials: aws.AnonymousCredentials{},
 		BearerAuthTokenProvider: bearer.StaticTokenProvider{Token: bearer.Token{Value: "bedrock-api-key-test"}},
@@ -314,124 +337,37 @@ func bedrockOutput(t *testing.T, srv *llmstreamtest.Server, out *llmstream.Outpu
 	if err := stream.Err(); err != nil {
 		t.Fatal(errors.Join(errors.New("bedrockruntime"), err))
 	}
-	if stop != types.StopReasonEndTurn {
-		t.Errorf("stop reason %q", stop)
-	}
-	return text.String(), deltas
+	return peerRead{Text: text.String(), Stop: string(stop), Deltas: deltas}
 }
+
+// outputRefusal is the refusal TestOutputPeerSDKsRefusal serves.
+const outputRefusal = "I can't help with that — sorry."
 
 // TestOutputPeerSDKsRefusal: where the provider marks a refusal of a
 // structured-output request (chat's "refusal" deltas, Responses' refusal
-// content, Anthropic's stop_reason "refusal"), the SDK reads the refusal
-// and no answer, and airlock's DecodeOutput reports the refusal as one
-// rather than as an answer that does not decode. Gemini and Bedrock have
-// no such mark: a refusal there is text that does not decode.
+// content, Anthropic's stop_reason "refusal"), the SDK reads a refusal, not
+// an answer, and airlock's DecodeOutput reports the refusal as one rather
+// than as an answer that does not decode. Gemini and Bedrock have no such
+// mark: a refusal there is text that does not decode.
 func TestOutputPeerSDKsRefusal(t *testing.T) {
-	const refusal = "I can't help with that — sorry."
 	out, err := llmstream.OutputSchemaFor[release]("release")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		dialect llmstream.Dialect
-		model   string
-		peer    func(t *testing.T, srv *llmstreamtest.Server, out *llmstream.OutputSchema) (answer, refused string)
-	}{
-		{llmstream.DialectChat, "fake-model", func(t *testing.T, srv *llmstreamtest.Server, out *llmstream.OutputSchema) (string, string) {
-			client := openAIGo(srv)
-			stream := client.Chat.Completions.NewStreaming(t.Context(), openaigo.ChatCompletionNewParams{
-				Model:    "fake-model",
-				Messages: []openaigo.ChatCompletionMessageParamUnion{openaigo.UserMessage("Release notes?")},
-				ResponseFormat: openaigo.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
-					JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: out.Name, Schema: out.Schema, Strict: openaigo.Bool(out.Strict)},
-				}},
-			})
-			defer stream.Close()
-			var acc openaigo.ChatCompletionAccumulator
-			for stream.Next() {
-				acc.AddChunk(stream.Current())
-			}
-			if err := stream.Err(); err != nil || len(acc.Choices) != 1 {
-				t.Fatalf("openai-go: %v, %+v", err, acc.Choices)
-			}
-			return acc.Choices[0].Message.Content, acc.Choices[0].Message.Refusal
-		}},
-		{llmstream.DialectResponses, "fake-model", func(t *testing.T, srv *llmstreamtest.Server, out *llmstream.OutputSchema) (string, string) {
-			client := openAIGo(srv)
-			stream := client.Responses.NewStreaming(t.Context(), responses.ResponseNewParams{
-				Model: "fake-model",
-				Input: responses.ResponseNewParamsInputUnion{OfString: openaigo.String("Release notes?")},
-				Text: responses.ResponseTextConfigParam{Format: responses.ResponseFormatTextConfigUnionParam{
-					OfJSONSchema: &responses.ResponseFormatTextJSONSchemaConfigParam{Name: out.Name, Schema: schemaMap(t, out), Strict: openaigo.Bool(out.Strict)},
-				}},
-			})
-			defer stream.Close()
-			var completed *responses.Response
-			for stream.Next() {
-				if ev := stream.Current(); ev.Type == "response.completed" {
-					r := ev.Response
-					completed = &r
-				}
-			}
-			if err := stream.Err(); err != nil || completed == nil {
-				t.Fatalf("openai-go: %v, completed %v", err, completed)
-			}
-			var refused string
-			for _, item := range completed.Output {
-				for _, c := range item.Content {
-					if c.Type == "refusal" {
-						refused += c.Refusal
-					}
-				}
-			}
-			return completed.OutputText(), refused
-		}},
-		{llmstream.DialectAnthropic, "claude-test", func(t *testing.T, srv *llmstreamtest.Server, out *llmstream.OutputSchema) (string, string) {
-			client := anthropic.NewClient(anthropicoption.WithBaseURL(srv.URL+"/"), anthropicoption.WithAPIKey("sk-ant-test"),
-				anthropicoption.WithHTTPClient(srv.Client()), anthropicoption.WithMaxRetries(0))
-			stream := client.Messages.NewStreaming(t.Context(), anthropic.MessageNewParams{
-				Model:        "claude-test",
-				MaxTokens:    1024,
-				Messages:     []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("Release notes?"))},
-				OutputConfig: anthropic.OutputConfigParam{Format: anthropic.JSONOutputFormatParam{Schema: schemaMap(t, out)}},
-			})
-			msg := anthropic.Message{}
-			for stream.Next() {
-				if err := msg.Accumulate(stream.Current()); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := stream.Err(); err != nil {
-				t.Fatal(err)
-			}
-			var text string
-			for _, b := range msg.Content {
-				text += b.Text
-			}
-			if msg.StopReason != anthropic.StopReasonRefusal {
-				t.Fatalf("stop reason %q", msg.StopReason)
-			}
-			return "", text // Anthropic's refusal is the text of a turn stopped for "refusal"
-		}},
-	} {
+	for _, tc := range peers {
+		if tc.refusal == nil {
+			continue
+		}
 		t.Run(tc.dialect.String(), func(t *testing.T) {
-			turn := llmstreamtest.Turn{Refusal: refusal}
-			srv := llmstreamtest.NewTestServer(t, llmstreamtest.WithTurns(turn, turn))
-			answer, refused := tc.peer(t, srv, out)
-			if answer != "" || refused != refusal {
-				t.Errorf("the SDK read answer %q, refusal %q", answer, refused)
+			srv := peerServer(t, tc.tls, llmstreamtest.Turn{Refusal: outputRefusal})
+			read := tc.peer(t, srv, out)
+			read.Deltas = 0
+			if diff := cmp.Diff(*tc.refusal, read); diff != "" {
+				t.Errorf("the SDK read (-want +got):\n%s", diff)
 			}
-			c := llmstream.NewClient(llmstream.WithDialect(tc.dialect), llmstream.WithBaseURL(srv.URL), llmstream.WithHTTPClient(srv.Client()),
-				llmstream.WithAPIKey("k"), llmstream.WithModel(tc.model))
-			m, err := c.Stream(t.Context(), llmstream.Request{Messages: []llmstream.Message{{Role: "user", Content: "Release notes?"}}, Output: out})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if reqs := srv.Requests(); len(reqs) != 2 || reqs[0].Output == nil || reqs[1].Output == nil {
-				t.Fatalf("requests %+v", reqs)
-			}
-			_, err = llmstream.DecodeOutput[release](m)
-			if !errors.Is(err, llmstream.ErrInvalidOutput) || !strings.Contains(err.Error(), "the model refused: "+refusal) {
+			m, _ := airlockOutput(t, srv, tc.dialect, tc.model, out)
+			_, err := llmstream.DecodeOutput[release](m)
+			if !errors.Is(err, llmstream.ErrInvalidOutput) || !strings.Contains(err.Error(), "the model refused: "+outputRefusal) {
 				t.Errorf("DecodeOutput of %+v: %v", m, err)
 			}
 		})
