@@ -219,7 +219,8 @@ var outputWords = typedjson.Words{Member: "member", Whole: "the answer", Unknown
 // null unless its type is a pointer (at any depth), no member the schema
 // lacks, values of the right JSON type, nothing after the object. An
 // error wraps [ErrInvalidOutput] with what is wrong, or
-// [ErrUnsupportedType] when T has no schema; a refusal (m.Refusal) or a
+// [ErrUnsupportedType] when T has no schema; a refusal (m.Refusal, or a
+// turn stopped with StopRefusal, whose Content is then the refusal) or a
 // cut answer (StopLength) is reported as such, wrapping ErrInvalidOutput.
 func DecodeOutput[T any](m Message) (T, error) {
 	var v T
@@ -229,6 +230,8 @@ func DecodeOutput[T any](m Message) (T, error) {
 	switch {
 	case m.Refusal != "":
 		return v, fmt.Errorf("%w: the model refused: %s", ErrInvalidOutput, m.Refusal)
+	case m.StopReason == StopRefusal: // Anthropic's refusal is the text of a turn stopped for it
+		return v, fmt.Errorf("%w: the model refused: %s", ErrInvalidOutput, m.Content)
 	case m.StopReason == StopLength:
 		return v, fmt.Errorf("%w: the answer was cut at the token limit", ErrInvalidOutput)
 	}

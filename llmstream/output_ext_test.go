@@ -155,6 +155,8 @@ func TestDecodeOutput(t *testing.T) {
 		{llmstream.Message{Content: `{"goal":"x","steps":[]`}, `the answer does not decode`},
 		{llmstream.Message{Content: ``}, `the answer does not decode`},
 		{llmstream.Message{Refusal: "no"}, `the model refused: no`},
+		{llmstream.Message{Content: "I can't help", StopReason: llmstream.StopRefusal}, `the model refused: I can't help`}, // Anthropic's refusal
+		{llmstream.Message{Content: planAnswer, StopReason: llmstream.StopRefusal}, `the model refused: `},
 		{llmstream.Message{Content: `{"goal":"x"`, StopReason: llmstream.StopLength}, `cut at the token limit`},
 	}
 	for _, tt := range tests {
