@@ -58,7 +58,7 @@ func WithStore(s Store) Option { return storeOption{s} }
 
 func (o storeOption) apply(c *config) error {
 	if o.s == nil {
-		return fmt.Errorf("%w: WithStore(nil)", ErrInvalidOption)
+		return &OptionError{Option: o.String(), Reason: "the Store is nil"}
 	}
 	c.store = o.s
 	return nil
@@ -68,15 +68,17 @@ func (o storeOption) String() string { return fmt.Sprintf("aisdk.WithStore(%T)",
 type maxBodyOption int64
 
 // WithMaxBodyBytes sets the largest POST body read, in bytes (default
-// [DefaultMaxBodyBytes]); a larger one is answered 413 and nothing runs.
-// It must be positive.
+// [DefaultMaxBodyBytes], also for 0); a larger one is answered 413 and
+// nothing runs. A negative n is an [*OptionError].
 func WithMaxBodyBytes(n int64) Option { return maxBodyOption(n) }
 
 func (o maxBodyOption) apply(c *config) error {
-	if o <= 0 {
-		return fmt.Errorf("%w: %v: must be positive", ErrInvalidOption, o)
+	switch {
+	case o < 0:
+		return &OptionError{Option: o.String(), Reason: "must not be negative"}
+	case o > 0:
+		c.maxBody = int64(o)
 	}
-	c.maxBody = int64(o)
 	return nil
 }
 func (o maxBodyOption) String() string { return fmt.Sprintf("aisdk.WithMaxBodyBytes(%d)", int64(o)) }
@@ -85,14 +87,16 @@ type maxRunsOption int
 
 // WithMaxRuns sets how many runs may go on at once, over all chats
 // (default [DefaultMaxRuns]); a POST past it is answered 503 and nothing
-// runs. It must be positive.
+// runs. 0 means the default; a negative n is an [*OptionError].
 func WithMaxRuns(n int) Option { return maxRunsOption(n) }
 
 func (o maxRunsOption) apply(c *config) error {
-	if o <= 0 {
-		return fmt.Errorf("%w: %v: must be positive", ErrInvalidOption, o)
+	switch {
+	case o < 0:
+		return &OptionError{Option: o.String(), Reason: "must not be negative"}
+	case o > 0:
+		c.maxRuns = int(o)
 	}
-	c.maxRuns = int(o)
 	return nil
 }
 func (o maxRunsOption) String() string { return fmt.Sprintf("aisdk.WithMaxRuns(%d)", int(o)) }
@@ -100,14 +104,17 @@ func (o maxRunsOption) String() string { return fmt.Sprintf("aisdk.WithMaxRuns(%
 type keepAliveOption time.Duration
 
 // WithKeepAlive sets how long a stream may be idle before a keep-alive
-// comment is written (default [DefaultKeepAlive]). It must be positive.
+// comment is written (default [DefaultKeepAlive], also for 0). A negative
+// d is an [*OptionError].
 func WithKeepAlive(d time.Duration) Option { return keepAliveOption(d) }
 
 func (o keepAliveOption) apply(c *config) error {
-	if o <= 0 {
-		return fmt.Errorf("%w: %v: must be positive", ErrInvalidOption, o)
+	switch {
+	case o < 0:
+		return &OptionError{Option: o.String(), Reason: "must not be negative"}
+	case o > 0:
+		c.keepAlive = time.Duration(o)
 	}
-	c.keepAlive = time.Duration(o)
 	return nil
 }
 func (o keepAliveOption) String() string {
@@ -134,7 +141,7 @@ func WithErrorText(f func(error) string) Option { return errTextOption(f) }
 
 func (o errTextOption) apply(c *config) error {
 	if o == nil {
-		return fmt.Errorf("%w: WithErrorText(nil)", ErrInvalidOption)
+		return &OptionError{Option: o.String(), Reason: "the function is nil"}
 	}
 	c.errText = o
 	return nil

@@ -3,6 +3,7 @@ package aisdk_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -211,14 +212,31 @@ func TestMaxRuns(t *testing.T) {
 }
 
 func TestInvalidOptions(t *testing.T) {
-	for _, o := range []aisdk.Option{aisdk.WithMaxBodyBytes(0), aisdk.WithMaxRuns(-1), aisdk.WithKeepAlive(0), aisdk.WithStore(nil), aisdk.WithErrorText(nil)} {
+	for _, o := range []aisdk.Option{aisdk.WithMaxBodyBytes(-1), aisdk.WithMaxRuns(-1), aisdk.WithKeepAlive(-1), aisdk.WithStore(nil), aisdk.WithErrorText(nil)} {
 		t.Run(o.String(), func(t *testing.T) {
 			e := newEnv(t, nil, o)
 			code, body := e.post("a", []aisdk.UIMessage{userMessage("u1", "hi")})
-			if code != http.StatusInternalServerError || !strings.Contains(body[0], "invalid option") || e.modelCalls() != 0 {
+			if code != http.StatusInternalServerError || !strings.Contains(body[0], "aisdk: invalid option "+o.String()) || e.modelCalls() != 0 {
 				t.Fatalf("%d %q", code, body)
 			}
 		})
+	}
+}
+
+// A limit of 0 is the default, as in every airlock package; only a
+// negative one is refused (TestInvalidOptions).
+func TestZeroOptionsAreDefaults(t *testing.T) {
+	e := newEnv(t, nil, aisdk.WithMaxBodyBytes(0), aisdk.WithMaxRuns(0), aisdk.WithKeepAlive(0))
+	if code, body := e.post("a", []aisdk.UIMessage{userMessage("u1", "hi")}); code != http.StatusOK {
+		t.Fatalf("%d %q", code, body)
+	}
+}
+
+func TestOptionError(t *testing.T) {
+	err := error(&aisdk.OptionError{Option: aisdk.WithMaxRuns(-1).String(), Reason: "must not be negative"})
+	var oe *aisdk.OptionError
+	if !errors.Is(err, aisdk.ErrInvalidOption) || !errors.As(err, &oe) || err.Error() != "aisdk: invalid option aisdk.WithMaxRuns(-1): must not be negative" {
+		t.Fatalf("%v", err)
 	}
 }
 
