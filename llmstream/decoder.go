@@ -153,11 +153,11 @@ func (s sink) replaceText(k bufKind, from int, text []byte) {
 }
 
 // addFragment hands one tool-call fragment to the assembler and reports
-// the call's progress to the callback.
+// the call's progress to the callback; an error fails the stream.
 func (s sink) addFragment(f toolcall.Fragment) error {
 	asm := s.assembler()
 	if err := asm.Add(f); err != nil {
-		return err
+		return s.fail(err)
 	}
 	s.b.progressed = true
 	if s.b.onDelta == nil {

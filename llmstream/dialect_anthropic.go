@@ -477,7 +477,7 @@ func (a *anthropicDecoder) startBlockAt(ev *sse.Event, n int) error {
 			f.Extra = append(append([]byte(`{"caller":`), a.doc.Data[caller.Start:caller.End]...), '}')
 		}
 		if err := b.addFragment(f); err != nil {
-			return b.fail(err)
+			return err
 		}
 	default:
 		blk.kind = blockRaw
@@ -529,10 +529,7 @@ func (a *anthropicDecoder) blockDelta(ev *sse.Event) error {
 		// Not copied: Add copies the arguments into its call and keeps
 		// nothing of the fragment.
 		args := unsafe.String(unsafe.SliceData(a.arena), len(a.arena))
-		if err := b.addFragment(toolcall.Fragment{Index: blk.index, Arguments: args}); err != nil {
-			return b.fail(err)
-		}
-		return nil
+		return b.addFragment(toolcall.Fragment{Index: blk.index, Arguments: args})
 	}
 	// A raw block: input deltas build its "input"; any other delta's
 	// string members extend the start's members of the same name
@@ -618,7 +615,7 @@ func (a *anthropicDecoder) stopBlock(ev *sse.Event, blk *antBlock) error {
 		if !blk.deltas && len(blk.start) > 0 && !jsonscan.IsEmptyObject(blk.start) {
 			// No delta came: the start's own input is the arguments.
 			if err := b.addFragment(toolcall.Fragment{Index: blk.index, Arguments: string(blk.start)}); err != nil {
-				return b.fail(err)
+				return err
 			}
 		}
 	case blockRaw:

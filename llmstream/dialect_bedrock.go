@@ -627,7 +627,7 @@ func (d *bedrockDecoder) start(ev *sse.Event) error {
 		f.Name = string(d.doc.Str(nil, d.toolName))
 	}
 	if err := d.b.addFragment(f); err != nil {
-		return d.b.fail(err)
+		return err
 	}
 	d.setKind(blk, bedrockKindToolUse)
 	return nil
@@ -680,7 +680,7 @@ func (d *bedrockDecoder) delta(ev *sse.Event) error {
 		// Not copied: Add copies the arguments and keeps nothing.
 		args := unsafe.String(unsafe.SliceData(d.arena), len(d.arena))
 		if err := b.addFragment(toolcall.Fragment{Index: blk.index, Arguments: args}); err != nil {
-			return b.fail(err)
+			return err
 		}
 	default:
 		if d.doc.IsString(d.reasonRedacted) {

@@ -620,7 +620,7 @@ func (c *chatDecoder) apply() error {
 		c.b.progress()
 		if mk.kind == inCall {
 			if err := c.addCall(&e.calls[mk.span.Start]); err != nil {
-				return c.b.fail(err)
+				return err
 			}
 			continue
 		}

@@ -747,10 +747,7 @@ func (g *geminiDecoder) applyCall(ev *sse.Event, p *gemPart, c *gemFuncCall) err
 		raw := d.Data[c.args.Start:c.args.End]
 		f.Arguments = unsafe.String(unsafe.SliceData(raw), len(raw))
 	}
-	if err := b.addFragment(f); err != nil {
-		return b.fail(err)
-	}
-	return nil
+	return b.addFragment(f)
 }
 
 // continuesOpen reports that a named part names the call being streamed:
@@ -805,10 +802,7 @@ func (g *geminiDecoder) streamArgs(ev *sse.Event, c *gemFuncCall, f toolcall.Fra
 	}
 	// Not copied: Add copies the arguments and keeps nothing of them.
 	f.Arguments = unsafe.String(unsafe.SliceData(frag), len(frag))
-	if err := b.addFragment(f); err != nil {
-		return b.fail(err)
-	}
-	return nil
+	return b.addFragment(f)
 }
 
 var jsonNull = []byte("null")
