@@ -44,8 +44,7 @@ func (r *responsesDecoder) callItem(ev *sse.Event, find respFind) (*respItem, er
 		return nil, err
 	case it == nil:
 		it = r.open(n, respCall)
-		it.slot = r.b.blockCount()
-		r.b.addBlock(Block{Type: BlockToolCall, Call: it.call})
+		it.slot = r.b.addBlock(Block{Type: BlockToolCall, Call: it.call})
 		return it, nil
 	case it.kind != respCall:
 		return nil, r.b.outOfOrder(ev, 0, fmt.Sprintf("function-call arguments for output item %d, a %v item", n, it.kind))

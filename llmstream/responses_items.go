@@ -280,8 +280,7 @@ func (r *responsesDecoder) adopt(it *respItem) error {
 	id := r.itemID()
 	switch {
 	case it.slot < 0: // reasoning
-		it.slot = r.b.blockCount()
-		r.b.addBlock(Block{Type: "reasoning", ID: id, Raw: slices.Clone(r.doc.Data[r.item.Start:r.item.End])})
+		it.slot = r.b.addBlock(Block{Type: "reasoning", ID: id, Raw: slices.Clone(r.doc.Data[r.item.Start:r.item.End])})
 	case r.b.block(it.slot).ID == "":
 		r.b.block(it.slot).ID = id
 	}
@@ -391,8 +390,7 @@ func (r *responsesDecoder) close(n int, it *respItem) error {
 	raw := slices.Clone(r.doc.Data[r.item.Start:r.item.End])
 	if it.slot < 0 {
 		// Opened by a delta: its block goes where the item is known.
-		it.slot = r.b.blockCount()
-		r.b.addBlock(Block{Type: "reasoning", ID: r.itemID()})
+		it.slot = r.b.addBlock(Block{Type: "reasoning", ID: r.itemID()})
 	}
 	r.b.block(it.slot).Raw = raw
 	return nil
