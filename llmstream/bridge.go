@@ -75,9 +75,7 @@ func NewBridge(opts ...BridgeOption) *Bridge {
 // newBridge returns a Bridge reading with cfg, which it shares and does not
 // change: a Client's thousands of concurrent streams hold one config.
 func newBridge(cfg *config, onDelta func(Delta) error) *Bridge {
-	b := &Bridge{cfg: cfg, onDelta: onDelta}
-	b.dec = cfg.dialect.protocol().newDecoder(sink{b})
-	return b
+	return &Bridge{cfg: cfg, onDelta: onDelta}
 }
 
 // config returns the Bridge's configuration, the defaults for a zero Bridge.
@@ -88,8 +86,7 @@ func (b *Bridge) config() *config {
 	return b.cfg
 }
 
-// decoder returns the dialect's decoder, made for a zero Bridge at its
-// first event.
+// decoder returns the dialect's decoder, made at its first use.
 func (b *Bridge) decoder() decoder {
 	if b.dec == nil {
 		b.dec = b.config().dialect.protocol().newDecoder(sink{b})
@@ -119,7 +116,7 @@ func (b *Bridge) handle(ev *sse.Event) error {
 		return b.fail(unknownDialect(b.config().dialect))
 	}
 	if ev.Type == "error" {
-		return b.fail(b.apiError(ev.Data))
+		return b.fail(sink{b}.apiError(ev.Data))
 	}
 	return b.decoder().event(ev)
 }
@@ -332,20 +329,7 @@ func (b *Bridge) unknownField(name string, value []byte) error {
 	if name != "error" {
 		return nil
 	}
-	return b.fail(b.apiError(value))
-}
-
-// apiError is the provider error an event reported, its text cleaned of
-// the request's credentials.
-func (b *Bridge) apiError(raw []byte) *APIError {
-	e, ok := b.config().dialect.protocol().parseError(raw, 0)
-	if !ok {
-		// Of no known shape, JSON or not: the message as it is.
-		e = &APIError{Message: string(raw)}
-		e.classify()
-	}
-	e.redact(b.config().secrets)
-	return e
+	return b.fail(sink{b}.apiError(value))
 }
 
 // ReadMessage reads one whole SSE stream of the dialect chosen with

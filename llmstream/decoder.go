@@ -55,8 +55,18 @@ func (s sink) eventError(data []byte, at int, err error) *EventError {
 	return &EventError{Data: s.b.config().secrets.Bytes(cp), Offset: at, Err: err}
 }
 
-// apiError is a provider's in-stream error (see Bridge.apiError).
-func (s sink) apiError(raw []byte) *APIError { return s.b.apiError(raw) }
+// apiError is the provider error an event reported, its text cleaned of
+// the request's credentials.
+func (s sink) apiError(raw []byte) *APIError {
+	e, ok := s.b.config().dialect.protocol().parseError(raw, 0)
+	if !ok {
+		// Of no known shape, JSON or not: the message as it is.
+		e = &APIError{Message: string(raw)}
+		e.classify()
+	}
+	s.redact(e)
+	return e
+}
 
 // redact removes the request's credentials from e, an error the decoder
 // built itself.

@@ -643,14 +643,11 @@ func (c *chatDecoder) apply() error {
 			c.b.setFinish(raw, chatStopReason(raw))
 		}
 	}
-	if e.usage.OK() {
-		if u := decodeUsage(d[e.usage.Start:e.usage.End]); u != nil {
-			c.b.setUsage(u)
-		}
-	}
-	if e.groqUsage.OK() {
-		if u := decodeUsage(d[e.groqUsage.Start:e.groqUsage.End]); u != nil {
-			c.b.setUsage(u)
+	for _, s := range [...]jsonscan.Span{e.usage, e.groqUsage} {
+		if s.OK() {
+			if u := decodeUsage(d[s.Start:s.End]); u != nil {
+				c.b.setUsage(u)
+			}
 		}
 	}
 	if e.apiErr.OK() {
