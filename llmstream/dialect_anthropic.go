@@ -378,9 +378,7 @@ func (a *anthropicDecoder) startMessage(ev *sse.Event) error {
 		return a.b.outOfOrder(ev, 0, "a second message_start")
 	}
 	a.started = true
-	if a.doc.IsString(id) {
-		a.id = string(a.doc.Str(nil, id))
-	}
+	a.id = a.doc.Text(id)
 	if usage.OK() {
 		a.applyUsage(usage)
 	}
@@ -464,13 +462,7 @@ func (a *anthropicDecoder) startBlockAt(ev *sse.Event, n int) error {
 		if input.OK() && a.doc.Data[input.Start] == '{' {
 			blk.start = slices.Clone(a.doc.Data[input.Start:input.End])
 		}
-		f := toolcall.Fragment{Index: n, Type: "function"}
-		if a.doc.IsString(id) {
-			f.ID = string(a.doc.Str(nil, id))
-		}
-		if a.doc.IsString(name) {
-			f.Name = string(a.doc.Str(nil, name))
-		}
+		f := toolcall.Fragment{Index: n, Type: "function", ID: a.doc.Text(id), Name: a.doc.Text(name)}
 		if caller.OK() && a.doc.Data[caller.Start] == '{' {
 			// Who called it (programmatic tool calling: the code
 			// execution tool); kept on the call and written back on it.

@@ -619,13 +619,7 @@ func (d *bedrockDecoder) start(ev *sse.Event) error {
 		blk.kind = bedrockKindServerTool
 		return nil
 	}
-	f := toolcall.Fragment{Index: n, Type: "function"}
-	if d.doc.IsString(d.toolID) {
-		f.ID = string(d.doc.Str(nil, d.toolID))
-	}
-	if d.doc.IsString(d.toolName) {
-		f.Name = string(d.doc.Str(nil, d.toolName))
-	}
+	f := toolcall.Fragment{Index: n, Type: "function", ID: d.doc.Text(d.toolID), Name: d.doc.Text(d.toolName)}
 	if err := d.b.addFragment(f); err != nil {
 		return err
 	}

@@ -724,15 +724,12 @@ func (g *geminiDecoder) applyCall(ev *sse.Event, p *gemPart, c *gemFuncCall) err
 	g.closeRun()
 	n := g.calls
 	g.calls++
-	blk := Block{Type: BlockToolCall, Call: n}
+	blk := Block{Type: BlockToolCall, Call: n, Signature: d.Text(p.sig)}
 	f := toolcall.Fragment{Index: n, Type: "function", Name: string(d.Str(nil, c.name))}
 	if d.IsString(c.id) && c.id.End-c.id.Start > 2 {
 		f.ID = string(d.Str(nil, c.id))
 		blk.ID = f.ID
 		b.keepContinuity() // only the state says the id is Gemini's own, to send back
-	}
-	if d.IsString(p.sig) {
-		blk.Signature = string(d.Str(nil, p.sig))
 	}
 	b.addBlock(blk)
 	if c.will || c.partial {

@@ -87,11 +87,7 @@ func (r *responsesDecoder) doneMatch(q *respQueue) *respItem {
 	if oldest == nil || !r.item.OK() {
 		return oldest
 	}
-	var callID string
-	if r.doc.IsString(r.inItem.callID) {
-		callID = string(r.doc.Str(nil, r.inItem.callID))
-	}
-	id := r.itemID()
+	callID, id := r.doc.Text(r.inItem.callID), r.itemID()
 	if callID == "" && id == "" {
 		return oldest
 	}
@@ -323,12 +319,7 @@ func (r *responsesDecoder) begin(n int) (*respItem, error) {
 }
 
 // itemID is the id of the item just read, "" for none.
-func (r *responsesDecoder) itemID() string {
-	if !r.doc.IsString(r.inItem.id) {
-		return ""
-	}
-	return string(r.doc.Str(nil, r.inItem.id))
-}
+func (r *responsesDecoder) itemID() string { return r.doc.Text(r.inItem.id) }
 
 // doneItem is output_item.done.
 func (r *responsesDecoder) doneItem(ev *sse.Event) error {
