@@ -659,19 +659,14 @@ func (g *geminiDecoder) applyPart(ev *sse.Event, p *gemPart) error {
 	case p.other != 0:
 		g.closeRun()
 		o := &g.others[p.other-1]
-		blk := Block{Type: o.key, Raw: append(json.RawMessage(nil), d.Data[p.at:o.end]...)}
-		if d.IsString(p.sig) {
-			blk.Signature = string(d.Str(nil, p.sig))
-		}
-		b.addBlock(blk)
+		b.addBlock(Block{Type: o.key, Raw: append(json.RawMessage(nil), d.Data[p.at:o.end]...), Signature: d.Text(p.sig)})
 		b.progress()
 	}
 	return nil
 }
 
 func (g *geminiDecoder) openRun(k runKind, blk Block, start int) {
-	g.run, g.runSlot, g.runStart = k, g.b.blockCount(), start
-	g.b.addBlock(blk)
+	g.run, g.runSlot, g.runStart = k, g.b.addBlock(blk), start
 }
 
 // closeRun ends the open text or thought block; a thought block is then
