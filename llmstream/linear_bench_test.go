@@ -120,8 +120,9 @@ func BenchmarkLinear(b *testing.B) {
 				b.SetBytes(int64(len(data)))
 				b.ReportAllocs()
 				for b.Loop() {
-					// No call limit: responses/sameindex holds n calls.
-					if _, err := ReadMessage(strings.NewReader(data), WithDialect(d), WithToolCallOptions(toolcall.WithMaxCalls(-1))); err != nil {
+					// No call or argument limit: responses/callindex holds n calls,
+					// gemini/partialargs one call of n members.
+					if _, err := ReadMessage(strings.NewReader(data), WithDialect(d), WithToolCallOptions(toolcall.WithMaxCalls(-1), toolcall.WithMaxArgumentBytes(-1))); err != nil {
 						b.Fatal(err)
 					}
 				}
