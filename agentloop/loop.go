@@ -210,11 +210,8 @@ type driver struct {
 func (c *Core) drive(ctx context.Context, st *State, t *Turn) (Result, error) {
 	d := &driver{c: c, st: st}
 	err := d.loop(ctx, t)
-	res := Result{
-		Messages: deepCopy(st.Messages), Turns: st.Turns, ToolCalls: st.ToolCalls, Usage: st.Usage,
-		DroppedToolOutputs: st.DroppedToolOutputs, Pending: slices.Clone(st.Pending),
-		Answers: d.answers, State: deepCopy(*st),
-	}
+	res := st.result()
+	res.Answers, res.State = d.answers, deepCopy(*st)
 	if err == nil && c.l.Output != nil && len(st.Messages) > 0 {
 		res.Output = json.RawMessage(st.Messages[len(st.Messages)-1].Content)
 	}
@@ -239,7 +236,15 @@ func (d *driver) loop(ctx context.Context, t *Turn) error {
 			}
 		}
 		if !t.Answered {
-			if err := d.take(ctx, t); err != nil {
+			// Decide the calls, run those allowed, answer the turn.
+			if err := d.decide(ctx, t); err != nil {
+				return err
+			}
+			if err := d.c.Wait(d.st, t); err != nil {
+				return err
+			}
+			d.runCalls(ctx, t)
+			if err := d.finish(ctx, t); err != nil {
 				return err
 			}
 		}
@@ -266,18 +271,6 @@ func (d *driver) callModel(ctx context.Context, req llmstream.Request) (llmstrea
 		h.AfterModel(ModelDone{Turn: turn, Message: msg, Err: err, Duration: time.Since(start)})
 	}
 	return msg, err
-}
-
-// take decides the turn's calls, runs those allowed, and finishes it.
-func (d *driver) take(ctx context.Context, t *Turn) error {
-	if err := d.decide(ctx, t); err != nil {
-		return err
-	}
-	if err := d.c.Wait(d.st, t); err != nil {
-		return err
-	}
-	d.runCalls(ctx, t)
-	return d.finish(ctx, t)
 }
 
 // finish answers the turn. A call not run when no call failed the run is

@@ -3,6 +3,7 @@ package agentloop
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -219,13 +220,7 @@ func (c *Core) Wait(st *State, t *Turn) error {
 // Finish returns nil when the run goes on; a driver whose run was
 // cancelled before every call started returns the cancellation itself.
 func (c *Core) Finish(st *State, t *Turn) error {
-	failed := -1
-	for i := range t.Answers {
-		if t.Answers[i].Outcome == Failed {
-			failed = i
-			break
-		}
-	}
+	failed := slices.IndexFunc(t.Answers, func(a Answer) bool { return a.Outcome == Failed })
 	failedID := ""
 	if failed >= 0 {
 		failedID = t.Calls[failed].ID
