@@ -62,13 +62,9 @@ func (c *Core) runTool(ctx context.Context, call Call) (string, error) {
 	return "", err
 }
 
-// runBounded runs the tool on its own goroutine, recovering a panic (a bug
-// in one tool must not take down the program that hosts the loop), and
-// returns its result; once ctx has ended and the tool has had ToolGrace
-// more to notice, it gives up on it with an error wrapping the context's,
-// so a tool that ignores its context cannot hang the run. The abandoned
-// goroutine ends when the tool returns; its result goes into the buffered
-// channel and is dropped.
+// runBounded runs the tool on its own goroutine, a panic recovered, and
+// abandons it ToolGrace after ctx ended (its result, if it ever comes,
+// goes into the buffered channel and is dropped).
 func runBounded(ctx context.Context, t *Tool, args []byte) (string, error) {
 	type result struct {
 		out string

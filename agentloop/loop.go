@@ -360,15 +360,6 @@ func (d *driver) runCalls(ctx context.Context, t *Turn) {
 	}
 	started, width := 0, d.c.l.ParallelTools
 	failed := false
-	if width == 1 || len(todo) == 1 {
-		// One at a time: on this goroutine, with nothing to cancel.
-		for ; started < len(todo) && !failed && ctx.Err() == nil; started++ {
-			i := todo[started]
-			d.beforeTool(t, i, len(todo), 1)
-			failed = d.done(ctx, ctx, t, i, d.c.Dispatch(ctx, t.Calls[i])) == Failed
-		}
-		return
-	}
 	tctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	type finished struct {

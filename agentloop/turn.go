@@ -36,7 +36,6 @@ type Turn struct {
 	raw []llmstream.ToolCall // the calls as the model sent them, for the hooks
 }
 
-// newTurn is the turn of calls, numbered number, with none decided.
 func (c *Core) newTurn(number int, calls []llmstream.ToolCall) *Turn {
 	n := len(calls)
 	t := &Turn{Number: number, raw: calls, Calls: make([]Call, n), Ask: make([]bool, n), Decisions: make([]Decision, n), Answers: make([]Answer, n)}
@@ -61,7 +60,6 @@ func (t *Turn) waiting() []Call {
 	return out
 }
 
-// sharedIDs counts the calls of each id.
 func sharedIDs(calls []Call) map[string]int {
 	ids := make(map[string]int, len(calls))
 	for _, call := range calls {
@@ -125,8 +123,6 @@ type Answer struct {
 	Duration time.Duration
 }
 
-// isError says whether the answer reports a failure to the model
-// (llmstream.Message.IsError).
 func (a *Answer) isError() bool {
 	return a.Outcome != Ran && a.Outcome != Skipped && a.Outcome != NotRun
 }
@@ -265,8 +261,8 @@ func (c *Core) Finish(st *State, t *Turn) error {
 	return stop
 }
 
-// cancelledText is the answer to a call stopped while it ran, by the
-// failure of call failedID, or by the run's end when failedID is "".
+// cancelledText answers a call stopped while it ran by the failure of
+// call failedID, or by the run's end when failedID is "".
 func cancelledText(failedID string) string {
 	if failedID != "" {
 		return "cancelled: call " + failedID + " failed while this call ran"
@@ -274,8 +270,8 @@ func cancelledText(failedID string) string {
 	return "cancelled: the run was cancelled while this call ran"
 }
 
-// answerAll appends t's answers to st as tool messages, in call order,
-// and clears the pending calls.
+// answerAll appends t's answers to st as tool messages and clears the
+// pending calls.
 func answerAll(st *State, t *Turn) {
 	for i := range t.Answers {
 		a := &t.Answers[i]
@@ -284,12 +280,9 @@ func answerAll(st *State, t *Turn) {
 	st.Pending, st.Decisions = nil, nil
 }
 
-// refuseInvalid looks for the calls of the turn that may not run
-// (streamed says which the stream already found to be invalid JSON). When
-// every call may run it returns nil and leaves t open. Otherwise no call
-// of the turn runs: t is answered, and refuseInvalid returns the error
-// that stops the run, nil when the Loop answers invalid calls and the run
-// goes on.
+// refuseInvalid answers t when a call may not run (streamed is the
+// stream's verdict on each call's arguments) and returns the error that
+// stops the run, nil when it goes on; t stays open when all may run.
 func (c *Core) refuseInvalid(st *State, t *Turn, streamed []error) error {
 	var first *ToolError
 	var key strings.Builder // identifies this set of failures for the repeat rule
