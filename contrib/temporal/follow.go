@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"unicode/utf8"
 
@@ -113,13 +114,7 @@ func (r *Relay) Follow(workflowID string, fn func(Delta)) (stop func()) {
 		once.Do(func() {
 			r.mu.Lock()
 			defer r.mu.Unlock()
-			fs := r.followers[workflowID]
-			kept := make([]*follower, 0, len(fs))
-			for _, g := range fs {
-				if g != f {
-					kept = append(kept, g)
-				}
-			}
+			kept := slices.DeleteFunc(slices.Clone(r.followers[workflowID]), func(g *follower) bool { return g == f })
 			if len(kept) == 0 {
 				delete(r.followers, workflowID)
 			} else {

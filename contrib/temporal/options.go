@@ -41,28 +41,17 @@ type Options struct {
 	// registered. Empty means [DefaultName].
 	Agent string
 
-	// MaxTurns bounds the model calls of the run, over every
-	// continue-as-new: 0 means [agentloop.DefaultMaxTurns]. A run past it
-	// fails with [agentloop.ErrMaxTurns].
+	// MaxTurns is [agentloop.Loop.MaxTurns], counted over every
+	// continue-as-new.
 	MaxTurns int
-	// MaxToolCallsPerTurn bounds the calls of one assistant message: 0
-	// means [agentloop.DefaultMaxToolCallsPerTurn]. A message with more
-	// fails the run with [agentloop.ErrTurnToolLimit] before any call runs.
+	// MaxToolCallsPerTurn, MaxTotalToolCalls, MaxToolOutputBytes,
+	// MaxContextBytes and ParallelTools are the [agentloop.Loop] fields:
+	// their defaults, limits and errors.
 	MaxToolCallsPerTurn int
-	// MaxTotalToolCalls bounds the calls of the run: 0 means
-	// [agentloop.DefaultMaxTotalToolCalls]. A turn that would pass it fails
-	// the run with [agentloop.ErrTotalToolLimit] before any call runs.
-	MaxTotalToolCalls int
-	// MaxToolOutputBytes cuts each tool output, as agentloop does: 0 means
-	// [agentloop.DefaultMaxToolOutputBytes].
-	MaxToolOutputBytes int
-	// MaxContextBytes is the context budget, as agentloop's: 0 means
-	// [agentloop.DefaultMaxContextBytes]. A run that cannot fit it fails
-	// with [agentloop.ErrContextBudget].
-	MaxContextBytes int
-	// ParallelTools is how many calls of one turn may run at once; 0 or 1
-	// runs them one at a time. Answers go back in call order either way.
-	ParallelTools int
+	MaxTotalToolCalls   int
+	MaxToolOutputBytes  int
+	MaxContextBytes     int
+	ParallelTools       int
 
 	// ToolTimeout bounds one attempt of a tool call (the activity's
 	// start-to-close timeout, and the tool's context): 0 means
