@@ -52,7 +52,7 @@ func RecordAttempt(ctx context.Context, a llmstream.Attempt) {
 		attrs = append(attrs, keyAttemptDialect.String(a.Dialect.String()))
 	}
 	if a.Err != nil {
-		attrs = append(attrs, keyErrorType.String(errorType(llmstream.KindOf(a.Err))))
+		attrs = append(attrs, keyErrorType.String(errorType(a.Err)))
 	}
 	if a.Wait > 0 {
 		attrs = append(attrs, keyAttemptWait.Float64(a.Wait.Seconds()))

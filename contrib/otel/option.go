@@ -36,7 +36,20 @@ type config struct {
 // newConfig applies opts over what m (nil for none) tells of itself.
 func newConfig(m any, opts []Option) config {
 	var c config
-	readIdentity(&c, m)
+	// What m says of itself, as an *llmstream.Client does (a wrapper with
+	// these methods is read alike); options win over it.
+	if m, ok := m.(interface{ Dialect() llmstream.Dialect }); ok {
+		c.dialect = m.Dialect()
+	}
+	if m, ok := m.(interface{ ProviderName() string }); ok {
+		c.provider = m.ProviderName()
+	}
+	if m, ok := m.(interface{ Model() string }); ok {
+		c.model = m.Model()
+	}
+	if m, ok := m.(interface{ BaseURL() string }); ok {
+		serverOption{m.BaseURL()}.apply(&c)
+	}
 	for _, o := range opts {
 		if o != nil {
 			o.apply(&c)
@@ -52,34 +65,6 @@ func newConfig(m any, opts []Option) config {
 		c.provider = c.dialect.ProviderName() // the dialect's own provider; chat names OpenAI's
 	}
 	return c
-}
-
-// readIdentity takes what m says of itself, as an *llmstream.Client says
-// its dialect, model, base URL and provider; a wrapper that has these
-// methods is read alike. Options given to NewModel win over it.
-func readIdentity(c *config, m any) {
-	if m, ok := m.(interface{ Dialect() llmstream.Dialect }); ok {
-		c.dialect = m.Dialect()
-	}
-	if m, ok := m.(interface{ ProviderName() string }); ok {
-		c.provider = m.ProviderName()
-	}
-	if m, ok := m.(interface{ Model() string }); ok {
-		c.model = m.Model()
-	}
-	if m, ok := m.(interface{ BaseURL() string }); ok {
-		serverOption{m.BaseURL()}.apply(c)
-	}
-}
-
-// operationOf is the gen_ai.operation.name of a model call in dialect d:
-// "generate_content" for Gemini, whose API the conventions name so, and
-// "chat" for the others.
-func operationOf(d llmstream.Dialect) string {
-	if d == llmstream.DialectGemini {
-		return opGenerateContent
-	}
-	return opChat
 }
 
 // WithTracerProvider sets where spans go; the default is OpenTelemetry's

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 
 	"github.com/airlock-go/airlock/agentloop"
-	"github.com/airlock-go/airlock/llmstream"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -64,7 +63,7 @@ func (t toolTracer) wrap(tool agentloop.Tool) func(context.Context, json.RawMess
 		defer func() {
 			switch {
 			case panicked:
-				failSpanKind(span, llmstream.ErrorTool, nil, false)
+				failSpan(span, &agentloop.ToolError{Name: name, Err: agentloop.ErrToolPanic}, false)
 			case err != nil:
 				failSpan(span, err, t.content)
 			case t.content:
