@@ -83,11 +83,7 @@ func startAgent(ctx context.Context, loop *agentloop.Loop, messages []llmstream.
 	}
 	attrs = appendSettings(attrs, &loop.Request)
 	if a.cfg.content {
-		in, sys := inputContent(a.cfg.dialect, messages)
-		attrs = append(attrs, keyInputMessages.String(in))
-		if sys != "" {
-			attrs = append(attrs, keySystem.String(sys))
-		}
+		attrs = appendInput(attrs, a.cfg.dialect, messages)
 	}
 	ctx, a.span = a.cfg.tracerProvider.Tracer(instrumentationName).Start(ctx, name,
 		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))

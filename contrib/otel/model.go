@@ -176,11 +176,7 @@ func (w *Model) Stream(ctx context.Context, r llmstream.Request) (llmstream.Mess
 	// below would split every series by sampling parameters.
 	attrs := appendSettings(id.start, &r)
 	if w.cfg.content {
-		in, sys := inputContent(w.cfg.dialect, r.Messages)
-		attrs = append(attrs, keyInputMessages.String(in))
-		if sys != "" {
-			attrs = append(attrs, keySystem.String(sys))
-		}
+		attrs = appendInput(attrs, w.cfg.dialect, r.Messages)
 	}
 	opts := append(c.opts[:0], id.startOpts...)
 	if len(attrs) > len(id.start) { // appending to id.start, which is clipped, copied it
