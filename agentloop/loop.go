@@ -326,17 +326,10 @@ func (d *driver) ask(ctx context.Context, c Call) (Decision, error) {
 
 // announceInvalid tells the tool hooks of the calls Plan refused.
 func (d *driver) announceInvalid(t *Turn) {
-	h := &d.c.l.Hooks
 	for i, a := range t.Answers {
-		if a.Outcome != Invalid {
-			continue
-		}
-		c := t.raw[i]
-		if h.BeforeTool != nil {
-			h.BeforeTool(ToolStart{Turn: t.Number, Index: i, Call: c})
-		}
-		if h.AfterTool != nil {
-			h.AfterTool(ToolDone{Turn: t.Number, Index: i, Call: c, Content: a.Content, Err: a.Err, Outcome: Invalid})
+		if a.Outcome == Invalid {
+			d.beforeTool(t, i, 0, 0)
+			d.afterTool(t, i, a, a.Content)
 		}
 	}
 	if t.Answered {
@@ -413,9 +406,14 @@ func (d *driver) done(ctx, tctx context.Context, t *Turn, i int, a Answer) Outco
 		}
 	}
 	t.Answers[i] = a
+	d.afterTool(t, i, a, hookText)
+	return a.Outcome
+}
+
+// afterTool tells AfterTool of call i's answer a, with content as its text.
+func (d *driver) afterTool(t *Turn, i int, a Answer, content string) {
 	if h := d.c.l.Hooks.AfterTool; h != nil {
-		h(ToolDone{Turn: t.Number, Index: i, Call: t.raw[i], Content: hookText, OutputBytes: a.OutputBytes,
+		h(ToolDone{Turn: t.Number, Index: i, Call: t.raw[i], Content: content, OutputBytes: a.OutputBytes,
 			CutBytes: a.CutBytes, Err: a.Err, Duration: a.Duration, Outcome: a.Outcome})
 	}
-	return a.Outcome
 }
