@@ -1,6 +1,7 @@
 package agentloop
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/airlock-go/airlock/llmstream"
@@ -87,8 +88,5 @@ func newCall(turn, index int, c llmstream.ToolCall) Call {
 
 // denial is the answer to a denied call.
 func denial(d Decision) string {
-	if d.Reason == "" {
-		return "denied: the call was not approved"
-	}
-	return "denied: " + d.Reason
+	return "denied: " + cmp.Or(d.Reason, "the call was not approved")
 }

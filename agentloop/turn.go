@@ -1,6 +1,7 @@
 package agentloop
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -148,9 +149,7 @@ func (c *Core) Plan(st *State, msg llmstream.Message, modelErr error) (*Turn, er
 	if modelErr != nil {
 		return t, fmt.Errorf("agentloop: turn %d: model: %w", t.Number, modelErr)
 	}
-	if msg.Role == "" {
-		msg.Role = "assistant"
-	}
+	msg.Role = cmp.Or(msg.Role, "assistant")
 	st.Usage.Add(msg.Usage)
 	st.Messages = append(st.Messages, msg)
 	t = c.newTurn(t.Number, msg.ToolCalls)

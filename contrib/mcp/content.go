@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -40,9 +41,9 @@ func describe(c sdk.Content) string {
 	case *sdk.TextContent:
 		return c.Text
 	case *sdk.ImageContent:
-		return fmt.Sprintf("[image: %s, %d bytes]", orUnknown(c.MIMEType), len(c.Data))
+		return fmt.Sprintf("[image: %s, %d bytes]", cmp.Or(c.MIMEType, "unknown type"), len(c.Data))
 	case *sdk.AudioContent:
-		return fmt.Sprintf("[audio: %s, %d bytes]", orUnknown(c.MIMEType), len(c.Data))
+		return fmt.Sprintf("[audio: %s, %d bytes]", cmp.Or(c.MIMEType, "unknown type"), len(c.Data))
 	case *sdk.ResourceLink:
 		return fmt.Sprintf("[resource link: %s%s%s]", c.URI, label(c.Name), label(c.MIMEType))
 	case *sdk.EmbeddedResource:
@@ -51,7 +52,7 @@ func describe(c sdk.Content) string {
 			return "[resource: empty]"
 		}
 		if r.Blob != nil || r.Text == "" {
-			return fmt.Sprintf("[resource: %s, %s, %d bytes]", r.URI, orUnknown(r.MIMEType), len(r.Blob))
+			return fmt.Sprintf("[resource: %s, %s, %d bytes]", r.URI, cmp.Or(r.MIMEType, "unknown type"), len(r.Blob))
 		}
 		return fmt.Sprintf("[resource: %s%s]\n%s", r.URI, label(r.MIMEType), r.Text)
 	case nil:
@@ -59,13 +60,6 @@ func describe(c sdk.Content) string {
 	default:
 		return fmt.Sprintf("[content of type %T, not shown]", c)
 	}
-}
-
-func orUnknown(mime string) string {
-	if mime == "" {
-		return "unknown type"
-	}
-	return mime
 }
 
 func label(s string) string {

@@ -1,6 +1,7 @@
 package otel
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"time"
@@ -74,11 +75,7 @@ func startAgent(ctx context.Context, loop *agentloop.Loop, messages []llmstream.
 		name += " " + a.cfg.agentName
 		attrs = append(attrs, keyAgentName.String(a.cfg.agentName))
 	}
-	model := loop.Request.Model
-	if model == "" {
-		model = a.cfg.model
-	}
-	if model != "" {
+	if model := cmp.Or(loop.Request.Model, a.cfg.model); model != "" {
 		attrs = append(attrs, keyRequestModel.String(model))
 	}
 	attrs = appendSettings(attrs, &loop.Request)

@@ -1,6 +1,7 @@
 package otel
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sync"
@@ -162,10 +163,7 @@ func (c *call) delta(d llmstream.Delta) error {
 // The wrapped Stream must not call OnDelta after it returns (no Streamer
 // of airlock's does): a late delta is not counted.
 func (w *Model) Stream(ctx context.Context, r llmstream.Request) (llmstream.Message, error) {
-	model := r.Model
-	if model == "" {
-		model = w.cfg.model
-	}
+	model := cmp.Or(r.Model, w.cfg.model)
 	id := &w.def
 	if model != w.cfg.model {
 		other := w.newIdentity(model)

@@ -1,6 +1,7 @@
 package otel
 
 import (
+	"cmp"
 	"fmt"
 	"net"
 	"net/url"
@@ -55,15 +56,9 @@ func newConfig(m any, opts []Option) config {
 			o.apply(&c)
 		}
 	}
-	if c.tracerProvider == nil {
-		c.tracerProvider = otel.GetTracerProvider()
-	}
-	if c.meterProvider == nil {
-		c.meterProvider = otel.GetMeterProvider()
-	}
-	if c.provider == "" {
-		c.provider = c.dialect.ProviderName() // the dialect's own provider; chat names OpenAI's
-	}
+	c.tracerProvider = cmp.Or(c.tracerProvider, otel.GetTracerProvider())
+	c.meterProvider = cmp.Or(c.meterProvider, otel.GetMeterProvider())
+	c.provider = cmp.Or(c.provider, c.dialect.ProviderName()) // chat names OpenAI's
 	return c
 }
 

@@ -1,6 +1,7 @@
 package temporal
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"time"
@@ -83,24 +84,14 @@ type Options struct {
 // settled returns o with every zero field that is Temporal's, not the
 // loop's, replaced by its default.
 func (o Options) settled() Options {
-	if o.Agent == "" {
-		o.Agent = DefaultName
-	}
-	if o.ModelTimeout == 0 {
-		o.ModelTimeout = DefaultModelTimeout
-	}
-	if o.HeartbeatTimeout == 0 {
-		o.HeartbeatTimeout = DefaultHeartbeatTimeout
-	}
-	if o.MaxHistoryEvents == 0 {
-		o.MaxHistoryEvents = DefaultMaxHistoryEvents
-	}
-	if o.ModelRetry == nil {
-		o.ModelRetry = &sdktemporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 8}
-	}
-	if o.ToolRetry == nil {
-		o.ToolRetry = &sdktemporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 3}
-	}
+	o.Agent = cmp.Or(o.Agent, DefaultName)
+	o.ModelTimeout = cmp.Or(o.ModelTimeout, DefaultModelTimeout)
+	o.HeartbeatTimeout = cmp.Or(o.HeartbeatTimeout, DefaultHeartbeatTimeout)
+	o.MaxHistoryEvents = cmp.Or(o.MaxHistoryEvents, DefaultMaxHistoryEvents)
+	o.ModelRetry = cmp.Or(o.ModelRetry, &sdktemporal.RetryPolicy{InitialInterval: time.Second,
+		BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 8})
+	o.ToolRetry = cmp.Or(o.ToolRetry, &sdktemporal.RetryPolicy{InitialInterval: time.Second,
+		BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 3})
 	return o
 }
 
