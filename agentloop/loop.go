@@ -101,19 +101,17 @@ type Loop struct {
 	// call to a tool the Loop does not have, whose arguments are not a
 	// JSON object or not valid JSON at all (the stream's
 	// *llmstream.ToolCallsError), or whose id another call of the turn
-	// has too (llmstream passes such a stream on as it came; agentloop
-	// refuses it, since decisions and answers are matched by id). No call
-	// of such a turn ever runs, nor is shown to Approve. When
-	// false, the default, the run stops with a [*ToolError] naming the
-	// first invalid call's index, id and tool. When true, each invalid call
-	// is answered with what was wrong (the list of tool names; what is
-	// wrong with the arguments and where), the turn's valid calls are
-	// answered "skipped", and the run goes on, so the model can send the
-	// calls again; the same invalid calls twice in a row stop the run with
-	// [ErrRepeatedFailure], as a recoverable tool failure does. The
-	// conversation keeps each call as the model sent it; an
-	// *llmstream.Client sends arguments that are not an object as {}, which
-	// every server accepts back.
+	// has too ([ErrDuplicateCallID]). No call of such a turn ever runs,
+	// nor is shown to Approve. When false, the default, the run stops with
+	// a [*ToolError] naming the first invalid call's index, id and tool.
+	// When true, each invalid call is answered with what was wrong (the
+	// list of tool names; what is wrong with the arguments and where), the
+	// turn's valid calls are answered "skipped", and the run goes on, so
+	// the model can send the calls again; the same invalid calls twice in
+	// a row stop the run with [ErrRepeatedFailure], as a recoverable tool
+	// failure does. The conversation keeps each call as the model sent it;
+	// an *llmstream.Client sends arguments that are not an object as {},
+	// which every server accepts back.
 	AnswerInvalidCalls bool
 
 	// Request is the template of every model request: the generation
