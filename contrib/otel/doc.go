@@ -63,14 +63,9 @@
 // # error.type
 //
 // A failure's error.type is the name of its [llmstream.KindOf], one to
-// one: "rate_limited", "overloaded", "authentication", "permission",
-// "invalid_request", "context_length", "not_found", "content_filtered",
-// "server_error" (the provider said so, or an HTTP error status of no
-// provider's shape), "canceled", "deadline_exceeded", "interrupted",
-// "stalled", "timeout", "connection", "bad_response", "limit" (a size
-// limit, or one of a Loop's caps), "invalid_tool_calls", "aborted",
-// "misuse", "tool" (a tool failed, timed out or panicked); and the
-// conventions' "_OTHER" for an error of no known kind
+// one ([llmstream.ErrorKind.String]: "rate_limited", "limit" for a Loop's
+// caps, "tool" for a tool that failed, timed out or panicked, ...), and
+// the conventions' "_OTHER" for an error of no known kind
 // ([llmstream.ErrorUnknown]), such as a tool's own error.
 //
 // # Contents and credentials
