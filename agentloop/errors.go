@@ -157,9 +157,7 @@ var (
 	// Approve's own error in the chain.
 	ErrApproval = errors.New("agentloop: approval failed")
 	// ErrInvalidState: the State given to [Loop.Resume] does not fit the
-	// Loop or the decisions do not fit the State: a tool the Loop lacks,
-	// a pending list that is not the conversation's waiting calls, a
-	// decision for a call that is not waiting or none for one that is.
+	// Loop or the decisions do not fit the State (Resume lists the cases).
 	// Nothing was run and nothing sent.
 	ErrInvalidState = errors.New("agentloop: state does not fit")
 )

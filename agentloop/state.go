@@ -56,10 +56,10 @@ type State struct {
 // A State that does not fit the Loop (a pending call to a tool the Loop
 // lacks, or that does not need approval; a pending list or decisions that
 // are not the last message's waiting calls; pending calls and a Loop
-// without an Approve function) or decisions that do not fit
-// the State (for a call that is not pending, missing for one that is, or
-// with no verdict) are an error wrapping [ErrInvalidState], and nothing
-// runs; so is an [ErrInvalidLoop] error. st is not modified; the Result
+// without an Approve function; negative counts) or decisions that do not
+// fit the State (for a call that is not pending, missing for one that
+// is, or with no verdict) are an error wrapping [ErrInvalidState], and
+// nothing runs; so is an [ErrInvalidLoop] error. st is not modified; the Result
 // owns copies.
 func (l *Loop) Resume(ctx context.Context, st State, decisions map[string]Decision) (Result, error) {
 	c, err := l.driverCore()

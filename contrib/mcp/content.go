@@ -10,13 +10,10 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// render returns a call result as the text the model sees: every content
-// block in order, joined by newlines, then the structured content as JSON
-// if no block is text; cut at max bytes (negative: no bound). A server
-// that returns structured content is asked to send it as text too, and
-// servers that do send text beside it (server-filesystem sends the file
-// as text and {"content": file} as structured) mean the same thing, so
-// the model gets it once. It never builds more than max bytes.
+// render returns a call result as the text the model sees (the package doc
+// says how), building at most max bytes. Structured content is left out
+// beside text: servers send it as text too (server-filesystem sends the
+// file as text and {"content": file} as structured).
 func render(res *sdk.CallToolResult, max int) string {
 	out := boundedText{max: max}
 	for _, c := range res.Content {
