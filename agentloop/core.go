@@ -58,8 +58,8 @@ func (l *Loop) Core() (*Core, error) {
 		return nil, fmt.Errorf("%w: the Request template sets Messages, Tools or OnDelta, which the loop fills in", ErrInvalidLoop)
 	}
 	if o := s.Output; o != nil {
-		if err := o.check(); err != nil {
-			return nil, err
+		if o.err != nil {
+			return nil, fmt.Errorf("%w: output: %w", ErrInvalidLoop, o.err)
 		}
 		schema := o.Schema
 		s.Request.Output = &schema

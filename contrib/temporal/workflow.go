@@ -47,7 +47,9 @@ func (a *activities) workflow(ctx workflow.Context, in input) (agentloop.State, 
 	}
 	startTurns := w.st.Turns
 	for {
-		if w.st.Turns > startTurns && w.longHistory() {
+		info := workflow.GetInfo(ctx)
+		if w.st.Turns > startTurns && (info.GetContinueAsNewSuggested() ||
+			w.o.MaxHistoryEvents >= 0 && info.GetCurrentHistoryLength() >= w.o.MaxHistoryEvents) {
 			// Between two turns nothing waits, so the state is all there
 			// is; updates still running finish first.
 			if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
@@ -72,13 +74,6 @@ type execution struct {
 	name string
 	// open is the turn whose calls wait for decisions, nil when none waits.
 	open *agentloop.Turn
-}
-
-// longHistory reports whether the run should continue as new.
-func (w *execution) longHistory() bool {
-	info := workflow.GetInfo(w.ctx)
-	return info.GetContinueAsNewSuggested() ||
-		w.o.MaxHistoryEvents >= 0 && info.GetCurrentHistoryLength() >= w.o.MaxHistoryEvents
 }
 
 // turn takes one turn through the core; done is true when the model
