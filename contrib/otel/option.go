@@ -158,9 +158,7 @@ func (o serverOption) String() string {
 // text becomes the span's status description (off, the description is
 // the error.type alone, since an error may quote content). Contents may
 // hold personal data; turn this on only where the trace store may keep it.
-// Only message content is recorded, never a credential: the wrapper never
-// sees the client's key or headers, and the error texts of an
-// *llmstream.Client have its credentials redacted.
+// No credential is recorded either way (see the package documentation).
 func WithContent(on bool) Option { return contentOption{on} }
 
 type contentOption struct{ on bool }
