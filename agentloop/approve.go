@@ -3,8 +3,6 @@ package agentloop
 import (
 	"cmp"
 	"fmt"
-
-	"github.com/airlock-go/airlock/llmstream"
 )
 
 // Verdict is what [Loop.Approve] decided for a call. The zero value is
@@ -80,10 +78,6 @@ type Call struct {
 	// (checked before Approve is asked), or empty text, which the tool
 	// gets as {}.
 	Arguments string `json:"arguments"`
-}
-
-func newCall(turn, index int, c llmstream.ToolCall) Call {
-	return Call{Turn: turn, Index: index, ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments}
 }
 
 // denial is the answer to a denied call.

@@ -41,7 +41,8 @@ func (c *Core) newTurn(number int, calls []llmstream.ToolCall) *Turn {
 	n := len(calls)
 	t := &Turn{Number: number, raw: calls, Calls: make([]Call, n), Ask: make([]bool, n), Decisions: make([]Decision, n), Answers: make([]Answer, n)}
 	for i, tc := range calls {
-		t.Calls[i] = newCall(number, i, tc)
+		t.Calls[i] = Call{Turn: number, Index: i, ID: tc.ID, Name: tc.Function.Name,
+			Arguments: tc.Function.Arguments}
 		if tool := c.byName[tc.Function.Name]; tool != nil {
 			t.Ask[i] = tool.NeedsApproval
 		}
@@ -122,10 +123,6 @@ type Answer struct {
 	CutBytes int
 	// Duration is how long the tool ran.
 	Duration time.Duration
-}
-
-func (a *Answer) isError() bool {
-	return a.Outcome != Ran && a.Outcome != Skipped && a.Outcome != NotRun
 }
 
 // Plan adds the model's message (or its error) to st and plans the turn
@@ -274,7 +271,8 @@ func cancelledText(failedID string) string {
 func answerAll(st *State, t *Turn) {
 	for i := range t.Answers {
 		a := &t.Answers[i]
-		st.Messages = append(st.Messages, llmstream.Message{Role: "tool", ToolCallID: a.Call.ID, Content: a.Content, IsError: a.isError()})
+		isError := a.Outcome != Ran && a.Outcome != Skipped && a.Outcome != NotRun
+		st.Messages = append(st.Messages, llmstream.Message{Role: "tool", ToolCallID: a.Call.ID, Content: a.Content, IsError: isError})
 	}
 	st.Pending, st.Decisions = nil, nil
 }

@@ -60,9 +60,7 @@
 // Deltas never enter history. The model activity hands each one to
 // [Agent.OnDelta] on the worker, keyed by workflow id ([Relay] fans them
 // out in-process), and heartbeats the text so far ([Progress], read with
-// [Run.Progress]). When Temporal retries a turn, the first [Delta] of the
-// new attempt has Reset set: a follower drops the partial text it shows
-// for that turn.
+// [Run.Progress]); a retried turn's first [Delta] has Reset set.
 //
 // # Delivery
 //

@@ -30,8 +30,7 @@ const (
 
 // Options configure one run. They are part of the workflow's input, so
 // they are in its history and carried over continue-as-new; nothing in
-// them may be secret. The limit fields mean what agentloop.Loop's fields
-// of the same name mean: 0 is the default, negative switches the limit off.
+// them may be secret.
 //
 // A run is agentloop's turn core driven durably (see [agentloop.Core]),
 // as an agentloop.Loop with AnswerInvalidCalls set: a turn with an invalid
