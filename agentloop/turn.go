@@ -168,7 +168,7 @@ func (c *Core) Plan(st *State, msg llmstream.Message, modelErr error) (*Turn, er
 	}
 	if capErr != nil {
 		for i := range t.Answers {
-			t.Answers[i] = Answer{Call: t.Calls[i], Outcome: NotRun, Content: "not run: " + capErr.Error()}
+			t.Answers[i] = Answer{Outcome: NotRun, Content: "not run: " + capErr.Error()}
 		}
 		t.Answered = true
 		answerAll(st, t)
@@ -219,7 +219,6 @@ func (c *Core) Finish(st *State, t *Turn) error {
 	}
 	for i := range t.Answers {
 		a := &t.Answers[i]
-		a.Call = t.Calls[i]
 		switch {
 		case a.Outcome == 0 && t.Decisions[i].Verdict == Deny:
 			a.Outcome, a.Content = Denied, denial(t.Decisions[i])
@@ -266,11 +265,12 @@ func cancelledText(failedID string) string {
 	return "cancelled: the run was cancelled while this call ran"
 }
 
-// answerAll appends t's answers to st as tool messages and clears the
-// pending calls.
+// answerAll sets each answer's Call, appends t's answers to st as tool
+// messages and clears the pending calls.
 func answerAll(st *State, t *Turn) {
 	for i := range t.Answers {
 		a := &t.Answers[i]
+		a.Call = t.Calls[i]
 		isError := a.Outcome != Ran && a.Outcome != Skipped && a.Outcome != NotRun
 		st.Messages = append(st.Messages, llmstream.Message{Role: "tool", ToolCallID: a.Call.ID, Content: a.Content, IsError: isError})
 	}
@@ -310,7 +310,6 @@ func (c *Core) refuseInvalid(st *State, t *Turn, streamed []error) error {
 		if t.Answers[i].Outcome == 0 {
 			t.Answers[i] = Answer{Outcome: Skipped, Content: "skipped: not run because call " + first.CallID + " is invalid"}
 		}
-		t.Answers[i].Call = t.Calls[i]
 	}
 	t.Answered = true
 	answerAll(st, t)

@@ -20,8 +20,8 @@ const (
 	DefaultModelTimeout = 10 * time.Minute
 	// DefaultHeartbeatTimeout is how long an activity may go without a
 	// heartbeat before Temporal takes its worker for lost and retries it
-	// elsewhere. Model turns heartbeat on every delta and tool calls on a
-	// timer, so it only has to exceed the longest silence of a live worker.
+	// elsewhere. Activities heartbeat on a timer, at most a second apart, so
+	// it only has to exceed the longest stall of a live worker's process.
 	DefaultHeartbeatTimeout = 30 * time.Second
 	// DefaultMaxHistoryEvents is the history length (in events) past which a
 	// run continues as new at the next turn; Temporal warns at 10,240.
