@@ -44,10 +44,8 @@ var (
 	// or the same answer failed the [Output] check the same way twice.
 	ErrRepeatedFailure = errors.New("agentloop: the same recoverable tool failure twice in a row")
 
-	// ErrInvalidLoop: the Loop or the input of Run is unusable (no model,
-	// no messages, a tool without a name or function, duplicate tool
-	// names, parameters that are not a JSON object). Nothing was sent to
-	// the model.
+	// ErrInvalidLoop: the Loop or the input of Run is unusable ([Loop.Run]
+	// and [Loop.Core] list the cases). Nothing was sent to the model.
 	ErrInvalidLoop = errors.New("agentloop: invalid loop")
 )
 
