@@ -16,10 +16,13 @@ import (
 // file as text and {"content": file} as structured).
 func render(res *sdk.CallToolResult, max int) string {
 	out := boundedText{max: max}
+	text := false
 	for _, c := range res.Content {
+		_, isText := c.(*sdk.TextContent)
+		text = text || isText
 		out.block(describe(c))
 	}
-	if res.StructuredContent != nil && !hasText(res.Content) {
+	if res.StructuredContent != nil && !text {
 		b, err := json.Marshal(res.StructuredContent)
 		if err != nil {
 			out.block(fmt.Sprintf("[structured content that cannot be encoded as JSON: %v]", err))
@@ -64,16 +67,6 @@ func label(s string) string {
 		return ""
 	}
 	return ", " + s
-}
-
-// hasText reports whether a text block is among content.
-func hasText(content []sdk.Content) bool {
-	for _, c := range content {
-		if _, ok := c.(*sdk.TextContent); ok {
-			return true
-		}
-	}
-	return false
 }
 
 // boundedText joins blocks with newlines and keeps at most max bytes of
