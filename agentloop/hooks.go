@@ -43,8 +43,7 @@ type Hooks struct {
 type ModelStart struct {
 	// Turn is the 1-based number of this model call in the run.
 	Turn int
-	// Messages is the conversation sent, after the context budget was
-	// applied. Read only, valid during the hook.
+	// Messages is the conversation sent, after the context budget was applied.
 	Messages []llmstream.Message
 }
 

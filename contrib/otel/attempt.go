@@ -9,8 +9,7 @@ import (
 )
 
 // The event of one attempt of an llmstream.Failover and its attributes:
-// airlock's own, since the conventions define none for retries. The model
-// tried is the conventions' gen_ai.request.model, its failure error.type.
+// airlock's own, since the conventions define none for retries.
 const (
 	eventAttempt = "airlock.failover.attempt"
 
