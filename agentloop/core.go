@@ -104,9 +104,7 @@ func (c *Core) Next(st *State) (llmstream.Request, error) {
 		dropped[i] = true
 	}
 	msgs, size, n := fitBudget(st.Messages, c.l.MaxContextBytes, dropped)
-	if n > 0 {
-		// New slices, not writes into the old ones, which a copy of st
-		// may share.
+	if n > 0 { // new slices: a copy of st may share the old ones (see fitBudget)
 		st.Messages = msgs
 		st.DroppedToolOutputs += n
 		st.Dropped = slices.Sorted(maps.Keys(dropped))

@@ -170,9 +170,7 @@ func (w *Model) Stream(ctx context.Context, r llmstream.Request) (llmstream.Mess
 		id = &other
 	}
 	c := &call{start: time.Now()}
-	// Only the call's identity goes on the metric points: the settings
-	// below would split every series by sampling parameters.
-	attrs := appendSettings(id.start, &r)
+	attrs := appendSettings(id.start, &r) // the span's only: they would split the metric series
 	if w.cfg.content {
 		attrs = appendInput(attrs, w.cfg.dialect, r.Messages)
 	}

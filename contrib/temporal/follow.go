@@ -107,7 +107,7 @@ func (r *Relay) Follow(workflowID string, fn func(Delta)) (stop func()) {
 		r.followers = make(map[string][]*follower)
 	}
 	// A new slice each time, so Publish may range over the old one unlocked.
-	r.followers[workflowID] = append(r.followers[workflowID][:len(r.followers[workflowID]):len(r.followers[workflowID])], f)
+	r.followers[workflowID] = append(slices.Clip(r.followers[workflowID]), f)
 	r.mu.Unlock()
 	var once sync.Once
 	return func() {
