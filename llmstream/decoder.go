@@ -215,8 +215,18 @@ func (s sink) usageRef() *Usage {
 
 // addBlock appends a continuity block and returns its slot, for block.
 func (s sink) addBlock(blk Block) int {
-	s.b.blocks = append(s.b.blocks, blk)
+	s.b.blocks = append(roomForOne(s.b.blocks), blk)
 	return len(s.b.blocks) - 1
+}
+
+// roomForOne makes room for one more element, doubling a full slice's
+// capacity: append's own growth slows to 1.25× for large slices, which
+// allocates a stream of many blocks or items five times over.
+func roomForOne[S ~[]E, E any](s S) S {
+	if len(s) == cap(s) {
+		return slices.Grow(s, len(s)+1)
+	}
+	return s
 }
 
 func (s sink) block(slot int) *Block { return &s.b.blocks[slot] }

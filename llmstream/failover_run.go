@@ -27,6 +27,7 @@ type failoverRun struct {
 	// being matched against it.
 	prefix, skip string
 	skipping     bool
+	held         string // the start of a rune skipRepeated waits to match
 
 	usage     *Usage
 	usageOwn  bool   // usage was made here, so it may be added to
@@ -66,6 +67,9 @@ func (run *failoverRun) loop(ctx context.Context, r Request) (Message, error) {
 		run.addUsage(msg.Usage)
 		a := Attempt{Number: n, Model: at.model, Name: id.name, Dialect: id.dialect, Continued: at.continues, Err: err, Usage: msg.Usage}
 		if err == nil {
+			if err := run.flushHeld(); err != nil {
+				return run.shownMessage(msg), fmt.Errorf("%w: %w", ErrAborted, err)
+			}
 			out := run.answer(msg, at.continues)
 			a.Next = AttemptAnswered
 			run.report(ctx, a)
@@ -88,6 +92,9 @@ func (run *failoverRun) loop(ctx context.Context, r Request) (Message, error) {
 			continue
 		}
 		next, wait, ok := run.next(ctx, at, per, err)
+		if ferr := run.flushHeld(); ferr != nil {
+			return run.shownMessage(msg), fmt.Errorf("%w: %w", ErrAborted, ferr)
+		}
 		if !ok {
 			a.Next = AttemptGiveUp
 			run.report(ctx, a)
@@ -177,7 +184,7 @@ func (run *failoverRun) refuse(i int) {
 // restart ends what was shown: a DeltaRestart when the caller saw
 // anything, and the text carried on is dropped.
 func (run *failoverRun) restart() error {
-	run.prefix, run.skip, run.skipping = "", "", false
+	run.prefix, run.skip, run.skipping, run.held = "", "", false, ""
 	if !run.shown {
 		return nil
 	}
@@ -222,6 +229,9 @@ func (run *failoverRun) delta(d Delta) error {
 			}
 		}
 	default:
+		if err := run.flushHeld(); err != nil {
+			return err
+		}
 		run.other = true
 	}
 	run.shown = true

@@ -79,8 +79,6 @@ func TestKindOfStreams(t *testing.T) {
 				case d == llmstream.DialectBedrock && tt.name == "malformed":
 					// A frame that fails its CRC broke in transit.
 					want = llmstream.ErrorInterrupted
-				case d == llmstream.DialectBedrock && tt.name == "event too large":
-					t.Skip("the Bedrock decoder does not take the SSE event limit yet (issue 26 item 10)")
 				}
 				if got := llmstream.KindOf(err); got != want {
 					t.Fatalf("KindOf(%v) = %v, want %v", err, got, want)

@@ -170,7 +170,7 @@ func (r *responsesDecoder) open(n int, k respKind) *respItem {
 	}
 	r.next = max(r.next, n+1)
 	r.byKind[k].pos = append(r.byKind[k].pos, pos)
-	r.items = append(r.items, respItem{index: n, pos: pos, kind: k, call: call, slot: -1})
+	r.items = append(roomForOne(r.items), respItem{index: n, pos: pos, kind: k, call: call, slot: -1})
 	return &r.items[pos]
 }
 

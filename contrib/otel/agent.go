@@ -1,6 +1,7 @@
 package otel
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"time"
@@ -74,20 +75,12 @@ func startAgent(ctx context.Context, loop *agentloop.Loop, messages []llmstream.
 		name += " " + a.cfg.agentName
 		attrs = append(attrs, keyAgentName.String(a.cfg.agentName))
 	}
-	model := loop.Request.Model
-	if model == "" {
-		model = a.cfg.model
-	}
-	if model != "" {
+	if model := cmp.Or(loop.Request.Model, a.cfg.model); model != "" {
 		attrs = append(attrs, keyRequestModel.String(model))
 	}
 	attrs = appendSettings(attrs, &loop.Request)
 	if a.cfg.content {
-		in, sys := inputContent(a.cfg.dialect, messages)
-		attrs = append(attrs, keyInputMessages.String(in))
-		if sys != "" {
-			attrs = append(attrs, keySystem.String(sys))
-		}
+		attrs = appendInput(attrs, a.cfg.dialect, messages)
 	}
 	ctx, a.span = a.cfg.tracerProvider.Tracer(instrumentationName).Start(ctx, name,
 		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
