@@ -364,9 +364,7 @@ func (a *anthropicDecoder) startMessage(ev *sse.Event) error {
 		return a.b.outOfOrder(ev, 0, "a second message_start")
 	}
 	a.started = true
-	if a.doc.IsString(id) {
-		a.id = string(a.doc.Str(nil, id))
-	}
+	a.id = a.doc.Text(id)
 	if usage.OK() {
 		a.applyUsage(usage)
 	}
@@ -445,20 +443,14 @@ func (a *anthropicDecoder) startBlockAt(ev *sse.Event, n int) error {
 		if input.OK() && a.doc.Data[input.Start] == '{' {
 			blk.start = slices.Clone(a.doc.Data[input.Start:input.End])
 		}
-		f := toolcall.Fragment{Index: n, Type: "function"}
-		if a.doc.IsString(id) {
-			f.ID = string(a.doc.Str(nil, id))
-		}
-		if a.doc.IsString(name) {
-			f.Name = string(a.doc.Str(nil, name))
-		}
+		f := toolcall.Fragment{Index: n, Type: "function", ID: a.doc.Text(id), Name: a.doc.Text(name)}
 		if caller.OK() && a.doc.Data[caller.Start] == '{' {
 			// Who called it (programmatic tool calling: the code
 			// execution tool); kept on the call and written back on it.
 			f.Extra = append(append([]byte(`{"caller":`), a.doc.Data[caller.Start:caller.End]...), '}')
 		}
 		if err := b.addFragment(f); err != nil {
-			return b.fail(err)
+			return err
 		}
 	default:
 		blk.kind = blockRaw
@@ -509,10 +501,7 @@ func (a *anthropicDecoder) blockDelta(ev *sse.Event) error {
 		// Not copied: Add copies the arguments into its call and keeps
 		// nothing of the fragment.
 		args := unsafe.String(unsafe.SliceData(a.arena), len(a.arena))
-		if err := b.addFragment(toolcall.Fragment{Index: blk.index, Arguments: args}); err != nil {
-			return b.fail(err)
-		}
-		return nil
+		return b.addFragment(toolcall.Fragment{Index: blk.index, Arguments: args})
 	}
 	// A raw block: input deltas build its "input"; any other delta's
 	// string members extend the start's members of the same name
@@ -552,7 +541,7 @@ func (a *anthropicDecoder) stopBlock(ev *sse.Event, blk *antBlock) error {
 		if !blk.deltas && len(blk.start) > 0 && !jsonscan.IsEmptyObject(blk.start) {
 			// No delta came: the start's own input is the arguments.
 			if err := b.addFragment(toolcall.Fragment{Index: blk.index, Arguments: string(blk.start)}); err != nil {
-				return b.fail(err)
+				return err
 			}
 		}
 	case blockRaw:
@@ -658,25 +647,4 @@ func anthropicStopReason(r string) StopReason {
 		return 0
 	}
 	return StopOther
-}
-
-// errorKind maps Anthropic's error types.
-func (anthropicProtocol) errorKind(t string) ErrorKind {
-	switch t {
-	case "rate_limit_error":
-		return ErrorRateLimited
-	case "overloaded_error":
-		return ErrorOverloaded
-	case "authentication_error":
-		return ErrorAuthentication
-	case "permission_error", "billing_error":
-		return ErrorPermission
-	case "request_too_large":
-		return ErrorInvalidRequest
-	case "not_found_error":
-		return ErrorNotFound
-	case "api_error", "timeout_error":
-		return ErrorServer
-	}
-	return ErrorUnknown
 }

@@ -620,7 +620,7 @@ func (c *chatDecoder) apply() error {
 		c.b.progress()
 		if mk.kind == inCall {
 			if err := c.addCall(&e.calls[mk.span.Start]); err != nil {
-				return c.b.fail(err)
+				return err
 			}
 			continue
 		}
@@ -643,14 +643,11 @@ func (c *chatDecoder) apply() error {
 			c.b.setFinish(raw, chatStopReason(raw))
 		}
 	}
-	if e.usage.OK() {
-		if u := decodeUsage(d[e.usage.Start:e.usage.End]); u != nil {
-			c.b.setUsage(u)
-		}
-	}
-	if e.groqUsage.OK() {
-		if u := decodeUsage(d[e.groqUsage.Start:e.groqUsage.End]); u != nil {
-			c.b.setUsage(u)
+	for _, s := range [...]jsonscan.Span{e.usage, e.groqUsage} {
+		if s.OK() {
+			if u := decodeUsage(d[s.Start:s.End]); u != nil {
+				c.b.setUsage(u)
+			}
 		}
 	}
 	if e.apiErr.OK() {
@@ -749,31 +746,4 @@ func chatStopReason(finish string) StopReason {
 		return StopContentFilter
 	}
 	return StopOther
-}
-
-// errorKind maps the error types and codes of OpenAI and the servers
-// compatible with it (Groq's "tokens" and "requests", vLLM's and
-// llama.cpp's numeric codes).
-func (chatProtocol) errorKind(t string) ErrorKind {
-	switch t {
-	case "rate_limit_exceeded", "rate_limited", "429", "tokens", "requests":
-		return ErrorRateLimited
-	case "overloaded", "503", "529", "server_is_overloaded":
-		return ErrorOverloaded
-	case "invalid_api_key", "401":
-		return ErrorAuthentication
-	case "permission_denied", "insufficient_quota", "403":
-		return ErrorPermission
-	case "invalid_request_error", "invalid_request", "invalid_prompt", "400", "413", "422":
-		return ErrorInvalidRequest
-	case "context_length_exceeded", "string_above_max_length":
-		return ErrorContextLength
-	case "model_not_found", "404":
-		return ErrorNotFound
-	case "content_filter", "content_policy_violation":
-		return ErrorContentFiltered
-	case "server_error", "500", "502", "504":
-		return ErrorServer
-	}
-	return ErrorUnknown
 }

@@ -431,10 +431,7 @@ func (r *responsesDecoder) outputItem(pos, i, depth int) (int, error) {
 // call_id) of an item the stream already gave. The ids are gathered once,
 // at the first output item that needs them.
 func (r *responsesDecoder) streamedID() bool {
-	id, callID := r.itemID(), ""
-	if r.doc.IsString(r.inItem.callID) {
-		callID = string(r.doc.Str(nil, r.inItem.callID))
-	}
+	id, callID := r.itemID(), r.doc.Text(r.inItem.callID)
 	if id == "" && callID == "" {
 		return false
 	}
@@ -524,22 +521,4 @@ func responsesStopReason(r string) StopReason {
 		return 0
 	}
 	return StopOther
-}
-
-// errorKind maps the Responses API's own error codes: its error events'
-// types and response.error's codes (the rest are OpenAI's, as in chat).
-func (responsesProtocol) errorKind(t string) ErrorKind {
-	switch t {
-	case "too_many_requests":
-		return ErrorRateLimited
-	case "vector_store_timeout":
-		return ErrorServer
-	case "image_content_policy_violation":
-		return ErrorContentFiltered
-	case "invalid_image", "invalid_image_format", "invalid_base64_image", "invalid_image_url", "invalid_image_mode", "image_too_large",
-		"image_too_small", "image_parse_error", "image_file_too_large", "unsupported_image_media_type", "empty_image_file",
-		"failed_to_download_image", "image_file_not_found":
-		return ErrorInvalidRequest
-	}
-	return ErrorUnknown
 }
