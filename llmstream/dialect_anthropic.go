@@ -648,3 +648,24 @@ func anthropicStopReason(r string) StopReason {
 	}
 	return StopOther
 }
+
+// errorKind maps Anthropic's error types.
+func (anthropicProtocol) errorKind(t string) ErrorKind {
+	switch t {
+	case "rate_limit_error":
+		return ErrorRateLimited
+	case "overloaded_error":
+		return ErrorOverloaded
+	case "authentication_error":
+		return ErrorAuthentication
+	case "permission_error", "billing_error":
+		return ErrorPermission
+	case "request_too_large":
+		return ErrorInvalidRequest
+	case "not_found_error":
+		return ErrorNotFound
+	case "api_error", "timeout_error":
+		return ErrorServer
+	}
+	return ErrorUnknown
+}

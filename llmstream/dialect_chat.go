@@ -747,3 +747,30 @@ func chatStopReason(finish string) StopReason {
 	}
 	return StopOther
 }
+
+// errorKind maps the error types and codes of OpenAI and the servers
+// compatible with it (Groq's "tokens" and "requests", vLLM's and
+// llama.cpp's numeric codes).
+func (chatProtocol) errorKind(t string) ErrorKind {
+	switch t {
+	case "rate_limit_exceeded", "rate_limited", "429", "tokens", "requests":
+		return ErrorRateLimited
+	case "overloaded", "503", "529", "server_is_overloaded":
+		return ErrorOverloaded
+	case "invalid_api_key", "401":
+		return ErrorAuthentication
+	case "permission_denied", "insufficient_quota", "403":
+		return ErrorPermission
+	case "invalid_request_error", "invalid_request", "invalid_prompt", "400", "413", "422":
+		return ErrorInvalidRequest
+	case "context_length_exceeded", "string_above_max_length":
+		return ErrorContextLength
+	case "model_not_found", "404":
+		return ErrorNotFound
+	case "content_filter", "content_policy_violation":
+		return ErrorContentFiltered
+	case "server_error", "500", "502", "504":
+		return ErrorServer
+	}
+	return ErrorUnknown
+}

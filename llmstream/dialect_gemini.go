@@ -838,7 +838,7 @@ func geminiStopReason(r string) StopReason {
 	case "":
 		return 0
 	}
-	if geminiFailure(r) && kindOf(r) == ErrorContentFiltered {
+	if geminiFailure(r) && (geminiProtocol{}).errorKind(r) == ErrorContentFiltered {
 		return StopContentFilter
 	}
 	return StopOther
@@ -854,4 +854,30 @@ func geminiFailure(r string) bool {
 		return true
 	}
 	return false
+}
+
+// errorKind maps Gemini's error statuses (google.rpc codes) and the
+// finish and block reasons that fail a stream.
+func (geminiProtocol) errorKind(t string) ErrorKind {
+	switch t {
+	case "RESOURCE_EXHAUSTED":
+		return ErrorRateLimited
+	case "UNAVAILABLE":
+		return ErrorOverloaded
+	case "UNAUTHENTICATED":
+		return ErrorAuthentication
+	case "PERMISSION_DENIED":
+		return ErrorPermission
+	case "INVALID_ARGUMENT", "FAILED_PRECONDITION":
+		return ErrorInvalidRequest
+	case "NOT_FOUND":
+		return ErrorNotFound
+	case "SAFETY", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII",
+		"RECITATION", "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION":
+		return ErrorContentFiltered
+	case "INTERNAL", "DEADLINE_EXCEEDED",
+		"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL": // the model botched a call: try again
+		return ErrorServer
+	}
+	return ErrorUnknown
 }

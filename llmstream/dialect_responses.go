@@ -522,3 +522,21 @@ func responsesStopReason(r string) StopReason {
 	}
 	return StopOther
 }
+
+// errorKind maps the Responses API's own error codes: its error events'
+// types and response.error's codes (the rest are OpenAI's, as in chat).
+func (responsesProtocol) errorKind(t string) ErrorKind {
+	switch t {
+	case "too_many_requests":
+		return ErrorRateLimited
+	case "vector_store_timeout":
+		return ErrorServer
+	case "image_content_policy_violation":
+		return ErrorContentFiltered
+	case "invalid_image", "invalid_image_format", "invalid_base64_image", "invalid_image_url", "invalid_image_mode", "image_too_large",
+		"image_too_small", "image_parse_error", "image_file_too_large", "unsupported_image_media_type", "empty_image_file",
+		"failed_to_download_image", "image_file_not_found":
+		return ErrorInvalidRequest
+	}
+	return ErrorUnknown
+}

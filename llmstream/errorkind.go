@@ -220,43 +220,22 @@ func statusKind(s int) ErrorKind {
 	return ErrorUnknown
 }
 
-// kindOf maps a provider's error type or code in any dialect's words,
-// since a proxy or a compatible server may answer in another provider's:
-// OpenAI's and its compatible servers' (Groq's "tokens" and "requests",
-// vLLM's and llama.cpp's numeric codes), the Responses API's own,
-// Anthropic's, and Gemini's statuses (google.rpc codes) and the finish and
-// block reasons that fail a stream. Bedrock's exceptions are its own.
+// kindOf maps a provider's error type or code by every dialect's own
+// vocabulary (each dialect file's errorKind), since a proxy or a
+// compatible server may answer in another provider's words.
 func kindOf(t string) ErrorKind {
-	switch t {
-	case "rate_limit_exceeded", "rate_limited", "429", "tokens", "requests", "too_many_requests",
-		"rate_limit_error", "RESOURCE_EXHAUSTED":
-		return ErrorRateLimited
-	case "overloaded", "503", "529", "server_is_overloaded", "overloaded_error", "UNAVAILABLE":
-		return ErrorOverloaded
-	case "invalid_api_key", "401", "authentication_error", "UNAUTHENTICATED":
-		return ErrorAuthentication
-	case "permission_denied", "insufficient_quota", "403", "permission_error", "billing_error",
-		"PERMISSION_DENIED":
-		return ErrorPermission
-	case "invalid_request_error", "invalid_request", "invalid_prompt", "400", "413", "422",
-		"invalid_image", "invalid_image_format", "invalid_base64_image", "invalid_image_url",
-		"invalid_image_mode", "image_too_large", "image_too_small", "image_parse_error",
-		"image_file_too_large", "unsupported_image_media_type", "empty_image_file",
-		"failed_to_download_image", "image_file_not_found",
-		"request_too_large", "INVALID_ARGUMENT", "FAILED_PRECONDITION":
-		return ErrorInvalidRequest
-	case "context_length_exceeded", "string_above_max_length":
-		return ErrorContextLength
-	case "model_not_found", "404", "not_found_error", "NOT_FOUND":
-		return ErrorNotFound
-	case "content_filter", "content_policy_violation", "image_content_policy_violation",
-		"SAFETY", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII", "RECITATION",
-		"IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION":
-		return ErrorContentFiltered
-	case "server_error", "500", "502", "504", "vector_store_timeout", "api_error", "timeout_error",
-		"INTERNAL", "DEADLINE_EXCEEDED",
-		"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL": // Gemini: the model botched a call, try again
-		return ErrorServer
+	for d := DialectChat; d < dialectEnd; d++ {
+		if v, ok := d.protocol().(errorVocabulary); ok {
+			if k := v.errorKind(t); k != ErrorUnknown {
+				return k
+			}
+		}
 	}
 	return ErrorUnknown
+}
+
+// errorVocabulary is a protocol that names the error types and codes its
+// provider sends.
+type errorVocabulary interface {
+	errorKind(t string) ErrorKind
 }
