@@ -85,6 +85,7 @@ var sentinelKinds = [...]struct {
 
 	{sse.ErrEventTooLarge, ErrorLimit},
 	{eventstream.ErrFrameTooLarge, ErrorLimit},
+	{eventstream.ErrHeadersTooLarge, ErrorLimit},
 	{transport.ErrStreamTooLarge, ErrorLimit},
 	{toolcall.ErrTooManyCalls, ErrorLimit},
 	{toolcall.ErrArgumentsTooLarge, ErrorLimit},

@@ -130,6 +130,7 @@ func TestKindOfLocal(t *testing.T) {
 		{"proxy 418", &transport.StatusError{StatusCode: 418}, llmstream.ErrorUnknown},
 		{"frame CRC", fmt.Errorf("x: %w", eventstream.ErrBadMessageCRC), llmstream.ErrorBadResponse},
 		{"frame too large", eventstream.ErrFrameTooLarge, llmstream.ErrorLimit},
+		{"headers too large", eventstream.ErrHeadersTooLarge, llmstream.ErrorLimit},
 		{"out of order", &llmstream.EventError{Err: llmstream.ErrOutOfOrder}, llmstream.ErrorBadResponse},
 		{"not an event stream", &llmstream.ContentTypeError{StatusCode: 200}, llmstream.ErrorBadResponse},
 		{"closed sse reader", sse.ErrClosed, llmstream.ErrorMisuse},
