@@ -371,6 +371,7 @@ func (c *Client) open(ctx context.Context, r *Request) (*Bridge, io.ReadCloser, 
 		onDelta = r.OnDelta
 	}
 	b := newBridge(c.cfg, onDelta)
+	b.requested = r.Model // the message's model when the stream names none
 	wr, whole := c.proto.(wholeReader)
 	switch mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); {
 	case mt == streamMediaType(c.proto):
