@@ -21,6 +21,8 @@
 //	gen_ai.request.stream                    true
 //	server.address, server.port              from the Client's base URL (or WithServerURL)
 //	gen_ai.response.finish_reasons           the provider's finish reason, as sent
+//	gen_ai.response.model                    the model that answered (llmstream.Message.Model): the name
+//	                                         the provider's stream gave, else the request's
 //	gen_ai.response.time_to_first_chunk      seconds to the first delta
 //	gen_ai.usage.input_tokens                input tokens, cached ones included (llmstream.Usage.InputTokens)
 //	gen_ai.usage.output_tokens               output tokens, reasoning included
@@ -29,18 +31,19 @@
 //	gen_ai.usage.reasoning.output_tokens     when the provider reports some
 //	error.type                               when the call failed (below)
 //
-// gen_ai.response.id and gen_ai.response.model are not recorded:
-// [llmstream.Message] does not carry them. Settings a client fills in from
-// llmstream.WithRequestDefaults are not seen by the wrapper either.
+// gen_ai.response.id is not recorded: [llmstream.Message] does not carry
+// it. Settings a client fills in from llmstream.WithRequestDefaults are not
+// seen by the wrapper.
 //
 // A tool call ([WrapTools]) is an INTERNAL span "execute_tool {name}" with
 // gen_ai.tool.name, .description, .type ("function"), .call.id (when a
 // Loop runs it: [agentloop.CallFromContext]) and error.type. A run ([Run],
 // [Resume]) is an INTERNAL span "invoke_agent" or "invoke_agent {name}"
 // with gen_ai.agent.name, the provider and model, the run's summed usage,
-// the last finish reason and error.type; its model and tool spans are its
-// children. The conventions have no words for approvals, pauses or
-// parallel calls, so these are airlock's own events on the run's span:
+// the last finish reason and response model, and error.type; its model
+// and tool spans are its children. The conventions have no words for
+// approvals, pauses or parallel calls, so these are airlock's own events
+// on the run's span:
 //
 //	airlock.tool.approved   Approve allowed a call: gen_ai.tool.call.id, gen_ai.tool.name
 //	airlock.tool.denied     Approve denied a call: the same, and airlock.approval.reason only with WithContent
