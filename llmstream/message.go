@@ -62,10 +62,11 @@ type Message struct {
 	// provider's stream gave (chat's and Responses' "model", Anthropic's
 	// message.model, Gemini's modelVersion, a Bedrock prompt router's
 	// invokedModelId), the first non-empty one when it came more than
-	// once (a name over 256 bytes is not taken); else, from a [Client],
-	// the model the request was sent for (Request.Model, else the
-	// Client's [WithModel]). Empty when nothing named it. A [Failover]'s is
-	// the answering attempt's. Not marshaled.
+	// once (a name over 256 bytes is not taken), with the credentials a
+	// [Client] or [WithSecrets] knows masked; else, from a Client, the
+	// model the request was sent for (Request.Model, else the Client's
+	// default). Empty when nothing named it. A [Failover]'s is the
+	// answering attempt's. Not marshaled.
 	Model string
 	// Continuity is the provider state the next request of the
 	// conversation must carry back, nil when there is none. Keep it with
