@@ -100,3 +100,43 @@ func TestMessageModelBadEvent(t *testing.T) {
 		t.Errorf("model %q, error %v; want none and an error", m.Model, err)
 	}
 }
+
+// TestMessageModelAllocations: naming the model costs a stream one
+// allocation, the name, however many events repeat it (Gemini names it on
+// every chunk; chat on every chunk, but in the leading members the decoder
+// skips once seen).
+func TestMessageModelAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates beside the decoder")
+	}
+	const events = 200
+	streams := map[string]func(model string) (string, BridgeOption){
+		"gemini": func(model string) (string, BridgeOption) {
+			return strings.Repeat(`data: {"candidates":[{"content":{"role":"model","parts":[{"text":"x"}]}}]`+model+"}\r\n\r\n", events) +
+				`data: {"candidates":[{"content":{"role":"model","parts":[{"text":"y"}]},"finishReason":"STOP"}]}` + "\r\n\r\n", gemini
+		},
+		"chat": func(model string) (string, BridgeOption) {
+			return strings.Repeat(`data: {"id":"c"`+model+`,"choices":[{"index":0,"delta":{"content":"x"},"finish_reason":null}]}`+"\n\n", events) +
+				"data: [DONE]\n\n", WithDialect(DialectChat)
+		},
+	}
+	for name, stream := range streams {
+		t.Run(name, func(t *testing.T) {
+			allocs := func(model string) float64 {
+				data, d := stream(model)
+				return testing.AllocsPerRun(20, func() {
+					if _, err := ReadMessage(strings.NewReader(data), d); err != nil {
+						t.Fatal(err)
+					}
+				})
+			}
+			// Against a member the decoder ignores, of the same length: the
+			// chat decoder's copy of the leading members grows alike.
+			key := map[string]string{"gemini": "modelVersion", "chat": "model"}[name]
+			without, with := allocs(`,"`+strings.Repeat("z", len(key))+`":"gemini-2.5-flash-0520"`), allocs(`,"`+key+`":"gemini-2.5-flash-0520"`)
+			if with-without != 1 {
+				t.Errorf("%d events naming the model cost %v allocations more than another member, want 1 (%v, %v)", events, with-without, with, without)
+			}
+		})
+	}
+}
