@@ -1,9 +1,8 @@
 package agentloop
 
 import (
+	"cmp"
 	"fmt"
-
-	"github.com/airlock-go/airlock/llmstream"
 )
 
 // Verdict is what [Loop.Approve] decided for a call. The zero value is
@@ -81,14 +80,7 @@ type Call struct {
 	Arguments string `json:"arguments"`
 }
 
-func newCall(turn, index int, c llmstream.ToolCall) Call {
-	return Call{Turn: turn, Index: index, ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments}
-}
-
 // denial is the answer to a denied call.
 func denial(d Decision) string {
-	if d.Reason == "" {
-		return "denied: the call was not approved"
-	}
-	return "denied: " + d.Reason
+	return "denied: " + cmp.Or(d.Reason, "the call was not approved")
 }

@@ -7,22 +7,17 @@ import (
 	"github.com/airlock-go/airlock/llmstream"
 )
 
-// messageBytes is the size a message counts for against the context
-// budget: its content, refusal, and each tool call's name and arguments.
+// conversationBytes is the size msgs count for against the context budget:
+// each message's content, refusal, and tool calls' names and arguments.
 // JSON framing is not counted; the budget is a guard, not a token count.
-func messageBytes(m *llmstream.Message) int {
-	n := len(m.Content) + len(m.Refusal)
-	for i := range m.ToolCalls {
-		n += len(m.ToolCalls[i].Function.Name) + len(m.ToolCalls[i].Function.Arguments)
-	}
-	return n
-}
-
-// conversationBytes sums messageBytes over msgs.
 func conversationBytes(msgs []llmstream.Message) int {
 	n := 0
 	for i := range msgs {
-		n += messageBytes(&msgs[i])
+		m := &msgs[i]
+		n += len(m.Content) + len(m.Refusal)
+		for _, tc := range m.ToolCalls {
+			n += len(tc.Function.Name) + len(tc.Function.Arguments)
+		}
 	}
 	return n
 }

@@ -1,10 +1,10 @@
 package agentloop
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
-	"time"
 
 	"github.com/airlock-go/airlock/llmstream"
 )
@@ -47,19 +47,19 @@ type Core struct {
 func (l *Loop) Core() (*Core, error) {
 	c := &Core{l: *l}
 	s := &c.l
-	s.MaxTurns = orDefault(s.MaxTurns, DefaultMaxTurns)
-	s.MaxToolCallsPerTurn = orDefault(s.MaxToolCallsPerTurn, DefaultMaxToolCallsPerTurn)
-	s.MaxTotalToolCalls = orDefault(s.MaxTotalToolCalls, DefaultMaxTotalToolCalls)
-	s.MaxToolOutputBytes = orDefault(s.MaxToolOutputBytes, DefaultMaxToolOutputBytes)
-	s.MaxContextBytes = orDefault(s.MaxContextBytes, DefaultMaxContextBytes)
-	s.ToolTimeout = orDefault(s.ToolTimeout, DefaultToolTimeout)
+	s.MaxTurns = cmp.Or(s.MaxTurns, DefaultMaxTurns)
+	s.MaxToolCallsPerTurn = cmp.Or(s.MaxToolCallsPerTurn, DefaultMaxToolCallsPerTurn)
+	s.MaxTotalToolCalls = cmp.Or(s.MaxTotalToolCalls, DefaultMaxTotalToolCalls)
+	s.MaxToolOutputBytes = cmp.Or(s.MaxToolOutputBytes, DefaultMaxToolOutputBytes)
+	s.MaxContextBytes = cmp.Or(s.MaxContextBytes, DefaultMaxContextBytes)
+	s.ToolTimeout = cmp.Or(s.ToolTimeout, DefaultToolTimeout)
 	s.ParallelTools = max(s.ParallelTools, 1)
 	if r := &s.Request; r.Messages != nil || r.Tools != nil || r.OnDelta != nil {
 		return nil, fmt.Errorf("%w: the Request template sets Messages, Tools or OnDelta, which the loop fills in", ErrInvalidLoop)
 	}
 	if o := s.Output; o != nil {
-		if err := o.check(); err != nil {
-			return nil, err
+		if o.err != nil {
+			return nil, fmt.Errorf("%w: output: %w", ErrInvalidLoop, o.err)
 		}
 		schema := o.Schema
 		s.Request.Output = &schema
@@ -78,13 +78,6 @@ func (l *Loop) Core() (*Core, error) {
 		c.schemas = append(c.schemas, t.Schema())
 	}
 	return c, nil
-}
-
-func orDefault[T int | time.Duration](v, def T) T {
-	if v == 0 {
-		return def
-	}
-	return v
 }
 
 // Loop returns the Loop the Core was made from, with every zero limit
@@ -111,9 +104,7 @@ func (c *Core) Next(st *State) (llmstream.Request, error) {
 		dropped[i] = true
 	}
 	msgs, size, n := fitBudget(st.Messages, c.l.MaxContextBytes, dropped)
-	if n > 0 {
-		// New slices, not writes into the old ones, which a copy of st
-		// may share.
+	if n > 0 { // new slices: a copy of st may share the old ones (see fitBudget)
 		st.Messages = msgs
 		st.DroppedToolOutputs += n
 		st.Dropped = slices.Sorted(maps.Keys(dropped))

@@ -62,16 +62,9 @@ func (c *Core) runTool(ctx context.Context, call Call) (string, error) {
 	return "", err
 }
 
-// errAbandoned is the failure of a tool that did not return within
-// ToolGrace after its context ended.
-var errAbandoned = fmt.Errorf("the tool ignored its context and was abandoned %v after it ended", ToolGrace)
-
-// runBounded runs the tool on its own goroutine and returns its result,
-// or, once ctx has ended and the tool has had ToolGrace more to notice,
-// gives up on it with an error wrapping the context's. A tool that ignores
-// its context must not hang the run: waiting for it is what a timeout is
-// meant to prevent. The abandoned goroutine ends when the tool returns;
-// its result goes into the buffered channel and is dropped.
+// runBounded runs the tool on its own goroutine, a panic recovered, and
+// abandons it ToolGrace after ctx ended (its result, if it ever comes,
+// goes into the buffered channel and is dropped).
 func runBounded(ctx context.Context, t *Tool, args []byte) (string, error) {
 	type result struct {
 		out string
@@ -79,7 +72,12 @@ func runBounded(ctx context.Context, t *Tool, args []byte) (string, error) {
 	}
 	ch := make(chan result, 1)
 	go func() {
-		out, err := safeRun(ctx, t, args)
+		defer func() {
+			if v := recover(); v != nil {
+				ch <- result{"", fmt.Errorf("%w: %v", ErrToolPanic, v)}
+			}
+		}()
+		out, err := t.Run(ctx, args)
 		ch <- result{out, err}
 	}()
 	select {
@@ -93,17 +91,7 @@ func runBounded(ctx context.Context, t *Tool, args []byte) (string, error) {
 	case res := <-ch:
 		return res.out, res.err
 	case <-grace.C:
-		return "", fmt.Errorf("%w: %w", errAbandoned, context.Cause(ctx))
+		return "", fmt.Errorf("the tool ignored its context and was abandoned %v after it ended: %w",
+			ToolGrace, context.Cause(ctx))
 	}
-}
-
-// safeRun calls the tool, turning a panic into an error: a bug in one tool
-// must not take down the program that hosts the loop.
-func safeRun(ctx context.Context, t *Tool, args []byte) (out string, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			out, err = "", fmt.Errorf("%w: %v", ErrToolPanic, v)
-		}
-	}()
-	return t.Run(ctx, args)
 }

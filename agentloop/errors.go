@@ -44,10 +44,8 @@ var (
 	// or the same answer failed the [Output] check the same way twice.
 	ErrRepeatedFailure = errors.New("agentloop: the same recoverable tool failure twice in a row")
 
-	// ErrInvalidLoop: the Loop or the input of Run is unusable (no model,
-	// no messages, a tool without a name or function, duplicate tool
-	// names, parameters that are not a JSON object). Nothing was sent to
-	// the model.
+	// ErrInvalidLoop: the Loop or the input of Run is unusable ([Loop.Run]
+	// and [Loop.Core] list the cases). Nothing was sent to the model.
 	ErrInvalidLoop = errors.New("agentloop: invalid loop")
 )
 
@@ -157,9 +155,7 @@ var (
 	// Approve's own error in the chain.
 	ErrApproval = errors.New("agentloop: approval failed")
 	// ErrInvalidState: the State given to [Loop.Resume] does not fit the
-	// Loop or the decisions do not fit the State: a tool the Loop lacks,
-	// a pending list that is not the conversation's waiting calls, a
-	// decision for a call that is not waiting or none for one that is.
+	// Loop or the decisions do not fit the State (Resume lists the cases).
 	// Nothing was run and nothing sent.
 	ErrInvalidState = errors.New("agentloop: state does not fit")
 )

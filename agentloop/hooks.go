@@ -32,15 +32,10 @@ type Hooks struct {
 	AfterApproval func(ApprovalDone)
 	// OnDelta receives the response's pieces as they arrive, when the
 	// Model streams them (as *llmstream.Client does) to the request's
-	// OnDelta; a Model that does not never calls it. A tool
-	// call delta is a call still forming and must never be run.
-	//
-	// It returns nothing, unlike llmstream.Request.OnDelta (func(Delta)
-	// error), on purpose: like every hook it watches the run and cannot
-	// change its course. To stop a run from here, cancel the context given
-	// to Run: the stream ends at once and Run returns the context's error,
-	// which says why, where an error returned into the stream would come
-	// back as a failed model call (llmstream.ErrAborted).
+	// OnDelta. A tool call delta is a call still forming and must never
+	// be run. Like every hook it cannot change the run's course: to stop
+	// the run from here, cancel Run's context (Run then returns the
+	// context's error).
 	OnDelta func(llmstream.Delta)
 }
 
@@ -48,8 +43,7 @@ type Hooks struct {
 type ModelStart struct {
 	// Turn is the 1-based number of this model call in the run.
 	Turn int
-	// Messages is the conversation sent, after the context budget was
-	// applied. Read only, valid during the hook.
+	// Messages is the conversation sent, after the context budget was applied.
 	Messages []llmstream.Message
 }
 

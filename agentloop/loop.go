@@ -101,19 +101,17 @@ type Loop struct {
 	// call to a tool the Loop does not have, whose arguments are not a
 	// JSON object or not valid JSON at all (the stream's
 	// *llmstream.ToolCallsError), or whose id another call of the turn
-	// has too (llmstream passes such a stream on as it came; agentloop
-	// refuses it, since decisions and answers are matched by id). No call
-	// of such a turn ever runs, nor is shown to Approve. When
-	// false, the default, the run stops with a [*ToolError] naming the
-	// first invalid call's index, id and tool. When true, each invalid call
-	// is answered with what was wrong (the list of tool names; what is
-	// wrong with the arguments and where), the turn's valid calls are
-	// answered "skipped", and the run goes on, so the model can send the
-	// calls again; the same invalid calls twice in a row stop the run with
-	// [ErrRepeatedFailure], as a recoverable tool failure does. The
-	// conversation keeps each call as the model sent it; an
-	// *llmstream.Client sends arguments that are not an object as {}, which
-	// every server accepts back.
+	// has too ([ErrDuplicateCallID]). No call of such a turn ever runs,
+	// nor is shown to Approve. When false, the default, the run stops with
+	// a [*ToolError] naming the first invalid call's index, id and tool.
+	// When true, each invalid call is answered with what was wrong (the
+	// list of tool names; what is wrong with the arguments and where), the
+	// turn's valid calls are answered "skipped", and the run goes on, so
+	// the model can send the calls again; the same invalid calls twice in
+	// a row stop the run with [ErrRepeatedFailure], as a recoverable tool
+	// failure does. The conversation keeps each call as the model sent it;
+	// an *llmstream.Client sends arguments that are not an object as {},
+	// which every server accepts back.
 	AnswerInvalidCalls bool
 
 	// Request is the template of every model request: the generation
@@ -210,11 +208,8 @@ type driver struct {
 func (c *Core) drive(ctx context.Context, st *State, t *Turn) (Result, error) {
 	d := &driver{c: c, st: st}
 	err := d.loop(ctx, t)
-	res := Result{
-		Messages: deepCopy(st.Messages), Turns: st.Turns, ToolCalls: st.ToolCalls, Usage: st.Usage,
-		DroppedToolOutputs: st.DroppedToolOutputs, Pending: slices.Clone(st.Pending),
-		Answers: d.answers, State: deepCopy(*st),
-	}
+	res := st.result()
+	res.Answers, res.State = d.answers, deepCopy(*st)
 	if err == nil && c.l.Output != nil && len(st.Messages) > 0 {
 		res.Output = json.RawMessage(st.Messages[len(st.Messages)-1].Content)
 	}
@@ -239,7 +234,15 @@ func (d *driver) loop(ctx context.Context, t *Turn) error {
 			}
 		}
 		if !t.Answered {
-			if err := d.take(ctx, t); err != nil {
+			// Decide the calls, run those allowed, answer the turn.
+			if err := d.decide(ctx, t); err != nil {
+				return err
+			}
+			if err := d.c.Wait(d.st, t); err != nil {
+				return err
+			}
+			d.runCalls(ctx, t)
+			if err := d.finish(ctx, t); err != nil {
 				return err
 			}
 		}
@@ -266,18 +269,6 @@ func (d *driver) callModel(ctx context.Context, req llmstream.Request) (llmstrea
 		h.AfterModel(ModelDone{Turn: turn, Message: msg, Err: err, Duration: time.Since(start)})
 	}
 	return msg, err
-}
-
-// take decides the turn's calls, runs those allowed, and finishes it.
-func (d *driver) take(ctx context.Context, t *Turn) error {
-	if err := d.decide(ctx, t); err != nil {
-		return err
-	}
-	if err := d.c.Wait(d.st, t); err != nil {
-		return err
-	}
-	d.runCalls(ctx, t)
-	return d.finish(ctx, t)
 }
 
 // finish answers the turn. A call not run when no call failed the run is
@@ -333,17 +324,10 @@ func (d *driver) ask(ctx context.Context, c Call) (Decision, error) {
 
 // announceInvalid tells the tool hooks of the calls Plan refused.
 func (d *driver) announceInvalid(t *Turn) {
-	h := &d.c.l.Hooks
 	for i, a := range t.Answers {
-		if a.Outcome != Invalid {
-			continue
-		}
-		c := t.raw[i]
-		if h.BeforeTool != nil {
-			h.BeforeTool(ToolStart{Turn: t.Number, Index: i, Call: c})
-		}
-		if h.AfterTool != nil {
-			h.AfterTool(ToolDone{Turn: t.Number, Index: i, Call: c, Content: a.Content, Err: a.Err, Outcome: Invalid})
+		if a.Outcome == Invalid {
+			d.beforeTool(t, i, 0, 0)
+			d.afterTool(t, i, a, a.Content)
 		}
 	}
 	if t.Answered {
@@ -367,15 +351,6 @@ func (d *driver) runCalls(ctx context.Context, t *Turn) {
 	}
 	started, width := 0, d.c.l.ParallelTools
 	failed := false
-	if width == 1 || len(todo) == 1 {
-		// One at a time: on this goroutine, with nothing to cancel.
-		for ; started < len(todo) && !failed && ctx.Err() == nil; started++ {
-			i := todo[started]
-			d.beforeTool(t, i, len(todo), 1)
-			failed = d.done(ctx, ctx, t, i, d.c.Dispatch(ctx, t.Calls[i])) == Failed
-		}
-		return
-	}
 	tctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	type finished struct {
@@ -429,9 +404,14 @@ func (d *driver) done(ctx, tctx context.Context, t *Turn, i int, a Answer) Outco
 		}
 	}
 	t.Answers[i] = a
+	d.afterTool(t, i, a, hookText)
+	return a.Outcome
+}
+
+// afterTool tells AfterTool of call i's answer a, with content as its text.
+func (d *driver) afterTool(t *Turn, i int, a Answer, content string) {
 	if h := d.c.l.Hooks.AfterTool; h != nil {
-		h(ToolDone{Turn: t.Number, Index: i, Call: t.raw[i], Content: hookText, OutputBytes: a.OutputBytes,
+		h(ToolDone{Turn: t.Number, Index: i, Call: t.raw[i], Content: content, OutputBytes: a.OutputBytes,
 			CutBytes: a.CutBytes, Err: a.Err, Duration: a.Duration, Outcome: a.Outcome})
 	}
-	return a.Outcome
 }

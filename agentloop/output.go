@@ -54,14 +54,6 @@ func DecodeOutput[T any](res Result) (T, error) {
 	return llmstream.DecodeOutput[T](llmstream.Message{Content: string(res.Output)})
 }
 
-// check reports an Output OutputFor could not build.
-func (o *Output) check() error {
-	if o.err != nil {
-		return fmt.Errorf("%w: output: %w", ErrInvalidLoop, o.err)
-	}
-	return nil
-}
-
 // judgeOutput judges an answer without tool calls when the Loop has an
 // Output: done when it fits; otherwise the model is told what is wrong (a
 // user message joins st) and again is true, or the run stops with err when

@@ -56,43 +56,36 @@ type State struct {
 // A State that does not fit the Loop (a pending call to a tool the Loop
 // lacks, or that does not need approval; a pending list or decisions that
 // are not the last message's waiting calls; pending calls and a Loop
-// without an Approve function) or decisions that do not fit
-// the State (for a call that is not pending, missing for one that is, or
-// with no verdict) are an error wrapping [ErrInvalidState], and nothing
-// runs; so is an [ErrInvalidLoop] error. st is not modified; the Result
+// without an Approve function; negative counts) or decisions that do not
+// fit the State (for a call that is not pending, missing for one that
+// is, or with no verdict) are an error wrapping [ErrInvalidState], and
+// nothing runs; so is an [ErrInvalidLoop] error. st is not modified; the Result
 // owns copies.
 func (l *Loop) Resume(ctx context.Context, st State, decisions map[string]Decision) (Result, error) {
 	c, err := l.driverCore()
 	own := deepCopy(st)
 	var t *Turn
 	if err == nil {
-		t, err = c.resume(&own, decisions)
+		t, err = c.checkState(&own, decisions)
 	}
 	if err != nil {
-		return Result{Messages: own.Messages, Turns: st.Turns, ToolCalls: st.ToolCalls, Usage: st.Usage,
-			DroppedToolOutputs: st.DroppedToolOutputs, Pending: slices.Clone(st.Pending)}, err
+		return own.result(), err
 	}
-	if t != nil {
-		for i, call := range t.Calls {
-			if h := c.l.Hooks.AfterApproval; h != nil && decisions[call.ID].Verdict != 0 {
-				h(ApprovalDone{Call: call, Decision: t.Decisions[i]})
-			}
+	// The caps count from here.
+	own.TurnsBefore, own.ToolCallsBefore = own.Turns, own.ToolCalls
+	own.Pending, own.Decisions = nil, nil
+	if h := c.l.Hooks.AfterApproval; h != nil {
+		for _, p := range st.Pending {
+			h(ApprovalDone{Call: p, Decision: decisions[p.ID]})
 		}
 	}
 	return c.drive(ctx, &own, t)
 }
 
-// resume checks that st fits the Core and decisions fit st, readies st to
-// go on (the caps count from here), and returns the pending turn with its
-// decisions, or nil when none is pending.
-func (c *Core) resume(st *State, decisions map[string]Decision) (*Turn, error) {
-	t, err := c.checkState(st, decisions)
-	if err != nil {
-		return nil, err
-	}
-	st.TurnsBefore, st.ToolCallsBefore = st.Turns, st.ToolCalls
-	st.Pending, st.Decisions = nil, nil
-	return t, nil
+// result is the Result of a run at st, sharing no slice with st.
+func (st *State) result() Result {
+	return Result{Messages: deepCopy(st.Messages), Turns: st.Turns, ToolCalls: st.ToolCalls, Usage: st.Usage,
+		DroppedToolOutputs: st.DroppedToolOutputs, Pending: slices.Clone(st.Pending)}
 }
 
 // checkState checks that st fits the Loop and decisions fit st, and

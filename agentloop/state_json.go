@@ -10,14 +10,11 @@ import (
 	"strconv"
 )
 
-// A State is written field by field, by reflection, with every exported
-// field of every type in it under its Go name: an llmstream.Message
-// marshals as a provider would read it (no usage, no stop reason), and a
-// hand-kept mirror of its types forgot the fields added after it. So no
-// type's own JSON methods or tags are used: numbers (enums included) are
-// numbers, texts and raw JSON are strings, and nil stays apart from empty
-// for slices, maps, pointers and raw JSON. A field added to any of these
-// types is saved with no change here.
+// A State is written by reflection, every exported field under its Go
+// name, ignoring the types' own JSON methods and tags (a Message's are the
+// provider's view, without usage or stop reasons): numbers are numbers,
+// texts and raw JSON strings, nil apart from empty. A field added to any
+// of these types is saved with no change here.
 
 // MarshalJSON writes every field of the State, so that unmarshaling the
 // result gives an equal State. Texts that are not valid UTF-8 come back

@@ -14,10 +14,8 @@ import (
 // The loop hands Run the call's arguments as a JSON object (see
 // [Loop.Run] for how they are checked) and a context that ends at the
 // Loop's tool timeout or when the run is cancelled, and that carries the
-// call itself ([CallFromContext]). Run should return
-// promptly once its context ends: the loop waits [ToolGrace] more, then
-// abandons the call (the run stops with the call failed) and leaves the
-// goroutine running Run to finish on its own, its result discarded.
+// call itself ([CallFromContext]). Run should return promptly once its
+// context ends: see [ToolGrace] for what happens when it does not.
 // Run's string is the result the model sees, cut at the Loop's output
 // limit. A non-nil error fails the call and stops the run, unless it is
 // wrapped with [Recoverable].

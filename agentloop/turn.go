@@ -1,8 +1,10 @@
 package agentloop
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,12 +37,12 @@ type Turn struct {
 	raw []llmstream.ToolCall // the calls as the model sent them, for the hooks
 }
 
-// newTurn is the turn of calls, numbered number, with none decided.
 func (c *Core) newTurn(number int, calls []llmstream.ToolCall) *Turn {
 	n := len(calls)
 	t := &Turn{Number: number, raw: calls, Calls: make([]Call, n), Ask: make([]bool, n), Decisions: make([]Decision, n), Answers: make([]Answer, n)}
 	for i, tc := range calls {
-		t.Calls[i] = newCall(number, i, tc)
+		t.Calls[i] = Call{Turn: number, Index: i, ID: tc.ID, Name: tc.Function.Name,
+			Arguments: tc.Function.Arguments}
 		if tool := c.byName[tc.Function.Name]; tool != nil {
 			t.Ask[i] = tool.NeedsApproval
 		}
@@ -60,7 +62,6 @@ func (t *Turn) waiting() []Call {
 	return out
 }
 
-// sharedIDs counts the calls of each id.
 func sharedIDs(calls []Call) map[string]int {
 	ids := make(map[string]int, len(calls))
 	for _, call := range calls {
@@ -124,12 +125,6 @@ type Answer struct {
 	Duration time.Duration
 }
 
-// isError says whether the answer reports a failure to the model
-// (llmstream.Message.IsError).
-func (a *Answer) isError() bool {
-	return a.Outcome != Ran && a.Outcome != Skipped && a.Outcome != NotRun
-}
-
 // Plan adds the model's message (or its error) to st and plans the turn
 // Next counted: msg joins the conversation (an empty role becomes
 // "assistant") and its usage the State's. A model error stops the run,
@@ -151,9 +146,7 @@ func (c *Core) Plan(st *State, msg llmstream.Message, modelErr error) (*Turn, er
 	if modelErr != nil {
 		return t, fmt.Errorf("agentloop: turn %d: model: %w", t.Number, modelErr)
 	}
-	if msg.Role == "" {
-		msg.Role = "assistant"
-	}
+	msg.Role = cmp.Or(msg.Role, "assistant")
 	st.Usage.Add(msg.Usage)
 	st.Messages = append(st.Messages, msg)
 	t = c.newTurn(t.Number, msg.ToolCalls)
@@ -175,7 +168,7 @@ func (c *Core) Plan(st *State, msg llmstream.Message, modelErr error) (*Turn, er
 	}
 	if capErr != nil {
 		for i := range t.Answers {
-			t.Answers[i] = Answer{Call: t.Calls[i], Outcome: NotRun, Content: "not run: " + capErr.Error()}
+			t.Answers[i] = Answer{Outcome: NotRun, Content: "not run: " + capErr.Error()}
 		}
 		t.Answered = true
 		answerAll(st, t)
@@ -219,20 +212,13 @@ func (c *Core) Wait(st *State, t *Turn) error {
 // Finish returns nil when the run goes on; a driver whose run was
 // cancelled before every call started returns the cancellation itself.
 func (c *Core) Finish(st *State, t *Turn) error {
-	failed := -1
-	for i := range t.Answers {
-		if t.Answers[i].Outcome == Failed {
-			failed = i
-			break
-		}
-	}
+	failed := slices.IndexFunc(t.Answers, func(a Answer) bool { return a.Outcome == Failed })
 	failedID := ""
 	if failed >= 0 {
 		failedID = t.Calls[failed].ID
 	}
 	for i := range t.Answers {
 		a := &t.Answers[i]
-		a.Call = t.Calls[i]
 		switch {
 		case a.Outcome == 0 && t.Decisions[i].Verdict == Deny:
 			a.Outcome, a.Content = Denied, denial(t.Decisions[i])
@@ -270,8 +256,8 @@ func (c *Core) Finish(st *State, t *Turn) error {
 	return stop
 }
 
-// cancelledText is the answer to a call stopped while it ran, by the
-// failure of call failedID, or by the run's end when failedID is "".
+// cancelledText answers a call stopped while it ran by the failure of
+// call failedID, or by the run's end when failedID is "".
 func cancelledText(failedID string) string {
 	if failedID != "" {
 		return "cancelled: call " + failedID + " failed while this call ran"
@@ -279,22 +265,21 @@ func cancelledText(failedID string) string {
 	return "cancelled: the run was cancelled while this call ran"
 }
 
-// answerAll appends t's answers to st as tool messages, in call order,
-// and clears the pending calls.
+// answerAll sets each answer's Call, appends t's answers to st as tool
+// messages and clears the pending calls.
 func answerAll(st *State, t *Turn) {
 	for i := range t.Answers {
 		a := &t.Answers[i]
-		st.Messages = append(st.Messages, llmstream.Message{Role: "tool", ToolCallID: a.Call.ID, Content: a.Content, IsError: a.isError()})
+		a.Call = t.Calls[i]
+		isError := a.Outcome != Ran && a.Outcome != Skipped && a.Outcome != NotRun
+		st.Messages = append(st.Messages, llmstream.Message{Role: "tool", ToolCallID: a.Call.ID, Content: a.Content, IsError: isError})
 	}
 	st.Pending, st.Decisions = nil, nil
 }
 
-// refuseInvalid looks for the calls of the turn that may not run
-// (streamed says which the stream already found to be invalid JSON). When
-// every call may run it returns nil and leaves t open. Otherwise no call
-// of the turn runs: t is answered, and refuseInvalid returns the error
-// that stops the run, nil when the Loop answers invalid calls and the run
-// goes on.
+// refuseInvalid answers t when a call may not run (streamed is the
+// stream's verdict on each call's arguments) and returns the error that
+// stops the run, nil when it goes on; t stays open when all may run.
 func (c *Core) refuseInvalid(st *State, t *Turn, streamed []error) error {
 	var first *ToolError
 	var key strings.Builder // identifies this set of failures for the repeat rule
@@ -325,7 +310,6 @@ func (c *Core) refuseInvalid(st *State, t *Turn, streamed []error) error {
 		if t.Answers[i].Outcome == 0 {
 			t.Answers[i] = Answer{Outcome: Skipped, Content: "skipped: not run because call " + first.CallID + " is invalid"}
 		}
-		t.Answers[i].Call = t.Calls[i]
 	}
 	t.Answered = true
 	answerAll(st, t)

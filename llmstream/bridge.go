@@ -3,13 +3,11 @@ package llmstream
 import (
 	"cmp"
 	"errors"
-	"fmt"
 	"io"
 	"slices"
 	"strings"
 	"unsafe"
 
-	"github.com/airlock-go/airlock/internal/jsonscan"
 	"github.com/airlock-go/airlock/sse"
 	"github.com/airlock-go/airlock/toolcall"
 )
@@ -80,9 +78,7 @@ func NewBridge(opts ...BridgeOption) *Bridge {
 // newBridge returns a Bridge reading with cfg, which it shares and does not
 // change: a Client's thousands of concurrent streams hold one config.
 func newBridge(cfg *config, onDelta func(Delta) error) *Bridge {
-	b := &Bridge{cfg: cfg, onDelta: onDelta}
-	b.dec = cfg.dialect.protocol().newDecoder(sink{b})
-	return b
+	return &Bridge{cfg: cfg, onDelta: onDelta}
 }
 
 // config returns the Bridge's configuration, the defaults for a zero Bridge.
@@ -93,27 +89,12 @@ func (b *Bridge) config() *config {
 	return b.cfg
 }
 
-// decoder returns the dialect's decoder, made for a zero Bridge at its
-// first event.
+// decoder returns the dialect's decoder, made at its first use.
 func (b *Bridge) decoder() decoder {
 	if b.dec == nil {
 		b.dec = b.config().dialect.protocol().newDecoder(sink{b})
 	}
 	return b.dec
-}
-
-// assembler returns the tool-call assembler, made at the first fragment:
-// most responses carry no tool call.
-func (b *Bridge) assembler() *toolcall.Assembler {
-	if b.asm == nil {
-		b.asm = b.newAssembler()
-	}
-	return b.asm
-}
-
-// newAssembler returns an assembler with the Bridge's tool-call options.
-func (b *Bridge) newAssembler() *toolcall.Assembler {
-	return toolcall.NewAssembler(b.config().toolOpts...)
 }
 
 // Handle applies one event. It returns the error that stopped the stream,
@@ -138,7 +119,7 @@ func (b *Bridge) handle(ev *sse.Event) error {
 		return b.fail(unknownDialect(b.config().dialect))
 	}
 	if ev.Type == "error" {
-		return b.fail(b.apiError(ev.Data))
+		return b.fail(sink{b}.apiError(ev.Data))
 	}
 	return b.decoder().event(ev)
 }
@@ -318,16 +299,6 @@ func ownString(b []byte) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
-// setFinish records the provider's raw finish reason and what the dialect's
-// own map says it means.
-func (b *Bridge) setFinish(raw string, stop StopReason) {
-	b.finish, b.stop = raw, stop
-}
-
-// end records the stream's proper end, by the dialect's rule: later events
-// are ignored.
-func (b *Bridge) end() { b.done = true }
-
 func (b *Bridge) fail(err error) error {
 	if b.err == nil {
 		b.err = err
@@ -345,16 +316,6 @@ const (
 	inCall // a pending tool-call fragment (chat): the span's start is its number
 )
 
-func (b *Bridge) buffer(k bufKind) *[]byte {
-	switch k {
-	case inReasoning:
-		return &b.reasoning
-	case inRefusal:
-		return &b.refusal
-	}
-	return &b.content
-}
-
 // deltaKind is the Delta kind of a text buffer.
 func (k bufKind) deltaKind() DeltaKind {
 	switch k {
@@ -366,80 +327,13 @@ func (k bufKind) deltaKind() DeltaKind {
 	return DeltaText
 }
 
-// text appends the validated JSON string at sp of s to the buffer of kind
-// k and delivers it: the way a decoder applies text once its event has
-// proved valid.
-func (b *Bridge) text(k bufKind, s *jsonscan.Doc, sp jsonscan.Span) error {
-	buf := b.buffer(k)
-	if room := sp.End - sp.Start; cap(*buf)-len(*buf) < room {
-		// The span bounds the decoded text. Double the buffer: append
-		// grows a large slice by 1.25x, which copies a long answer often.
-		*buf = slices.Grow(*buf, max(len(*buf), room))
-	}
-	start := len(*buf)
-	*buf = s.Str(*buf, sp)
-	if len(*buf) == start {
-		return nil
-	}
-	b.progressed = true
-	if b.onDelta == nil {
-		return nil
-	}
-	return b.deliver(Delta{Kind: k.deltaKind(), Text: string((*buf)[start:])})
-}
-
-// addFragment hands one fragment to the assembler and reports the call's
-// progress to the callback.
-func (b *Bridge) addFragment(f toolcall.Fragment) error {
-	asm := b.assembler()
-	if err := asm.Add(f); err != nil {
-		return err
-	}
-	b.progressed = true
-	if b.onDelta == nil {
-		return nil
-	}
-	p, ok := asm.Preview(asm.LastIndex())
-	if !ok {
-		return nil
-	}
-	return b.deliver(Delta{Kind: DeltaToolCall, Text: strings.Clone(f.Arguments), Call: p})
-}
-
-func (b *Bridge) deliver(d Delta) error {
-	if err := b.onDelta(d); err != nil {
-		return b.fail(fmt.Errorf("%w: %w", ErrAborted, err))
-	}
-	return nil
-}
-
 // unknownField is the sse hook for fields the standard ignores: llama.cpp
 // reports a failure inside a stream as an "error: {...}" line.
 func (b *Bridge) unknownField(name string, value []byte) error {
 	if name != "error" {
 		return nil
 	}
-	return b.fail(b.apiError(value))
-}
-
-// apiError is the provider error an event reported, its text cleaned of
-// the request's credentials.
-func (b *Bridge) apiError(raw []byte) *APIError {
-	e, ok := b.config().dialect.protocol().parseError(raw, 0)
-	if !ok {
-		// Of no known shape, JSON or not: the message as it is.
-		e = &APIError{Message: string(raw)}
-		e.classify()
-	}
-	e.redact(b.config().secrets)
-	return e
-}
-
-// eventError is the error for the event data that failed to decode at
-// offset at: a copy of the data with the request's credentials replaced.
-func (b *Bridge) eventError(data []byte, at int, err error) *EventError {
-	cp := append([]byte(nil), data...)
-	return &EventError{Data: b.config().secrets.Bytes(cp), Offset: at, Err: err}
+	return b.fail(sink{b}.apiError(value))
 }
 
 // ReadMessage reads one whole SSE stream of the dialect chosen with

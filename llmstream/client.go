@@ -244,17 +244,13 @@ func (c *Client) outputAsTool(r *Request) (string, error) {
 		return "", err
 	}
 	name := r.Output.name()
-	onDelta := c.cfg.onDelta
-	if r.OnDelta != nil {
-		onDelta = r.OnDelta
-	}
 	outputTool(r)
-	r.OnDelta = outputDeltas(name, onDelta)
+	r.OnDelta = outputDeltas(name, r.OnDelta)
 	return name, nil
 }
 
-// resolve fills r's unset fields from the client's defaults, once, so
-// that what is logged is what is sent. r is the caller's copy (Stream's
+// resolve fills r's unset fields from the client's defaults, OnDelta from
+// [WithOnDelta], once, so that what is logged is what is sent. r is the caller's copy (Stream's
 // argument) or a Request made for the call: it may be written. Its own
 // frame holds the copy withDefaults makes, which a held stream's stack
 // under stream would otherwise keep.
@@ -262,6 +258,9 @@ func (c *Client) outputAsTool(r *Request) (string, error) {
 //go:noinline
 func (c *Client) resolve(r *Request) {
 	*r = r.withDefaults(c.cfg.defaults, c.cfg.model)
+	if r.OnDelta == nil {
+		r.OnDelta = c.cfg.onDelta
+	}
 }
 
 // sendLogged is send with its end logged.
@@ -352,7 +351,7 @@ func (c *Client) send(ctx context.Context, r *Request) (Message, int, error) {
 func (c *Client) open(ctx context.Context, r *Request) (*Bridge, io.ReadCloser, error) {
 	req, err := c.newRequest(ctx, r)
 	if err != nil {
-		return nil, nil, c.redact(err)
+		return nil, nil, redact.Error(err, c.cfg.secrets)
 	}
 	resp, err := c.cfg.httpClient.Do(req)
 	if err != nil {
@@ -366,11 +365,7 @@ func (c *Client) open(ctx context.Context, r *Request) (*Bridge, io.ReadCloser, 
 		// The secrets of the request as sent too: a token the Doer added.
 		return nil, nil, c.mapError(ctx, err, false, c.cfg.secrets.With(redact.FromRequest(sent)))
 	}
-	onDelta := c.cfg.onDelta
-	if r.OnDelta != nil {
-		onDelta = r.OnDelta
-	}
-	b := newBridge(c.cfg, onDelta)
+	b := newBridge(c.cfg, r.OnDelta)
 	b.requested = r.Model // the message's model when the stream names none
 	wr, whole := c.proto.(wholeReader)
 	switch mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); {
@@ -528,6 +523,3 @@ func sentRequest(req *http.Request, resp *http.Response) *http.Request {
 	}
 	return req
 }
-
-// redact keeps the client's credentials out of err's text.
-func (c *Client) redact(err error) error { return redact.Error(err, c.cfg.secrets) }

@@ -3,6 +3,7 @@ package llmstream
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/airlock-go/airlock/internal/jsonscan"
 	"github.com/airlock-go/airlock/sse"
@@ -27,8 +28,7 @@ func readEvent[T any](s sink, d *jsonscan.Doc, t T, ev *sse.Event, fn jsonscan.M
 // sink is what a decoder writes its stream into: the Bridge, seen through
 // the methods below, which are all a decoder may do to it. A decoder holds
 // a sink, never the *Bridge, so it cannot reach the Bridge's fields. It is
-// one pointer and its methods are small (all but outOfOrder and appendRaw
-// inline), so the boundary costs nothing.
+// one pointer and its accessors inline, so the boundary costs nothing.
 type sink struct{ b *Bridge }
 
 // outOfOrder fails the stream with ev, the event that broke the dialect's
@@ -48,36 +48,84 @@ func (s sink) fail(err error) error { return s.b.fail(err) }
 // failed reports whether the stream has failed.
 func (s sink) failed() bool { return s.b.err != nil }
 
-// eventError and apiError build the errors of a bad event and of a
-// provider's in-stream error, credentials removed (see Bridge's).
+// eventError is the error for the event data that failed to decode at
+// offset at: a copy of the data with the request's credentials replaced.
 func (s sink) eventError(data []byte, at int, err error) *EventError {
-	return s.b.eventError(data, at, err)
+	cp := append([]byte(nil), data...)
+	return &EventError{Data: s.b.config().secrets.Bytes(cp), Offset: at, Err: err}
 }
-func (s sink) apiError(raw []byte) *APIError { return s.b.apiError(raw) }
+
+// apiError is the provider error an event reported, its text cleaned of
+// the request's credentials.
+func (s sink) apiError(raw []byte) *APIError {
+	e, ok := s.b.config().dialect.protocol().parseError(raw, 0)
+	if !ok {
+		// Of no known shape, JSON or not: the message as it is.
+		e = &APIError{Message: string(raw)}
+		e.classify()
+	}
+	s.redact(e)
+	return e
+}
 
 // redact removes the request's credentials from e, an error the decoder
 // built itself.
 func (s sink) redact(e *APIError) { e.redact(s.b.config().secrets) }
 
-// end records the stream's proper end; ended reports it.
-func (s sink) end()        { s.b.end() }
+// end records the stream's proper end, by the dialect's rule: later
+// events are ignored; ended reports it.
+func (s sink) end()        { s.b.done = true }
 func (s sink) ended() bool { return s.b.done }
 
-// setFinish records the raw finish reason and its meaning; finish returns
-// the raw one, "" before any.
-func (s sink) setFinish(raw string, stop StopReason) { s.b.setFinish(raw, stop) }
+// setFinish records the provider's raw finish reason and what the
+// dialect's own map says it means; finish returns the raw one, "" before
+// any.
+func (s sink) setFinish(raw string, stop StopReason) { s.b.finish, s.b.stop = raw, stop }
 func (s sink) finish() string                        { return s.b.finish }
 
-// text appends and delivers validated JSON string text (see Bridge.text).
-func (s sink) text(k bufKind, d *jsonscan.Doc, sp jsonscan.Span) error { return s.b.text(k, d, sp) }
+// text appends the validated JSON string at sp of d to buffer k and
+// delivers it: the way a decoder applies text once its event has proved
+// valid.
+func (s sink) text(k bufKind, d *jsonscan.Doc, sp jsonscan.Span) error {
+	buf := s.buffer(k)
+	if room := sp.End - sp.Start; cap(*buf)-len(*buf) < room {
+		// The span bounds the decoded text. Double the buffer: append
+		// grows a large slice by 1.25x, which copies a long answer often.
+		*buf = slices.Grow(*buf, max(len(*buf), room))
+	}
+	start := len(*buf)
+	*buf = d.Str(*buf, sp)
+	if len(*buf) == start {
+		return nil
+	}
+	s.b.progressed = true
+	if s.b.onDelta == nil {
+		return nil
+	}
+	return s.deliver(Delta{Kind: k.deltaKind(), Text: string((*buf)[start:])})
+}
 
 // buffer is text buffer k, for a decoder that decodes into it in place
 // (and delivers the text itself, see delivering).
-func (s sink) buffer(k bufKind) *[]byte { return s.b.buffer(k) }
+func (s sink) buffer(k bufKind) *[]byte {
+	switch k {
+	case inReasoning:
+		return &s.b.reasoning
+	case inRefusal:
+		return &s.b.refusal
+	}
+	return &s.b.content
+}
 
-// delivering reports whether deltas are wanted; deliver hands one on.
-func (s sink) delivering() bool      { return s.b.onDelta != nil }
-func (s sink) deliver(d Delta) error { return s.b.deliver(d) }
+// delivering reports whether deltas are wanted; deliver hands one on, and
+// fails the stream with [ErrAborted] when the callback says stop.
+func (s sink) delivering() bool { return s.b.onDelta != nil }
+func (s sink) deliver(d Delta) error {
+	if err := s.b.onDelta(d); err != nil {
+		return s.fail(fmt.Errorf("%w: %w", ErrAborted, err))
+	}
+	return nil
+}
 
 // content and reasoning are the answer and reasoning text so far, to read.
 func (s sink) content() []byte   { return s.b.content }
@@ -99,30 +147,52 @@ func (s sink) truncateText(l textLens) {
 // appendRaw appends text, already decoded, to buffer k and delivers it.
 // Unlike text it does not count as progress by itself.
 func (s sink) appendRaw(k bufKind, text string) error {
-	buf := s.b.buffer(k)
+	buf := s.buffer(k)
 	*buf = append(*buf, text...)
 	if s.b.onDelta == nil {
 		return nil
 	}
-	return s.b.deliver(Delta{Kind: k.deltaKind(), Text: text})
+	return s.deliver(Delta{Kind: k.deltaKind(), Text: text})
 }
 
 // replaceText replaces buffer k's text from byte from on with text, which
 // is not delivered (the deltas it replaces were).
 func (s sink) replaceText(k bufKind, from int, text []byte) {
-	buf := s.b.buffer(k)
+	buf := s.buffer(k)
 	*buf = append((*buf)[:from], text...)
 }
 
-// addFragment hands one tool-call fragment to the assembler (see
-// Bridge.addFragment).
-func (s sink) addFragment(f toolcall.Fragment) error { return s.b.addFragment(f) }
+// addFragment hands one tool-call fragment to the assembler and reports
+// the call's progress to the callback; an error fails the stream.
+func (s sink) addFragment(f toolcall.Fragment) error {
+	asm := s.assembler()
+	if err := asm.Add(f); err != nil {
+		return s.fail(err)
+	}
+	s.b.progressed = true
+	if s.b.onDelta == nil {
+		return nil
+	}
+	p, ok := asm.Preview(asm.LastIndex())
+	if !ok {
+		return nil
+	}
+	return s.deliver(Delta{Kind: DeltaToolCall, Text: strings.Clone(f.Arguments), Call: p})
+}
 
-// assembler is the tool-call assembler, made at its first use.
-func (s sink) assembler() *toolcall.Assembler { return s.b.assembler() }
+// assembler is the tool-call assembler, made at the first fragment: most
+// responses carry no tool call.
+func (s sink) assembler() *toolcall.Assembler {
+	if s.b.asm == nil {
+		s.b.asm = s.newAssembler()
+	}
+	return s.b.asm
+}
 
 // newAssembler returns an assembler with the Bridge's tool-call options.
-func (s sink) newAssembler() *toolcall.Assembler { return s.b.newAssembler() }
+func (s sink) newAssembler() *toolcall.Assembler {
+	return toolcall.NewAssembler(s.b.config().toolOpts...)
+}
 
 // swapAssembler starts the calls over with asm's (full arguments came late).
 func (s sink) swapAssembler(asm *toolcall.Assembler) { s.b.asm = asm }
@@ -168,8 +238,18 @@ func (s sink) setModelName(name string) {
 
 // addBlock appends a continuity block and returns its slot, for block.
 func (s sink) addBlock(blk Block) int {
-	s.b.blocks = append(s.b.blocks, blk)
+	s.b.blocks = append(roomForOne(s.b.blocks), blk)
 	return len(s.b.blocks) - 1
+}
+
+// roomForOne makes room for one more element, doubling a full slice's
+// capacity: append's own growth slows to 1.25× for large slices, which
+// allocates a stream of many blocks or items five times over.
+func roomForOne[S ~[]E, E any](s S) S {
+	if len(s) == cap(s) {
+		return slices.Grow(s, len(s)+1)
+	}
+	return s
 }
 
 func (s sink) block(slot int) *Block { return &s.b.blocks[slot] }

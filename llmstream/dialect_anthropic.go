@@ -82,23 +82,9 @@ type antBlock struct {
 
 	// For thinking and raw blocks, the block is rebuilt at its stop from
 	// the start's members and what the deltas added to them.
-	members []antMember
-	byKey   map[string]int // members by key, once there are many (a hostile delta)
-	input   []byte         // raw blocks: streamed partial JSON of "input"
-	start   []byte         // tool_use: the start's own "input", used when no delta came
-}
-
-// maxListedMembers is how many members of a block are looked up in a list
-// before a map takes over, so that a delta of many distinct members stays
-// linear.
-const maxListedMembers = 8
-
-// antMember is a member of a block's start object, with the text the
-// deltas appended to it (string members only).
-type antMember struct {
-	key   string
-	raw   []byte // the start's value, as JSON
-	added []byte // decoded text appended by deltas
+	members *antMembers // thinking and raw blocks only
+	input   []byte      // raw blocks: streamed partial JSON of "input"
+	start   []byte      // tool_use: the start's own "input", used when no delta came
 }
 
 // anthropicDecoder reads Anthropic message events into a sink.
@@ -346,7 +332,7 @@ func (a *anthropicDecoder) add(blk antBlock) *antBlock {
 	if a.byIndex != nil {
 		a.byIndex[blk.index] = pos
 	}
-	a.blocks = append(a.blocks, blk)
+	a.blocks = append(roomForOne(a.blocks), blk)
 	a.open++
 	return &a.blocks[pos]
 }
@@ -382,9 +368,7 @@ func (a *anthropicDecoder) startMessage(ev *sse.Event) error {
 	}
 	a.started = true
 	a.b.setModel(&a.doc, model)
-	if a.doc.IsString(id) {
-		a.id = string(a.doc.Str(nil, id))
-	}
+	a.id = a.doc.Text(id)
 	if usage.OK() {
 		a.applyUsage(usage)
 	}
@@ -438,16 +422,10 @@ func (a *anthropicDecoder) startBlockAt(ev *sse.Event, n int) error {
 		return a.b.outOfOrder(ev, 0, "content_block_start without a content block")
 	}
 	typ, text, id, name, input, caller := a.inBlock.typ, a.inBlock.text, a.inBlock.id, a.inBlock.name, a.inBlock.input, a.inBlock.caller
-	var members []antMember
-	a.fields(a.block, func(key []byte, v jsonscan.Span) {
-		if v.OK() {
-			members = append(members, antMember{key: string(key), raw: slices.Clone(a.doc.Data[v.Start:v.End])})
-		}
-	})
 	blk := antBlock{index: n, open: true, slot: b.blockCount()}
 	switch {
 	case a.doc.Is(typ, "text"):
-		blk.kind, blk.textStart, members = blockText, len(b.content()), nil
+		blk.kind, blk.textStart = blockText, len(b.content())
 		b.addBlock(Block{Type: BlockText})
 		if a.doc.IsString(text) {
 			if err := b.text(inContent, &a.doc, text); err != nil {
@@ -456,6 +434,7 @@ func (a *anthropicDecoder) startBlockAt(ev *sse.Event, n int) error {
 		}
 	case a.doc.Is(typ, "thinking"):
 		blk.kind, blk.textStart = blockThinking, len(b.reasoning())
+		a.startMembers(&blk)
 		b.addBlock(Block{Type: "thinking"})
 		if a.doc.IsString(text) {
 			if err := b.text(inReasoning, &a.doc, text); err != nil {
@@ -463,36 +442,29 @@ func (a *anthropicDecoder) startBlockAt(ev *sse.Event, n int) error {
 			}
 		}
 	case a.doc.Is(typ, "tool_use"):
-		blk.kind, members = blockToolUse, nil
+		blk.kind = blockToolUse
 		b.addBlock(Block{Type: BlockToolCall, Call: n})
 		if input.OK() && a.doc.Data[input.Start] == '{' {
 			blk.start = slices.Clone(a.doc.Data[input.Start:input.End])
 		}
-		f := toolcall.Fragment{Index: n, Type: "function"}
-		if a.doc.IsString(id) {
-			f.ID = string(a.doc.Str(nil, id))
-		}
-		if a.doc.IsString(name) {
-			f.Name = string(a.doc.Str(nil, name))
-		}
+		f := toolcall.Fragment{Index: n, Type: "function", ID: a.doc.Text(id), Name: a.doc.Text(name)}
 		if caller.OK() && a.doc.Data[caller.Start] == '{' {
 			// Who called it (programmatic tool calling: the code
 			// execution tool); kept on the call and written back on it.
 			f.Extra = append(append([]byte(`{"caller":`), a.doc.Data[caller.Start:caller.End]...), '}')
 		}
 		if err := b.addFragment(f); err != nil {
-			return b.fail(err)
+			return err
 		}
 	default:
 		blk.kind = blockRaw
+		a.startMembers(&blk)
 		t := "block"
 		if a.doc.IsString(typ) {
 			t = string(a.doc.Str(nil, typ))
 		}
 		b.addBlock(Block{Type: t})
 	}
-	blk.members = members
-	blk.indexMembers()
 	a.add(blk)
 	return nil
 }
@@ -515,7 +487,7 @@ func (a *anthropicDecoder) blockDelta(ev *sse.Event) error {
 		case a.doc.Is(dtype, "thinking_delta") && a.doc.IsString(a.inDelta.thinking):
 			return b.text(inReasoning, &a.doc, a.inDelta.thinking)
 		case a.doc.Is(dtype, "signature_delta") && a.doc.IsString(a.inDelta.signature):
-			a.appendString(blk, "signature", a.inDelta.signature)
+			blk.members.extend(&a.doc, []byte("signature"), a.inDelta.signature)
 		}
 		return nil
 	case blockToolUse:
@@ -533,10 +505,7 @@ func (a *anthropicDecoder) blockDelta(ev *sse.Event) error {
 		// Not copied: Add copies the arguments into its call and keeps
 		// nothing of the fragment.
 		args := unsafe.String(unsafe.SliceData(a.arena), len(a.arena))
-		if err := b.addFragment(toolcall.Fragment{Index: blk.index, Arguments: args}); err != nil {
-			return b.fail(err)
-		}
-		return nil
+		return b.addFragment(toolcall.Fragment{Index: blk.index, Arguments: args})
 	}
 	// A raw block: input deltas build its "input"; any other delta's
 	// string members extend the start's members of the same name
@@ -547,56 +516,15 @@ func (a *anthropicDecoder) blockDelta(ev *sse.Event) error {
 		}
 		return nil
 	}
+	n := 0
+	a.fields(a.delta, func([]byte, jsonscan.Span) { n++ })
+	blk.members.grow(n)
 	a.fields(a.delta, func(key []byte, v jsonscan.Span) {
 		if string(key) != "type" && a.doc.IsString(v) {
-			a.appendString(blk, string(key), v)
+			blk.members.extend(&a.doc, key, v)
 		}
 	})
 	return nil
-}
-
-func (a *anthropicDecoder) appendString(blk *antBlock, key string, v jsonscan.Span) {
-	if i := blk.member(key); i >= 0 {
-		blk.members[i].added = a.doc.Str(blk.members[i].added, v)
-		return
-	}
-	blk.members = append(blk.members, antMember{key: key, raw: []byte(`""`), added: a.doc.Str(nil, v)})
-	if blk.byKey != nil {
-		blk.byKey[key] = len(blk.members) - 1
-		return
-	}
-	blk.indexMembers()
-}
-
-// indexMembers looks members up in a map once there are more than a few,
-// whether the start or the deltas brought them, so that a delta extending
-// many members stays linear.
-func (blk *antBlock) indexMembers() {
-	if blk.byKey != nil || len(blk.members) <= maxListedMembers {
-		return
-	}
-	blk.byKey = make(map[string]int, 2*len(blk.members))
-	for i := range blk.members {
-		if _, dup := blk.byKey[blk.members[i].key]; !dup {
-			blk.byKey[blk.members[i].key] = i
-		}
-	}
-}
-
-// member is the position of the first member named key, -1 for none.
-func (blk *antBlock) member(key string) int {
-	if blk.byKey != nil {
-		if i, ok := blk.byKey[key]; ok {
-			return i
-		}
-		return -1
-	}
-	for i := range blk.members {
-		if blk.members[i].key == key {
-			return i
-		}
-	}
-	return -1
 }
 
 // stopBlock closes a block and records what it became.
@@ -611,18 +539,13 @@ func (a *anthropicDecoder) stopBlock(ev *sse.Event, blk *antBlock) error {
 	case blockThinking:
 		// The thinking text is the reasoning this block added, whether or
 		// not its start named the member: the signature covers it.
-		setMember(&blk.members, "thinking", []byte(`""`))
-		for i := range blk.members {
-			if blk.members[i].key == "thinking" {
-				blk.members[i].added = b.reasoning()[blk.textStart:]
-			}
-		}
-		slot.Raw = rebuildBlock(blk.members)
+		blk.members.set("thinking", jsonscan.AppendQuoted(nil, b.reasoning()[blk.textStart:]))
+		slot.Raw = blk.members.rebuild()
 	case blockToolUse:
 		if !blk.deltas && len(blk.start) > 0 && !jsonscan.IsEmptyObject(blk.start) {
 			// No delta came: the start's own input is the arguments.
 			if err := b.addFragment(toolcall.Fragment{Index: blk.index, Arguments: string(blk.start)}); err != nil {
-				return b.fail(err)
+				return err
 			}
 		}
 	case blockRaw:
@@ -630,50 +553,17 @@ func (a *anthropicDecoder) stopBlock(ev *sse.Event, blk *antBlock) error {
 			if !jsonscan.Valid(blk.input) {
 				return b.fail(b.eventError(ev.Data, 0, fmt.Errorf("the streamed input of %q block %d is not JSON", slot.Type, blk.index)))
 			}
-			setMember(&blk.members, "input", blk.input)
+			blk.members.set("input", blk.input)
 		}
-		slot.Raw = rebuildBlock(blk.members)
+		slot.Raw = blk.members.rebuild()
 	}
 	// An empty text block carries nothing: it does not count as progress
 	// (the idle timeout), as a ping does not.
 	if blk.kind != blockText || slot.Bytes > 0 {
 		b.progress()
 	}
-	blk.members, blk.byKey, blk.input, blk.start = nil, nil, nil, nil
+	blk.members, blk.input, blk.start = nil, nil, nil
 	return nil
-}
-
-// rebuildBlock writes a block's members as one JSON object, each string
-// member with the text its deltas added.
-func rebuildBlock(members []antMember) []byte {
-	out := []byte{'{'}
-	for i, m := range members {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = jsonscan.AppendQuoted(out, []byte(m.key))
-		out = append(out, ':')
-		if m.added == nil {
-			out = append(out, m.raw...)
-			continue
-		}
-		var start []byte
-		if len(m.raw) > 0 && m.raw[0] == '"' {
-			start, _, _ = jsonscan.AppendString(nil, m.raw, 0)
-		}
-		out = jsonscan.AppendQuoted(out, append(start, m.added...))
-	}
-	return append(out, '}')
-}
-
-func setMember(members *[]antMember, key string, raw []byte) {
-	for i := range *members {
-		if (*members)[i].key == key {
-			(*members)[i].raw, (*members)[i].added = raw, nil
-			return
-		}
-	}
-	*members = append(*members, antMember{key: key, raw: raw})
 }
 
 // applyUsage reads an Anthropic usage object. Each report is cumulative,

@@ -93,13 +93,46 @@ func TestAnthropicManyStartMembers(t *testing.T) {
 		}
 		feed(`{"type":"message_start","message":{"id":"m","content":[],"usage":{"input_tokens":1}}}`)
 		feed(`{"type":"content_block_start","index":0,"content_block":{"type":"other"` + start.String() + `}}`)
-		if blk := dec.lookup(0); (blk.byKey != nil) != (n+1 > maxListedMembers) {
-			t.Fatalf("%d members: indexed %v", n, blk.byKey != nil)
+		if blk := dec.lookup(0); (blk.members.byKey != nil) != (n+1 > maxListedMembers) {
+			t.Fatalf("%d members: indexed %v", n, blk.members.byKey != nil)
 		}
 		feed(`{"type":"content_block_delta","index":0,"delta":{"type":"x"` + delta.String() + `}}`)
 		feed(`{"type":"content_block_stop","index":0}`)
 		if got, w := string(b.blocks[0].Raw), `{"type":"other"`+want.String()+`}`; got != w {
 			t.Fatalf("%d members: block %s, want %s", n, got, w)
+		}
+	}
+}
+
+// A kept-whole block's members are extended by interleaved deltas (a, c,
+// a again, then both), a member the start held as a number or an escaped
+// string, a key with an escape, and a duplicate start key; with a few
+// members and with enough that a map finds them. Each string member ends
+// as its start text with its deltas' text in order; the first of two
+// duplicate keys takes the text.
+func TestAnthropicInterleavedMemberDeltas(t *testing.T) {
+	for _, extra := range []int{0, 2 * maxListedMembers} {
+		var start, want strings.Builder
+		for i := range extra {
+			fmt.Fprintf(&start, `,"z%d":"v"`, i)
+			fmt.Fprintf(&want, `,"z%d":"v"`, i)
+		}
+		data := anthropicStream(`{"type":"message_start","message":{"id":"m","content":[],"usage":{"input_tokens":1}}}`,
+			`{"type":"content_block_start","index":0,"content_block":{"type":"other","a":"x\u00e9","b":1,"a":"dup","q\"k":"s"`+start.String()+`}}`,
+			`{"type":"content_block_delta","index":0,"delta":{"type":"x","a":"1"}}`,
+			`{"type":"content_block_delta","index":0,"delta":{"type":"x","c":"2","b":"n"}}`,
+			`{"type":"content_block_delta","index":0,"delta":{"type":"x","a":"3"}}`,
+			`{"type":"content_block_delta","index":0,"delta":{"type":"x","a":"4","c":"5","q\"k":"\n"}}`,
+			`{"type":"content_block_stop","index":0}`, `{"type":"message_stop"}`)
+		w := `{"type":"other","a":"xé134","b":"n","a":"dup","q\"k":"s\u000a"` + want.String() + `,"c":"25"}`
+		for how, r := range splittings([]byte(data), uint64(extra)) {
+			m, err := ReadMessage(r(), WithDialect(DialectAnthropic))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := string(m.Continuity.Blocks[0].Raw); got != w {
+				t.Fatalf("%d extra members, %s: block\n%s\nwant\n%s", extra, how, got, w)
+			}
 		}
 	}
 }

@@ -634,15 +634,9 @@ func (d *bedrockDecoder) start(ev *sse.Event) error {
 		blk.kind = bedrockKindServerTool
 		return nil
 	}
-	f := toolcall.Fragment{Index: n, Type: "function"}
-	if d.doc.IsString(d.toolID) {
-		f.ID = string(d.doc.Str(nil, d.toolID))
-	}
-	if d.doc.IsString(d.toolName) {
-		f.Name = string(d.doc.Str(nil, d.toolName))
-	}
+	f := toolcall.Fragment{Index: n, Type: "function", ID: d.doc.Text(d.toolID), Name: d.doc.Text(d.toolName)}
 	if err := d.b.addFragment(f); err != nil {
-		return d.b.fail(err)
+		return err
 	}
 	d.setKind(blk, bedrockKindToolUse)
 	return nil
@@ -695,7 +689,7 @@ func (d *bedrockDecoder) delta(ev *sse.Event) error {
 		// Not copied: Add copies the arguments and keeps nothing.
 		args := unsafe.String(unsafe.SliceData(d.arena), len(d.arena))
 		if err := b.addFragment(toolcall.Fragment{Index: blk.index, Arguments: args}); err != nil {
-			return b.fail(err)
+			return err
 		}
 	default:
 		if d.doc.IsString(d.reasonRedacted) {

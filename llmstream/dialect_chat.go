@@ -627,7 +627,7 @@ func (c *chatDecoder) apply() error {
 		c.b.progress()
 		if mk.kind == inCall {
 			if err := c.addCall(&e.calls[mk.span.Start]); err != nil {
-				return c.b.fail(err)
+				return err
 			}
 			continue
 		}
@@ -650,14 +650,11 @@ func (c *chatDecoder) apply() error {
 			c.b.setFinish(raw, chatStopReason(raw))
 		}
 	}
-	if e.usage.OK() {
-		if u := decodeUsage(d[e.usage.Start:e.usage.End]); u != nil {
-			c.b.setUsage(u)
-		}
-	}
-	if e.groqUsage.OK() {
-		if u := decodeUsage(d[e.groqUsage.Start:e.groqUsage.End]); u != nil {
-			c.b.setUsage(u)
+	for _, s := range [...]jsonscan.Span{e.usage, e.groqUsage} {
+		if s.OK() {
+			if u := decodeUsage(d[s.Start:s.End]); u != nil {
+				c.b.setUsage(u)
+			}
 		}
 	}
 	if e.apiErr.OK() {

@@ -85,7 +85,7 @@ func decoderRecord(prev, data []byte, validUTF8 bool) (record, bool) {
 			r.Pieces = append(r.Pieces, p)
 		default:
 			name := map[bufKind]string{inContent: "content", inReasoning: "reasoning", inRefusal: "refusal"}[mk.kind]
-			r.Pieces = append(r.Pieces, piece{Kind: name, Text: string((*b.buffer(mk.kind))[mk.span.Start:mk.span.End])})
+			r.Pieces = append(r.Pieces, piece{Kind: name, Text: string((*sink{b}.buffer(mk.kind))[mk.span.Start:mk.span.End])})
 		}
 	}
 	for _, d := range e.details {

@@ -665,19 +665,14 @@ func (g *geminiDecoder) applyPart(ev *sse.Event, p *gemPart) error {
 	case p.other != 0:
 		g.closeRun()
 		o := &g.others[p.other-1]
-		blk := Block{Type: o.key, Raw: append(json.RawMessage(nil), d.Data[p.at:o.end]...)}
-		if d.IsString(p.sig) {
-			blk.Signature = string(d.Str(nil, p.sig))
-		}
-		b.addBlock(blk)
+		b.addBlock(Block{Type: o.key, Raw: append(json.RawMessage(nil), d.Data[p.at:o.end]...), Signature: d.Text(p.sig)})
 		b.progress()
 	}
 	return nil
 }
 
 func (g *geminiDecoder) openRun(k runKind, blk Block, start int) {
-	g.run, g.runSlot, g.runStart = k, g.b.blockCount(), start
-	g.b.addBlock(blk)
+	g.run, g.runSlot, g.runStart = k, g.b.addBlock(blk), start
 }
 
 // closeRun ends the open text or thought block; a thought block is then
@@ -730,15 +725,12 @@ func (g *geminiDecoder) applyCall(ev *sse.Event, p *gemPart, c *gemFuncCall) err
 	g.closeRun()
 	n := g.calls
 	g.calls++
-	blk := Block{Type: BlockToolCall, Call: n}
+	blk := Block{Type: BlockToolCall, Call: n, Signature: d.Text(p.sig)}
 	f := toolcall.Fragment{Index: n, Type: "function", Name: string(d.Str(nil, c.name))}
 	if d.IsString(c.id) && c.id.End-c.id.Start > 2 {
 		f.ID = string(d.Str(nil, c.id))
 		blk.ID = f.ID
 		b.keepContinuity() // only the state says the id is Gemini's own, to send back
-	}
-	if d.IsString(p.sig) {
-		blk.Signature = string(d.Str(nil, p.sig))
 	}
 	b.addBlock(blk)
 	if c.will || c.partial {
@@ -753,10 +745,7 @@ func (g *geminiDecoder) applyCall(ev *sse.Event, p *gemPart, c *gemFuncCall) err
 		raw := d.Data[c.args.Start:c.args.End]
 		f.Arguments = unsafe.String(unsafe.SliceData(raw), len(raw))
 	}
-	if err := b.addFragment(f); err != nil {
-		return b.fail(err)
-	}
-	return nil
+	return b.addFragment(f)
 }
 
 // continuesOpen reports that a named part names the call being streamed:
@@ -811,10 +800,7 @@ func (g *geminiDecoder) streamArgs(ev *sse.Event, c *gemFuncCall, f toolcall.Fra
 	}
 	// Not copied: Add copies the arguments and keeps nothing of them.
 	f.Arguments = unsafe.String(unsafe.SliceData(frag), len(frag))
-	if err := b.addFragment(f); err != nil {
-		return b.fail(err)
-	}
-	return nil
+	return b.addFragment(f)
 }
 
 var jsonNull = []byte("null")

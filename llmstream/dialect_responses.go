@@ -434,10 +434,7 @@ func (r *responsesDecoder) outputItem(pos, i, depth int) (int, error) {
 // call_id) of an item the stream already gave. The ids are gathered once,
 // at the first output item that needs them.
 func (r *responsesDecoder) streamedID() bool {
-	id, callID := r.itemID(), ""
-	if r.doc.IsString(r.inItem.callID) {
-		callID = string(r.doc.Str(nil, r.inItem.callID))
-	}
+	id, callID := r.itemID(), r.doc.Text(r.inItem.callID)
 	if id == "" && callID == "" {
 		return false
 	}

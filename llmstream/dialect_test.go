@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"runtime/debug"
@@ -99,4 +100,12 @@ func TestDeepEventSmallStack(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "deep ok") {
 		t.Fatalf("child: %v\n%.2000s", err, out)
 	}
+}
+
+// countingDoer records that a request was sent, and fails it.
+type countingDoer struct{ sent *bool }
+
+func (d countingDoer) Do(*http.Request) (*http.Response, error) {
+	*d.sent = true
+	return nil, errors.New("not to be sent")
 }

@@ -3,7 +3,6 @@ package llmstream
 import (
 	"encoding/json"
 	"errors"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -141,12 +140,4 @@ func TestAnthropicReasoningEffort(t *testing.T) {
 			t.Errorf("%q: thinking %s (err %v), want %s", effort, w.Thinking, err, want)
 		}
 	}
-}
-
-// countingDoer records that a request was sent, and fails it.
-type countingDoer struct{ sent *bool }
-
-func (d countingDoer) Do(*http.Request) (*http.Response, error) {
-	*d.sent = true
-	return nil, errors.New("not to be sent")
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -165,7 +166,10 @@ func (geminiProtocol) encode(r *Request, _ *config) ([]byte, error) {
 		w.Tools = []gemTool{{FunctionDeclarations: decls}}
 	}
 	w.ToolConfig = geminiToolConfig(r.ToolChoice)
-	w.GenerationConfig = geminiGeneration(r)
+	var err error
+	if w.GenerationConfig, err = geminiGeneration(r); err != nil {
+		return nil, err
+	}
 	return json.Marshal(w)
 }
 
@@ -218,12 +222,16 @@ func geminiToolConfig(c ToolChoice) *gemToolConf {
 	return &gemToolConf{gemCallingConf{Mode: mode, AllowedFunctionNames: names}}
 }
 
+// geminiLevels are the thinkingLevel values Gemini takes.
+var geminiLevels = []string{"MINIMAL", "LOW", "MEDIUM", "HIGH"}
+
 // geminiGeneration is the generationConfig; nil when nothing is set. A
 // thinking budget wins over an effort (Gemini refuses both at once), and
 // thinking that is on includes the thoughts, so the reasoning shows. An
-// effort is a thinkingLevel in the enum's own case ("LOW"); "none" is no
-// level but thinking off, a budget of 0, as Anthropic and Bedrock take it.
-func geminiGeneration(r *Request) *gemGenConfig {
+// effort is a thinkingLevel of Gemini's enum, in its case ("LOW"); "none"
+// is no level but thinking off, a budget of 0, as Anthropic and Bedrock
+// take it; any other effort is refused here rather than by Gemini.
+func geminiGeneration(r *Request) (*gemGenConfig, error) {
 	g := gemGenConfig{MaxOutputTokens: r.maxTokens(), Temperature: r.Temperature, TopP: r.TopP, StopSequences: r.Stop}
 	switch {
 	case r.ThinkingBudget != nil:
@@ -231,13 +239,17 @@ func geminiGeneration(r *Request) *gemGenConfig {
 	case r.ReasoningEffort == "none":
 		g.ThinkingConfig = &gemThinking{ThinkingBudget: new(int)}
 	case r.ReasoningEffort != "":
-		g.ThinkingConfig = &gemThinking{ThinkingLevel: strings.ToUpper(r.ReasoningEffort), IncludeThoughts: true}
+		level := strings.ToUpper(r.ReasoningEffort)
+		if !slices.Contains(geminiLevels, level) {
+			return nil, fmt.Errorf("reasoning effort %q is no Gemini thinkingLevel (want minimal, low, medium, high or none, or set ThinkingBudget)", r.ReasoningEffort)
+		}
+		g.ThinkingConfig = &gemThinking{ThinkingLevel: level, IncludeThoughts: true}
 	}
 	geminiOutput(&g, r.Output)
 	if g.MaxOutputTokens == nil && g.Temperature == nil && g.TopP == nil && len(g.StopSequences) == 0 && g.ThinkingConfig == nil && g.ResponseMimeType == "" {
-		return nil
+		return nil, nil
 	}
-	return &g
+	return &g, nil
 }
 
 // geminiAssistant writes an assistant's parts: from its Gemini state when

@@ -2,6 +2,8 @@ package llmstream
 
 import (
 	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -180,5 +182,43 @@ func TestGeminiUnsignedCalls(t *testing.T) {
 				t.Errorf("model parts (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestGeminiReasoningEffort: an effort is a thinkingLevel of Gemini's enum
+// in its case, "none" a zero budget, and an effort outside the enum
+// ("xhigh", which chat and Responses pass on) an ErrInvalidRequest naming
+// it, nothing sent — Gemini would refuse the request.
+func TestGeminiReasoningEffort(t *testing.T) {
+	for effort, want := range map[string]string{
+		"minimal": `{"includeThoughts":true,"thinkingLevel":"MINIMAL"}`,
+		"high":    `{"includeThoughts":true,"thinkingLevel":"HIGH"}`,
+		"LOW":     `{"includeThoughts":true,"thinkingLevel":"LOW"}`,
+		"none":    `{"thinkingBudget":0}`,
+		"xhigh":   "error",
+		"max":     "error",
+	} {
+		if want == "error" {
+			sent := false
+			c := NewClient(WithDialect(DialectGemini), WithModel("m"), WithHTTPClient(countingDoer{&sent}))
+			_, err := c.Stream(t.Context(), Request{ReasoningEffort: effort})
+			if !errors.Is(err, ErrInvalidRequest) || !strings.Contains(err.Error(), effort) || sent {
+				t.Errorf("%q: err %v, sent %v; want ErrInvalidRequest naming it, nothing sent", effort, err, sent)
+			}
+			continue
+		}
+		body, err := geminiProtocol{}.encode(&Request{ReasoningEffort: effort}, &config{})
+		var w struct {
+			GenerationConfig struct{ ThinkingConfig json.RawMessage }
+		}
+		if err != nil || json.Unmarshal(body, &w) != nil {
+			t.Fatalf("%q: %v", effort, err)
+		}
+		var got, exp any
+		json.Unmarshal(w.GenerationConfig.ThinkingConfig, &got)
+		json.Unmarshal([]byte(want), &exp)
+		if diff := cmp.Diff(exp, got); diff != "" {
+			t.Errorf("%q: thinkingConfig (-want +got):\n%s", effort, diff)
+		}
 	}
 }

@@ -191,15 +191,11 @@ func (e *APIError) classify() {
 			}
 		}
 	}
-	if e.Kind == ErrorInvalidRequest && (e.StatusCode == 401 || e.StatusCode == 404) {
+	if e.Kind == ErrorUnknown || e.Kind == ErrorInvalidRequest && (e.StatusCode == 401 || e.StatusCode == 404) {
 		// OpenAI gives a missing key (401) and a wrong path (404) only the
 		// generic invalid_request_error; the status says more.
-		e.Kind = ErrorUnknown
+		e.Kind = statusKind(e.StatusCode)
 	}
-	if e.Kind != ErrorUnknown {
-		return
-	}
-	e.Kind = statusKind(e.StatusCode)
 }
 
 // statusKind is the kind an HTTP error status means when nothing else

@@ -160,16 +160,25 @@ func TestReviewFailoverDiscardedCalls(t *testing.T) {
 // text's trailing no-break space (two bytes) and its deltas cut that rune
 // in two. The deltas with their seam must still give the Message's text.
 func TestReviewFailoverSpliceSplitRune(t *testing.T) {
-	t.Skip("BUG: a continuation's delta that cuts a repeated whitespace rune in two is shown twice (skipRepeated matches rune by rune within one delta); the Message has it once")
-	m := &dialectStreamer{d: llmstream.DialectAnthropic, fn: cutThenAnswer([]string{"Hello\u00a0"}, []string{"\xc2", "\xa0world"})}
-	var view seamView
-	got, err := (&llmstream.Failover{Models: []llmstream.Streamer{m}, Backoff: -1}).Stream(context.Background(),
-		llmstream.Request{Messages: []llmstream.Message{{Role: "user", Content: "go"}}, OnDelta: view.apply})
-	if err != nil || got.Content != "Hello\u00a0world" {
-		t.Fatalf("Stream = %q, %v", got.Content, err)
-	}
-	if view.text != got.Content {
-		t.Fatalf("deltas give %q, message %q (seams %v)", view.text, got.Content, view.seams)
+	for _, tt := range []struct {
+		second []string
+		want   string
+	}{
+		{[]string{"\xc2", "\xa0world"}, "Hello\u00a0world"},       // the repeat, cut in two
+		{[]string{"\xc2", "\xa1world"}, "Hello\u00a0\u00a1world"}, // another rune, cut in two
+		{[]string{"\xc2"}, "Hello\u00a0\xc2"},                     // half a rune, then the end
+		{[]string{"\xc2", "", "\xa0", "\u00a0x"}, "Hello\u00a0\u00a0x"},
+	} {
+		m := &dialectStreamer{d: llmstream.DialectAnthropic, fn: cutThenAnswer([]string{"Hello\u00a0"}, tt.second)}
+		var view seamView
+		got, err := (&llmstream.Failover{Models: []llmstream.Streamer{m}, Backoff: -1}).Stream(context.Background(),
+			llmstream.Request{Messages: []llmstream.Message{{Role: "user", Content: "go"}}, OnDelta: view.apply})
+		if err != nil || got.Content != tt.want {
+			t.Fatalf("%q: Stream = %q, %v", tt.second, got.Content, err)
+		}
+		if view.text != got.Content {
+			t.Fatalf("%q: deltas give %q, message %q (seams %v)", tt.second, view.text, got.Content, view.seams)
+		}
 	}
 }
 

@@ -27,6 +27,7 @@ type failoverRun struct {
 	// being matched against it.
 	prefix, skip string
 	skipping     bool
+	held         string // the start of a rune skipRepeated waits to match
 
 	usage     *Usage
 	usageOwn  bool   // usage was made here, so it may be added to
@@ -69,6 +70,9 @@ func (run *failoverRun) loop(ctx context.Context, r Request) (Message, error) {
 			if msg.Model == "" {
 				msg.Model = id.name // a Streamer that names none: the model asked
 			}
+			if err := run.flushHeld(); err != nil {
+				return run.shownMessage(msg), fmt.Errorf("%w: %w", ErrAborted, err)
+			}
 			out := run.answer(msg, at.continues)
 			a.Next = AttemptAnswered
 			run.report(ctx, a)
@@ -91,6 +95,9 @@ func (run *failoverRun) loop(ctx context.Context, r Request) (Message, error) {
 			continue
 		}
 		next, wait, ok := run.next(ctx, at, per, err)
+		if ferr := run.flushHeld(); ferr != nil {
+			return run.shownMessage(msg), fmt.Errorf("%w: %w", ErrAborted, ferr)
+		}
 		if !ok {
 			a.Next = AttemptGiveUp
 			run.report(ctx, a)
@@ -180,7 +187,7 @@ func (run *failoverRun) refuse(i int) {
 // restart ends what was shown: a DeltaRestart when the caller saw
 // anything, and the text carried on is dropped.
 func (run *failoverRun) restart() error {
-	run.prefix, run.skip, run.skipping = "", "", false
+	run.prefix, run.skip, run.skipping, run.held = "", "", false, ""
 	if !run.shown {
 		return nil
 	}
@@ -225,6 +232,9 @@ func (run *failoverRun) delta(d Delta) error {
 			}
 		}
 	default:
+		if err := run.flushHeld(); err != nil {
+			return err
+		}
 		run.other = true
 	}
 	run.shown = true

@@ -131,14 +131,36 @@ func repeated(skip, text string) int {
 
 // skipRepeated drops from a continuation's text delta what repeats the
 // whitespace still to be matched; the first byte that does not ends the
-// matching, as repeated does for the whole text.
+// matching, as repeated does for the whole text. A delta that ends inside
+// a rune that may repeat the skipped one (a Streamer may cut a rune
+// between deltas) is held back until the next delta says.
 func (run *failoverRun) skipRepeated(t string) string {
+	if run.held != "" {
+		t, run.held = run.held+t, ""
+	}
 	n := repeated(run.skip, t)
 	run.skip = run.skip[n:]
+	if rest := t[n:]; rest != "" && !utf8.FullRuneInString(rest) && strings.HasPrefix(run.skip, rest) {
+		run.held = rest
+		return ""
+	}
 	if run.skip == "" || n < len(t) {
 		run.skip, run.skipping = "", false
 	}
 	return t[n:]
+}
+
+// flushHeld shows the bytes skipRepeated held back when no delta will
+// complete them: another kind of delta, or the attempt's end (a restart
+// after it voids them with the rest).
+func (run *failoverRun) flushHeld() error {
+	if run.held == "" || run.onDelta == nil {
+		run.held = ""
+		return nil
+	}
+	t := run.held
+	run.held, run.skip, run.skipping, run.shown = "", "", false, true
+	return run.onDelta(Delta{Kind: DeltaText, Text: t})
 }
 
 // spliced is a continuation's text on the text shown before it.

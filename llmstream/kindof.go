@@ -59,10 +59,6 @@ func KindOf(err error) ErrorKind {
 	if errors.As(err, &se) {
 		return statusKind(se.StatusCode)
 	}
-	var tc *ToolCallsError
-	if errors.As(err, &tc) {
-		return ErrorInvalidToolCalls
-	}
 	var ne net.Error
 	if errors.As(err, &ne) {
 		return ErrorConnection
@@ -89,6 +85,7 @@ var sentinelKinds = [...]struct {
 
 	{sse.ErrEventTooLarge, ErrorLimit},
 	{eventstream.ErrFrameTooLarge, ErrorLimit},
+	{eventstream.ErrHeadersTooLarge, ErrorLimit},
 	{transport.ErrStreamTooLarge, ErrorLimit},
 	{toolcall.ErrTooManyCalls, ErrorLimit},
 	{toolcall.ErrArgumentsTooLarge, ErrorLimit},
@@ -120,9 +117,7 @@ var sentinelKinds = [...]struct {
 }
 
 // callerDeadline reports [context.DeadlineExceeded] in err's chain
-// outside any *net.OpError: the net package makes its own "i/o timeout"
-// (a dial that ran out of its time) match context.DeadlineExceeded, and
-// that is a connection failing, not the caller's deadline.
+// outside any *net.OpError, whose "i/o timeout" matches it too (see KindOf).
 func callerDeadline(err error) bool {
 	for err != nil {
 		if err == context.DeadlineExceeded {

@@ -79,8 +79,6 @@ func TestKindOfStreams(t *testing.T) {
 				case d == llmstream.DialectBedrock && tt.name == "malformed":
 					// A frame that fails its CRC broke in transit.
 					want = llmstream.ErrorInterrupted
-				case d == llmstream.DialectBedrock && tt.name == "event too large":
-					t.Skip("the Bedrock decoder does not take the SSE event limit yet (issue 26 item 10)")
 				}
 				if got := llmstream.KindOf(err); got != want {
 					t.Fatalf("KindOf(%v) = %v, want %v", err, got, want)
@@ -132,6 +130,7 @@ func TestKindOfLocal(t *testing.T) {
 		{"proxy 418", &transport.StatusError{StatusCode: 418}, llmstream.ErrorUnknown},
 		{"frame CRC", fmt.Errorf("x: %w", eventstream.ErrBadMessageCRC), llmstream.ErrorBadResponse},
 		{"frame too large", eventstream.ErrFrameTooLarge, llmstream.ErrorLimit},
+		{"headers too large", eventstream.ErrHeadersTooLarge, llmstream.ErrorLimit},
 		{"out of order", &llmstream.EventError{Err: llmstream.ErrOutOfOrder}, llmstream.ErrorBadResponse},
 		{"not an event stream", &llmstream.ContentTypeError{StatusCode: 200}, llmstream.ErrorBadResponse},
 		{"closed sse reader", sse.ErrClosed, llmstream.ErrorMisuse},

@@ -198,8 +198,9 @@ type Usage struct {
 	ReasoningTokens int `json:"-"`
 	// BilledPromptTokens and BilledCompletionTokens are the input and
 	// output tokens of every sampling step the provider billed for this
-	// response (Anthropic's usage.iterations, summed), 0 when it listed
-	// none: then PromptTokens and CompletionTokens are the bill.
+	// response (Anthropic's usage.iterations, summed; input with its cache
+	// reads and writes), 0 when it listed none: then [Usage.InputTokens]
+	// and CompletionTokens are the bill.
 	BilledPromptTokens     int `json:"-"`
 	BilledCompletionTokens int `json:"-"`
 	// PromptExcludesCache is true when PromptTokens leaves out the tokens
@@ -228,7 +229,8 @@ func (u Usage) InputTokens() int {
 // they differ (a run that moved between dialects), the sum's PromptTokens
 // holds the cache, so InputTokens stays every input token of both. When
 // either lists billed counts, the sum's are every bill: each one's Billed
-// counts where set, else its PromptTokens and CompletionTokens.
+// counts where set, else its InputTokens and CompletionTokens — so the
+// bill of a sum is the same however its parts were grouped.
 func (u *Usage) Add(v *Usage) {
 	if v == nil {
 		return
@@ -260,12 +262,12 @@ func (u *Usage) Add(v *Usage) {
 	u.ReasoningTokens += v.ReasoningTokens
 }
 
-// bill is what u was billed for input and output.
+// bill is what u was billed for input (its cache included) and output.
 func (u *Usage) bill() (prompt, completion int) {
 	if u.BilledPromptTokens != 0 || u.BilledCompletionTokens != 0 {
 		return u.BilledPromptTokens, u.BilledCompletionTokens
 	}
-	return u.PromptTokens, u.CompletionTokens
+	return u.InputTokens(), u.CompletionTokens
 }
 
 // Tool is a tool offered to the model in a request, in the OpenAI shape

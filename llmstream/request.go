@@ -51,8 +51,10 @@ type Request struct {
 	Seed *int64
 	// ReasoningEffort is the reasoning effort ("minimal", "low", "medium",
 	// "high", as the provider names them): chat's reasoning_effort,
-	// Responses' reasoning.effort, Gemini's thinkingLevel (in its enum's
-	// case, "LOW"; "none" turns thinking off there, a thinkingBudget of 0);
+	// Responses' reasoning.effort, Gemini's thinkingLevel (minimal to
+	// high in any case, sent in its enum's, "LOW"; "none" turns thinking
+	// off there, a thinkingBudget of 0; any other effort fails the call
+	// with [ErrInvalidRequest]);
 	// for Anthropic a thinking budget when ThinkingBudget is unset (minimal
 	// 1024, low 2048, medium 8192, high 24576 tokens; "none" turns thinking
 	// off, and any other effort fails the call with [ErrInvalidRequest]).

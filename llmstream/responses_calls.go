@@ -30,10 +30,7 @@ func (r *responsesDecoder) argsDelta(ev *sse.Event) error {
 	// Not copied: Add copies the arguments into its call and keeps nothing
 	// of the fragment.
 	args := unsafe.String(unsafe.SliceData(r.arena), len(r.arena))
-	if err := r.b.addFragment(toolcall.Fragment{Index: it.call, Arguments: args}); err != nil {
-		return r.b.fail(err)
-	}
-	return nil
+	return r.b.addFragment(toolcall.Fragment{Index: it.call, Arguments: args})
 }
 
 // callItem is the open function_call item the event names. Arguments for
@@ -47,8 +44,7 @@ func (r *responsesDecoder) callItem(ev *sse.Event, find respFind) (*respItem, er
 		return nil, err
 	case it == nil:
 		it = r.open(n, respCall)
-		it.slot = r.b.blockCount()
-		r.b.addBlock(Block{Type: BlockToolCall, Call: it.call})
+		it.slot = r.b.addBlock(Block{Type: BlockToolCall, Call: it.call})
 		return it, nil
 	case it.kind != respCall:
 		return nil, r.b.outOfOrder(ev, 0, fmt.Sprintf("function-call arguments for output item %d, a %v item", n, it.kind))
@@ -92,10 +88,7 @@ func (r *responsesDecoder) header(it *respItem, callID, name jsonscan.Span) erro
 	if started && f.ID == "" && f.Name == "" {
 		return nil
 	}
-	if err := r.b.addFragment(f); err != nil {
-		return r.b.fail(err)
-	}
-	return nil
+	return r.b.addFragment(f)
 }
 
 // fullArguments makes the JSON string at s, when non-empty, the call's
@@ -111,10 +104,7 @@ func (r *responsesDecoder) fullArguments(it *respItem, s jsonscan.Span) error {
 	case bytes.Equal(p.Partial, r.arena):
 		return nil
 	case len(p.Partial) == 0:
-		if err := b.addFragment(toolcall.Fragment{Index: it.call, Arguments: string(r.arena)}); err != nil {
-			return b.fail(err)
-		}
-		return nil
+		return b.addFragment(toolcall.Fragment{Index: it.call, Arguments: string(r.arena)})
 	}
 	// The deltas said something else: start the calls over, this one with
 	// the full arguments. Rare, so it may cost a copy of every call.
@@ -150,8 +140,5 @@ func (r *responsesDecoder) startArguments(it *respItem) error {
 	if p, _ := r.b.assembler().Preview(it.call); len(p.Partial) > 0 {
 		return nil
 	}
-	if err := r.b.addFragment(toolcall.Fragment{Index: it.call, Arguments: string(it.start)}); err != nil {
-		return r.b.fail(err)
-	}
-	return nil
+	return r.b.addFragment(toolcall.Fragment{Index: it.call, Arguments: string(it.start)})
 }

@@ -87,11 +87,7 @@ func (r *responsesDecoder) doneMatch(q *respQueue) *respItem {
 	if oldest == nil || !r.item.OK() {
 		return oldest
 	}
-	var callID string
-	if r.doc.IsString(r.inItem.callID) {
-		callID = string(r.doc.Str(nil, r.inItem.callID))
-	}
-	id := r.itemID()
+	callID, id := r.doc.Text(r.inItem.callID), r.itemID()
 	if callID == "" && id == "" {
 		return oldest
 	}
@@ -174,7 +170,7 @@ func (r *responsesDecoder) open(n int, k respKind) *respItem {
 	}
 	r.next = max(r.next, n+1)
 	r.byKind[k].pos = append(r.byKind[k].pos, pos)
-	r.items = append(r.items, respItem{index: n, pos: pos, kind: k, call: call, slot: -1})
+	r.items = append(roomForOne(r.items), respItem{index: n, pos: pos, kind: k, call: call, slot: -1})
 	return &r.items[pos]
 }
 
@@ -280,8 +276,7 @@ func (r *responsesDecoder) adopt(it *respItem) error {
 	id := r.itemID()
 	switch {
 	case it.slot < 0: // reasoning
-		it.slot = r.b.blockCount()
-		r.b.addBlock(Block{Type: "reasoning", ID: id, Raw: slices.Clone(r.doc.Data[r.item.Start:r.item.End])})
+		it.slot = r.b.addBlock(Block{Type: "reasoning", ID: id, Raw: slices.Clone(r.doc.Data[r.item.Start:r.item.End])})
 	case r.b.block(it.slot).ID == "":
 		r.b.block(it.slot).ID = id
 	}
@@ -324,12 +319,7 @@ func (r *responsesDecoder) begin(n int) (*respItem, error) {
 }
 
 // itemID is the id of the item just read, "" for none.
-func (r *responsesDecoder) itemID() string {
-	if !r.doc.IsString(r.inItem.id) {
-		return ""
-	}
-	return string(r.doc.Str(nil, r.inItem.id))
-}
+func (r *responsesDecoder) itemID() string { return r.doc.Text(r.inItem.id) }
 
 // doneItem is output_item.done.
 func (r *responsesDecoder) doneItem(ev *sse.Event) error {
@@ -391,8 +381,7 @@ func (r *responsesDecoder) close(n int, it *respItem) error {
 	raw := slices.Clone(r.doc.Data[r.item.Start:r.item.End])
 	if it.slot < 0 {
 		// Opened by a delta: its block goes where the item is known.
-		it.slot = r.b.blockCount()
-		r.b.addBlock(Block{Type: "reasoning", ID: r.itemID()})
+		it.slot = r.b.addBlock(Block{Type: "reasoning", ID: r.itemID()})
 	}
 	r.b.block(it.slot).Raw = raw
 	return nil

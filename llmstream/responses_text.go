@@ -102,8 +102,7 @@ func (r *responsesDecoder) textItem(ev *sse.Event, k respKind, find respFind) (*
 	case it == nil:
 		it = r.open(n, k)
 		if k == respMessage {
-			it.slot = r.b.blockCount()
-			r.b.addBlock(Block{Type: BlockText})
+			it.slot = r.b.addBlock(Block{Type: BlockText})
 		}
 	case it.done:
 		return nil, r.b.outOfOrder(ev, 0, fmt.Sprintf("a text event for output item %d after its output_item.done", n))

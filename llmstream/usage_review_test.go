@@ -10,8 +10,7 @@ import (
 // TestReviewUsageAddSums: over random usages of both cache conventions,
 // with and without billed counts, summed in any grouping: InputTokens of
 // the sum is the sum of InputTokens, every other count adds, and the bill
-// is each one's bill (checked where the conventions agree: see
-// TestReviewUsageAddBillGrouping); Add(nil) changes nothing; u.Add(u) doubles.
+// is each one's bill; Add(nil) changes nothing; u.Add(u) doubles.
 func TestReviewUsageAddSums(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	random := func() *llmstream.Usage {
@@ -26,7 +25,7 @@ func TestReviewUsageAddSums(t *testing.T) {
 		if u.BilledPromptTokens != 0 || u.BilledCompletionTokens != 0 {
 			return u.BilledPromptTokens, u.BilledCompletionTokens
 		}
-		return u.PromptTokens, u.CompletionTokens
+		return u.InputTokens(), u.CompletionTokens
 	}
 	for range 5000 {
 		us := []*llmstream.Usage{random(), random(), random()}
@@ -53,8 +52,7 @@ func TestReviewUsageAddSums(t *testing.T) {
 			if s.InputTokens() != in || s.CompletionTokens != out || s.CachedTokens != cached || s.ReasoningTokens != reasoning {
 				t.Fatalf("%s sum of %+v %+v %+v = %+v: input %d want %d", name, *us[0], *us[1], *us[2], s, s.InputTokens(), in)
 			}
-			same := us[0].PromptExcludesCache == us[1].PromptExcludesCache && us[1].PromptExcludesCache == us[2].PromptExcludesCache
-			if billed && same && (s.BilledPromptTokens != bp || s.BilledCompletionTokens != bcomp) {
+			if billed && (s.BilledPromptTokens != bp || s.BilledCompletionTokens != bcomp) {
 				t.Fatalf("%s sum of %+v %+v %+v: bill %d/%d, want %d/%d", name, *us[0], *us[1], *us[2], s.BilledPromptTokens, s.BilledCompletionTokens, bp, bcomp)
 			}
 		}
@@ -71,13 +69,11 @@ func TestReviewUsageAddSums(t *testing.T) {
 	}
 }
 
-// TestReviewUsageAddBillGrouping: the bill of a sum depends on how the
-// usages were grouped when their cache conventions differ, and a left
-// fold does not give "each one's PromptTokens" either: once a sum turned
-// to the convention that holds the cache, a later billed usage makes
-// the bill read the converted PromptTokens.
+// TestReviewUsageAddBillGrouping: the bill of a sum does not depend on
+// how the usages were grouped, even when their cache conventions differ
+// (it did: an unbilled usage billed its PromptTokens, which a sum that
+// turned to the convention holding the cache had changed).
 func TestReviewUsageAddBillGrouping(t *testing.T) {
-	t.Skip("BUG: a+(b+c) bills differently from (a+b)+c when b and c count the cache differently and a is billed: b+c's PromptTokens took c's cache in, and a bill read from PromptTokens counts it")
 	a := llmstream.Usage{PromptTokens: 1, BilledPromptTokens: 10, BilledCompletionTokens: 1, PromptExcludesCache: true}
 	b := llmstream.Usage{PromptTokens: 5}
 	c := llmstream.Usage{PromptTokens: 5, CachedTokens: 3, PromptExcludesCache: true}

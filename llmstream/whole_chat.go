@@ -95,8 +95,7 @@ func wholeChoice(s sink, data, raw json.RawMessage) {
 	}
 	for i, c := range m.ToolCalls {
 		f := toolcall.Fragment{Index: i, ID: c.ID, Type: c.Type, Name: c.Function.Name, Arguments: c.Function.Arguments, Extra: c.Extra}
-		if err := s.addFragment(f); err != nil {
-			s.fail(err)
+		if s.addFragment(f) != nil {
 			return
 		}
 	}

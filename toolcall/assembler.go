@@ -273,7 +273,9 @@ func (a *Assembler) start(at int, f *Fragment) int {
 		c.args, c.extra = c.args[:0], c.extra[:0]
 		c.sc.reset()
 	} else {
-		a.calls = append(a.calls, call{index: at})
+		// Doubled: append's growth slows to 1.25× for large slices, which
+		// allocates a response of many calls five times over.
+		a.calls = append(slices.Grow(a.calls, pos+1), call{index: at})
 	}
 	a.newest = pos
 	a.maxIndex = max(a.maxIndex, at)

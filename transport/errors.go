@@ -70,7 +70,6 @@ func (e *TimeoutError) Error() string {
 	case LimitContext:
 		b.WriteString("request context deadline exceeded")
 	case LimitTotal:
-		// Long reasoning streams pass the default; say how to allow them.
 		fmt.Fprintf(&b, "total timeout (%v) expired (raise it with WithTimeout, or WithTimeout(0) for no total limit)", e.After)
 	default:
 		fmt.Fprintf(&b, "%s timeout (%v) expired", e.Limit, e.After)

@@ -103,7 +103,29 @@ func (c *config) reject(opt Option, reason string) {
 	c.errs = append(c.errs, &OptionError{Option: opt.String(), Reason: reason})
 }
 
-type timeoutOption time.Duration
+// durationOption sets one of the time limits, which may not be negative;
+// name is the function that made it.
+type durationOption struct {
+	name string
+	d    time.Duration
+}
+
+func (o durationOption) apply(c *config) {
+	if o.d < 0 {
+		c.reject(o, "negative duration")
+		return
+	}
+	switch o.name {
+	case "WithTimeout":
+		c.timeout = o.d
+	case "WithConnectTimeout":
+		c.connectTimeout = o.d
+	case "WithMaxRetryAfter":
+		c.maxRetryAfter = o.d
+	}
+}
+
+func (o durationOption) String() string { return fmt.Sprintf("transport.%s(%v)", o.name, o.d) }
 
 // WithTimeout bounds a whole exchange — every attempt, every wait between
 // attempts and the reading of the response body — to d, measured from the
@@ -112,21 +134,7 @@ type timeoutOption time.Duration
 // ([WithLowSpeed]) still ends a connection that has gone quiet. A breach is
 // an error matching [ErrTimeout], from Do or from reading the body. A
 // negative d is an [*OptionError].
-func WithTimeout(d time.Duration) Option { return timeoutOption(d) }
-
-func (o timeoutOption) apply(c *config) {
-	if o < 0 {
-		c.reject(o, "negative duration")
-		return
-	}
-	c.timeout = time.Duration(o)
-}
-
-func (o timeoutOption) String() string {
-	return fmt.Sprintf("transport.WithTimeout(%v)", time.Duration(o))
-}
-
-type connectTimeoutOption time.Duration
+func WithTimeout(d time.Duration) Option { return durationOption{"WithTimeout", d} }
 
 // WithConnectTimeout gives the making of each new connection a budget of d,
 // started when the TCP dial starts and shared by the dial and the TLS
@@ -143,19 +151,7 @@ type connectTimeoutOption time.Duration
 // Limit [LimitConnect], matching [ErrTimeout]; it counts as a connection
 // failure, so it is retried ([WithRetry]). A negative d is an
 // [*OptionError].
-func WithConnectTimeout(d time.Duration) Option { return connectTimeoutOption(d) }
-
-func (o connectTimeoutOption) apply(c *config) {
-	if o < 0 {
-		c.reject(o, "negative duration")
-		return
-	}
-	c.connectTimeout = time.Duration(o)
-}
-
-func (o connectTimeoutOption) String() string {
-	return fmt.Sprintf("transport.WithConnectTimeout(%v)", time.Duration(o))
-}
+func WithConnectTimeout(d time.Duration) Option { return durationOption{"WithConnectTimeout", d} }
 
 type lowSpeedOption struct {
 	bytesPerSecond int64
@@ -294,8 +290,6 @@ func (o retryOption) String() string {
 	return fmt.Sprintf("transport.WithRetry(%d, %v, %v)", o.maxRetries, o.initial, o.maxBackoffWait)
 }
 
-type maxRetryAfterOption time.Duration
-
 // WithMaxRetryAfter sets the longest server-requested wait that is honoured.
 // When a retryable answer asks, through retry-after-ms or Retry-After
 // (seconds or an HTTP date), or, with neither header, through the
@@ -305,19 +299,7 @@ type maxRetryAfterOption time.Duration
 // [*StatusError], whose Header (or Body) still carries the server's wait so that the
 // caller can decide. The default is [DefaultMaxRetryAfter]; 0 honours only "retry
 // now". A negative d is an [*OptionError].
-func WithMaxRetryAfter(d time.Duration) Option { return maxRetryAfterOption(d) }
-
-func (o maxRetryAfterOption) apply(c *config) {
-	if o < 0 {
-		c.reject(o, "negative duration")
-		return
-	}
-	c.maxRetryAfter = time.Duration(o)
-}
-
-func (o maxRetryAfterOption) String() string {
-	return fmt.Sprintf("transport.WithMaxRetryAfter(%v)", time.Duration(o))
-}
+func WithMaxRetryAfter(d time.Duration) Option { return durationOption{"WithMaxRetryAfter", d} }
 
 type observerOption struct{ fn func(Event) }
 

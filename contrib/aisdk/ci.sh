@@ -28,12 +28,7 @@ if installed; then
 	echo "ai, puppeteer-core, @sparticuz/chromium already in $dir"
 	exit 0
 fi
-if ! command -v npm >/dev/null; then
-	sudo=
-	[ "$(id -u)" -eq 0 ] || sudo=sudo
-	$sudo apt-get update -qq
-	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm
-fi
+bash "$here/../../.ci/need-npm"
 mkdir -p "$dir"
 cp "$manifest" "$dir/package.json"
 (cd "$dir" && npm install --no-audit --no-fund --loglevel=error --no-package-lock)

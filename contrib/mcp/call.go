@@ -44,8 +44,11 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (s
 	fail := func(err error) error {
 		return &CallError{Server: s.name, Tool: tool, Err: transport.Redact(err, s.config.secrets...)}
 	}
-	if err := s.failure(); err != nil {
-		return "", fail(err)
+	s.mu.Lock()
+	broken := s.broken // a connection failure of an earlier call
+	s.mu.Unlock()
+	if broken != nil {
+		return "", fail(broken)
 	}
 	res, err := s.session.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
 	var wire *jsonrpc.Error
@@ -88,12 +91,5 @@ func (s *server) fail(tool string, cause error) error {
 	if s.broken == nil {
 		s.broken = fmt.Errorf("%w (call of %q): %w", ErrConnection, tool, cause)
 	}
-	return s.broken
-}
-
-// failure returns the recorded connection failure, or nil.
-func (s *server) failure() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	return s.broken
 }

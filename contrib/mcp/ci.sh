@@ -24,12 +24,7 @@ if installed; then
 	echo "$pkg already in $dir"
 	exit 0
 fi
-if ! command -v npm >/dev/null; then
-	sudo=
-	[ "$(id -u)" -eq 0 ] || sudo=sudo
-	$sudo apt-get update -qq
-	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm
-fi
+bash "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../../.ci/need-npm"
 mkdir -p "$dir"
 npm install --prefix "$dir" --save-exact --no-audit --no-fund --loglevel=error "$pkg"
 installed || { echo "$pkg: $bin missing or not version $version after npm install"; exit 1; }

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -9,19 +10,19 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// render returns a call result as the text the model sees: every content
-// block in order, joined by newlines, then the structured content as JSON
-// if no block is text; cut at max bytes (negative: no bound). A server
-// that returns structured content is asked to send it as text too, and
-// servers that do send text beside it (server-filesystem sends the file
-// as text and {"content": file} as structured) mean the same thing, so
-// the model gets it once. It never builds more than max bytes.
+// render returns a call result as the text the model sees (the package doc
+// says how), building at most max bytes. Structured content is left out
+// beside text: servers send it as text too (server-filesystem sends the
+// file as text and {"content": file} as structured).
 func render(res *sdk.CallToolResult, max int) string {
 	out := boundedText{max: max}
+	text := false
 	for _, c := range res.Content {
+		_, isText := c.(*sdk.TextContent)
+		text = text || isText
 		out.block(describe(c))
 	}
-	if res.StructuredContent != nil && !hasText(res.Content) {
+	if res.StructuredContent != nil && !text {
 		b, err := json.Marshal(res.StructuredContent)
 		if err != nil {
 			out.block(fmt.Sprintf("[structured content that cannot be encoded as JSON: %v]", err))
@@ -40,9 +41,9 @@ func describe(c sdk.Content) string {
 	case *sdk.TextContent:
 		return c.Text
 	case *sdk.ImageContent:
-		return fmt.Sprintf("[image: %s, %d bytes]", orUnknown(c.MIMEType), len(c.Data))
+		return fmt.Sprintf("[image: %s, %d bytes]", cmp.Or(c.MIMEType, "unknown type"), len(c.Data))
 	case *sdk.AudioContent:
-		return fmt.Sprintf("[audio: %s, %d bytes]", orUnknown(c.MIMEType), len(c.Data))
+		return fmt.Sprintf("[audio: %s, %d bytes]", cmp.Or(c.MIMEType, "unknown type"), len(c.Data))
 	case *sdk.ResourceLink:
 		return fmt.Sprintf("[resource link: %s%s%s]", c.URI, label(c.Name), label(c.MIMEType))
 	case *sdk.EmbeddedResource:
@@ -51,7 +52,7 @@ func describe(c sdk.Content) string {
 			return "[resource: empty]"
 		}
 		if r.Blob != nil || r.Text == "" {
-			return fmt.Sprintf("[resource: %s, %s, %d bytes]", r.URI, orUnknown(r.MIMEType), len(r.Blob))
+			return fmt.Sprintf("[resource: %s, %s, %d bytes]", r.URI, cmp.Or(r.MIMEType, "unknown type"), len(r.Blob))
 		}
 		return fmt.Sprintf("[resource: %s%s]\n%s", r.URI, label(r.MIMEType), r.Text)
 	case nil:
@@ -61,28 +62,11 @@ func describe(c sdk.Content) string {
 	}
 }
 
-func orUnknown(mime string) string {
-	if mime == "" {
-		return "unknown type"
-	}
-	return mime
-}
-
 func label(s string) string {
 	if s == "" {
 		return ""
 	}
 	return ", " + s
-}
-
-// hasText reports whether a text block is among content.
-func hasText(content []sdk.Content) bool {
-	for _, c := range content {
-		if _, ok := c.(*sdk.TextContent); ok {
-			return true
-		}
-	}
-	return false
 }
 
 // boundedText joins blocks with newlines and keeps at most max bytes of

@@ -32,23 +32,18 @@
 //
 // Failures, each a [*CallError] naming the server and the tool:
 //
-//   - isError: true in the result: the tool ran and failed. The error wraps
-//     [ErrToolFailed] and is [agentloop.Recoverable], so the model sees the
-//     server's text and may try another way.
+//   - isError: true in the result: [ErrToolFailed], recoverable, so the
+//     model sees the server's text and may try another way.
 //   - A JSON-RPC "invalid params" answer: the model's arguments were
 //     refused; recoverable as well, wrapping the server's *jsonrpc.Error.
 //   - Another JSON-RPC error answer: a failed call that stops the run.
-//   - A result the SDK cannot read (a content block of a type it does not
-//     know): the session still answers a ping, so the error wraps
-//     [ErrBadResult] and the SDK's words for what came, and is
-//     recoverable; the next call goes to the server as usual.
+//   - A result the SDK cannot read, while the session still answers a
+//     ping: [ErrBadResult], recoverable.
 //   - The call's context ended: the context's error, which the loop
 //     reports as a timeout or a cancelled run.
 //   - No answer for any other reason (the server died or closed its end,
-//     the transport failed): the error wraps [ErrConnection] and the SDK's
-//     cause, is not recoverable (the run stops), and every later call of a
-//     tool of the same [Tools] list fails at once with [ErrConnection] and
-//     that first cause, without calling the server.
+//     the transport failed): [ErrConnection] wrapping the SDK's cause, not
+//     recoverable (the run stops).
 //
 // Credentials: a server may have been started with secrets in its
 // environment, arguments or headers. This package never reads them, but

@@ -26,6 +26,10 @@ var (
 	// The error is recoverable and says what came; the connection is
 	// fine, so this call alone fails.
 	ErrBadResult = errors.New("mcp: the server's result cannot be read")
+	// ErrInvalidOption: an option value cannot be used, such as a negative
+	// [WithMaxTools]: [Tools] returns an [*OptionError] that unwraps to it,
+	// and asks the server nothing.
+	ErrInvalidOption = errors.New("mcp: invalid option")
 )
 
 // CollisionError reports a tool whose offered name (prefix included) is
@@ -83,3 +87,20 @@ func (e *CallError) Error() string {
 
 // Unwrap returns the cause.
 func (e *CallError) Unwrap() error { return e.Err }
+
+// OptionError is the error for an option value that cannot be used. It
+// unwraps to [ErrInvalidOption].
+type OptionError struct {
+	// Option is the offending option as its String method prints it.
+	Option string
+	// Reason says what is wrong with it.
+	Reason string
+}
+
+// Error names the option and the reason.
+func (e *OptionError) Error() string {
+	return "mcp: invalid option " + e.Option + ": " + e.Reason
+}
+
+// Unwrap returns [ErrInvalidOption].
+func (e *OptionError) Unwrap() error { return ErrInvalidOption }

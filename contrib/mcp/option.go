@@ -35,6 +35,13 @@ type config struct {
 	err            error // the first bad option, which Tools returns
 }
 
+// reject keeps the first bad option's error.
+func (c *config) reject(o Option, reason string) {
+	if c.err == nil {
+		c.err = &OptionError{Option: o.String(), Reason: reason}
+	}
+}
+
 func newConfig(opts []Option) config {
 	c := config{maxOutputBytes: DefaultMaxOutputBytes, maxTools: DefaultMaxTools, needsApproval: annotatedApproval}
 	for _, o := range opts {

@@ -84,8 +84,7 @@ func serverName(s *sdk.ClientSession) string {
 	}
 	n := r.ServerInfo.Name
 	if len(n) > max {
-		var b boundedText
-		b.max = max
+		b := boundedText{max: max}
 		b.write(n)
 		n = b.b.String() + "..."
 	}

@@ -1,6 +1,7 @@
 package otel
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"time"
@@ -16,8 +17,9 @@ import (
 // returned. The span carries gen_ai.operation.name, gen_ai.provider.name,
 // gen_ai.request.model (the loop's Request.Model, else [WithModelName]'s),
 // the run's summed token usage, the last model message's finish reason
-// and model (gen_ai.response.model), and on failure error.type and an Error status; and the run's approvals,
-// pause and parallel batches as events (see the package documentation).
+// and model (gen_ai.response.model), and on failure error.type and an
+// Error status; and the run's approvals, pause and parallel batches as
+// events (see the package documentation).
 // A run paused for approval ([agentloop.ErrPaused]) has not failed: its
 // span gets a pause event, no error.type and no Error status.
 //
@@ -74,20 +76,12 @@ func startAgent(ctx context.Context, loop *agentloop.Loop, messages []llmstream.
 		name += " " + a.cfg.agentName
 		attrs = append(attrs, keyAgentName.String(a.cfg.agentName))
 	}
-	model := loop.Request.Model
-	if model == "" {
-		model = a.cfg.model
-	}
-	if model != "" {
+	if model := cmp.Or(loop.Request.Model, a.cfg.model); model != "" {
 		attrs = append(attrs, keyRequestModel.String(model))
 	}
 	attrs = appendSettings(attrs, &loop.Request)
 	if a.cfg.content {
-		in, sys := inputContent(a.cfg.dialect, messages)
-		attrs = append(attrs, keyInputMessages.String(in))
-		if sys != "" {
-			attrs = append(attrs, keySystem.String(sys))
-		}
+		attrs = appendInput(attrs, a.cfg.dialect, messages)
 	}
 	ctx, a.span = a.cfg.tracerProvider.Tracer(instrumentationName).Start(ctx, name,
 		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))

@@ -9,8 +9,7 @@ import (
 )
 
 // The event of one attempt of an llmstream.Failover and its attributes:
-// airlock's own, since the conventions define none for retries. The model
-// tried is the conventions' gen_ai.request.model, its failure error.type.
+// airlock's own, since the conventions define none for retries.
 const (
 	eventAttempt = "airlock.failover.attempt"
 
@@ -52,7 +51,7 @@ func RecordAttempt(ctx context.Context, a llmstream.Attempt) {
 		attrs = append(attrs, keyAttemptDialect.String(a.Dialect.String()))
 	}
 	if a.Err != nil {
-		attrs = append(attrs, keyErrorType.String(errorType(llmstream.KindOf(a.Err))))
+		attrs = append(attrs, keyErrorType.String(errorType(a.Err)))
 	}
 	if a.Wait > 0 {
 		attrs = append(attrs, keyAttemptWait.Float64(a.Wait.Seconds()))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/airlock-go/airlock/llmstream"
+	"go.opentelemetry.io/otel/attribute"
 )
 
 // chatMessage and part are the conventions' message JSON (the input and
@@ -57,11 +58,11 @@ func jsonValue(s string) json.RawMessage {
 	return b
 }
 
-// inputContent gives the gen_ai.input.messages and
-// gen_ai.system_instructions JSON of a request. System messages go to the
+// appendInput adds the gen_ai.input.messages and (when there are any)
+// gen_ai.system_instructions of a request. System messages go to the
 // instructions in the dialects that send them apart from the conversation
-// (all but chat), as the conventions ask; empty means none.
-func inputContent(d llmstream.Dialect, msgs []llmstream.Message) (input, system string) {
+// (all but chat), as the conventions ask.
+func appendInput(attrs []attribute.KeyValue, d llmstream.Dialect, msgs []llmstream.Message) []attribute.KeyValue {
 	in := make([]chatMessage, 0, len(msgs))
 	var sys []part
 	for i := range msgs {
@@ -72,12 +73,12 @@ func inputContent(d llmstream.Dialect, msgs []llmstream.Message) (input, system 
 		in = append(in, messageParts(&msgs[i]))
 	}
 	b, _ := json.Marshal(in)
-	input = string(b)
+	attrs = append(attrs, keyInputMessages.String(string(b)))
 	if sys != nil {
 		b, _ = json.Marshal(sys)
-		system = string(b)
+		attrs = append(attrs, keySystem.String(string(b)))
 	}
-	return input, system
+	return attrs
 }
 
 // outputContent gives the gen_ai.output.messages JSON of a response.

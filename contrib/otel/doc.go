@@ -35,15 +35,11 @@
 // it. Settings a client fills in from llmstream.WithRequestDefaults are not
 // seen by the wrapper.
 //
-// A tool call ([WrapTools]) is an INTERNAL span "execute_tool {name}" with
-// gen_ai.tool.name, .description, .type ("function"), .call.id (when a
-// Loop runs it: [agentloop.CallFromContext]) and error.type. A run ([Run],
-// [Resume]) is an INTERNAL span "invoke_agent" or "invoke_agent {name}"
-// with gen_ai.agent.name, the provider and model, the run's summed usage,
-// the last finish reason and response model, and error.type; its model
-// and tool spans are its children. The conventions have no words for
-// approvals, pauses or parallel calls, so these are airlock's own events
-// on the run's span:
+// A tool call ([WrapTools]) and a run ([Run], [Resume]) are INTERNAL
+// spans, "execute_tool {name}" and "invoke_agent {name}", with the
+// attributes their docs list; a run's model and tool spans are its
+// children. The conventions have no words for approvals, pauses or
+// parallel calls, so these are airlock's own events on the run's span:
 //
 //	airlock.tool.approved   Approve allowed a call: gen_ai.tool.call.id, gen_ai.tool.name
 //	airlock.tool.denied     Approve denied a call: the same, and airlock.approval.reason only with WithContent
@@ -66,26 +62,17 @@
 // # error.type
 //
 // A failure's error.type is the name of its [llmstream.KindOf], one to
-// one: "rate_limited", "overloaded", "authentication", "permission",
-// "invalid_request", "context_length", "not_found", "content_filtered",
-// "server_error" (the provider said so, or an HTTP error status of no
-// provider's shape), "canceled", "deadline_exceeded", "interrupted",
-// "stalled", "timeout", "connection", "bad_response", "limit" (a size
-// limit, or one of a Loop's caps), "invalid_tool_calls", "aborted",
-// "misuse", "tool" (a tool failed, timed out or panicked); and the
-// conventions' "_OTHER" for an error of no known kind
+// one ([llmstream.ErrorKind.String]: "rate_limited", "limit" for a Loop's
+// caps, "tool" for a tool that failed, timed out or panicked, ...), and
+// the conventions' "_OTHER" for an error of no known kind
 // ([llmstream.ErrorUnknown]), such as a tool's own error.
 //
 // # Contents and credentials
 //
 // Prompts, answers, tool arguments and results are recorded only with
-// [WithContent](true), in the conventions' JSON (gen_ai.input.messages,
-// gen_ai.system_instructions, gen_ai.output.messages,
-// gen_ai.tool.call.arguments, gen_ai.tool.call.result). Without it an
-// Error status's description is the error.type alone, since error texts
-// may quote content. No credential is recorded, with or without contents:
-// the wrapper never sees a client's key or headers, WithServerURL keeps
-// only host and port, and an *llmstream.Client's error texts have its
-// credentials redacted. What a caller puts in a message is recorded as it
-// is, so keep secrets out of conversations.
+// [WithContent](true), which says where. No credential is recorded, with
+// or without contents: the wrapper never sees a client's key or headers,
+// WithServerURL keeps only host and port, and an *llmstream.Client's error
+// texts have its credentials redacted. What a caller puts in a message is
+// recorded as it is, so keep secrets out of conversations.
 package otel

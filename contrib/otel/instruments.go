@@ -1,6 +1,8 @@
 package otel
 
 import (
+	"cmp"
+
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/metric/noop"
 )
@@ -29,14 +31,8 @@ func newInstruments(p metric.MeterProvider) instruments {
 	in.timeToFirstChunk, _ = m.Float64Histogram(metricTimeToFirstChunk, metric.WithUnit("s"),
 		metric.WithDescription("Time to receive the first chunk of a streaming response."),
 		metric.WithExplicitBucketBoundaries(chunkBuckets...))
-	if in.tokens == nil {
-		in.tokens = noop.Int64Histogram{}
-	}
-	if in.duration == nil {
-		in.duration = noop.Float64Histogram{}
-	}
-	if in.timeToFirstChunk == nil {
-		in.timeToFirstChunk = noop.Float64Histogram{}
-	}
+	in.tokens = cmp.Or[metric.Int64Histogram](in.tokens, noop.Int64Histogram{})
+	in.duration = cmp.Or[metric.Float64Histogram](in.duration, noop.Float64Histogram{})
+	in.timeToFirstChunk = cmp.Or[metric.Float64Histogram](in.timeToFirstChunk, noop.Float64Histogram{})
 	return in
 }

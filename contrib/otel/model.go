@@ -1,6 +1,7 @@
 package otel
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sync"
@@ -100,7 +101,10 @@ func NewModel(m Streamer, opts ...Option) *Model {
 		cfg:    cfg,
 		tracer: cfg.tracerProvider.Tracer(instrumentationName),
 		inst:   newInstruments(cfg.meterProvider),
-		op:     operationOf(cfg.dialect),
+		op:     opChat,
+	}
+	if cfg.dialect == llmstream.DialectGemini {
+		w.op = opGenerateContent
 	}
 	w.base = []attribute.KeyValue{keyOperation.String(w.op), keyProvider.String(cfg.provider)}
 	if cfg.address != "" {
@@ -151,36 +155,25 @@ func (c *call) delta(d llmstream.Delta) error {
 // HTTP transport, say). Time to first chunk is the time to the first
 // delta (text, reasoning, refusal or tool-call piece), seen through the
 // request's OnDelta, which is wrapped; a request with none gets no
-// time-to-first-chunk. The wrapper does not add a callback of its own: a
-// client builds deltas only for a callback (on a 1,000-event chat stream,
-// a thousand allocations more), and a request's callback would replace an
-// *llmstream.Client's WithOnDelta. (agentloop sets one on every request
-// when its Hooks.OnDelta is set.) A call that fails has error.type and an
-// Error status (see [WithContent] for the description); the usage of a
-// partial message is still recorded.
+// time-to-first-chunk (a callback of the wrapper's own would cost an
+// allocation per delta and replace an *llmstream.Client's WithOnDelta;
+// agentloop sets one when its Hooks.OnDelta is set). A call that fails
+// has error.type and an Error status (see [WithContent] for the
+// description); the usage of a partial message is still recorded.
 //
 // The wrapped Stream must not call OnDelta after it returns (no Streamer
 // of airlock's does): a late delta is not counted.
 func (w *Model) Stream(ctx context.Context, r llmstream.Request) (llmstream.Message, error) {
-	model := r.Model
-	if model == "" {
-		model = w.cfg.model
-	}
+	model := cmp.Or(r.Model, w.cfg.model)
 	id := &w.def
 	if model != w.cfg.model {
 		other := w.newIdentity(model)
 		id = &other
 	}
 	c := &call{start: time.Now()}
-	// Only the call's identity goes on the metric points: the settings
-	// below would split every series by sampling parameters.
-	attrs := appendSettings(id.start, &r)
+	attrs := appendSettings(id.start, &r) // the span's only: they would split the metric series
 	if w.cfg.content {
-		in, sys := inputContent(w.cfg.dialect, r.Messages)
-		attrs = append(attrs, keyInputMessages.String(in))
-		if sys != "" {
-			attrs = append(attrs, keySystem.String(sys))
-		}
+		attrs = appendInput(attrs, w.cfg.dialect, r.Messages)
 	}
 	opts := append(c.opts[:0], id.startOpts...)
 	if len(attrs) > len(id.start) { // appending to id.start, which is clipped, copied it
@@ -196,7 +189,10 @@ func (w *Model) Stream(ctx context.Context, r llmstream.Request) (llmstream.Mess
 	}
 	msg, err := w.next.Stream(ctx, r)
 	elapsed := time.Since(c.start)
-	in, out := usageCounts(msg.Usage)
+	var in, out int // the conventions' counts: input with cached tokens
+	if msg.Usage != nil {
+		in, out = msg.Usage.InputTokens(), msg.Usage.CompletionTokens
+	}
 
 	if recording {
 		end := c.end[:0]
@@ -247,16 +243,6 @@ func appendSettings(attrs []attribute.KeyValue, r *llmstream.Request) []attribut
 		attrs = append(attrs, keySeed.Int64(*r.Seed))
 	}
 	return attrs
-}
-
-// usageCounts gives the input and output token counts the conventions
-// define (input including cached tokens, [llmstream.Usage.InputTokens]);
-// 0 when the provider sent no usage.
-func usageCounts(u *llmstream.Usage) (in, out int) {
-	if u == nil {
-		return 0, 0
-	}
-	return u.InputTokens(), u.CompletionTokens
 }
 
 // appendUsage adds the span's usage attributes, none when the provider
@@ -318,7 +304,7 @@ func (w *Model) record(ctx context.Context, id *identity, elapsed, first time.Du
 		w.inst.tokens.Record(ctx, int64(out), id.output...)
 	}
 	if err != nil {
-		attrs := append(id.attrs, keyErrorType.String(errorType(llmstream.KindOf(err))))
+		attrs := append(id.attrs, keyErrorType.String(errorType(err)))
 		w.inst.duration.Record(ctx, elapsed.Seconds(), metric.WithAttributes(attrs...))
 		return
 	}

@@ -1,6 +1,7 @@
 package otel
 
 import (
+	"cmp"
 	"fmt"
 	"net"
 	"net/url"
@@ -36,28 +37,8 @@ type config struct {
 // newConfig applies opts over what m (nil for none) tells of itself.
 func newConfig(m any, opts []Option) config {
 	var c config
-	readIdentity(&c, m)
-	for _, o := range opts {
-		if o != nil {
-			o.apply(&c)
-		}
-	}
-	if c.tracerProvider == nil {
-		c.tracerProvider = otel.GetTracerProvider()
-	}
-	if c.meterProvider == nil {
-		c.meterProvider = otel.GetMeterProvider()
-	}
-	if c.provider == "" {
-		c.provider = c.dialect.ProviderName() // the dialect's own provider; chat names OpenAI's
-	}
-	return c
-}
-
-// readIdentity takes what m says of itself, as an *llmstream.Client says
-// its dialect, model, base URL and provider; a wrapper that has these
-// methods is read alike. Options given to NewModel win over it.
-func readIdentity(c *config, m any) {
+	// What m says of itself, as an *llmstream.Client does (a wrapper with
+	// these methods is read alike); options win over it.
 	if m, ok := m.(interface{ Dialect() llmstream.Dialect }); ok {
 		c.dialect = m.Dialect()
 	}
@@ -68,18 +49,17 @@ func readIdentity(c *config, m any) {
 		c.model = m.Model()
 	}
 	if m, ok := m.(interface{ BaseURL() string }); ok {
-		serverOption{m.BaseURL()}.apply(c)
+		serverOption{m.BaseURL()}.apply(&c)
 	}
-}
-
-// operationOf is the gen_ai.operation.name of a model call in dialect d:
-// "generate_content" for Gemini, whose API the conventions name so, and
-// "chat" for the others.
-func operationOf(d llmstream.Dialect) string {
-	if d == llmstream.DialectGemini {
-		return opGenerateContent
+	for _, o := range opts {
+		if o != nil {
+			o.apply(&c)
+		}
 	}
-	return opChat
+	c.tracerProvider = cmp.Or(c.tracerProvider, otel.GetTracerProvider())
+	c.meterProvider = cmp.Or(c.meterProvider, otel.GetMeterProvider())
+	c.provider = cmp.Or(c.provider, c.dialect.ProviderName()) // chat names OpenAI's
+	return c
 }
 
 // WithTracerProvider sets where spans go; the default is OpenTelemetry's
@@ -178,9 +158,7 @@ func (o serverOption) String() string {
 // text becomes the span's status description (off, the description is
 // the error.type alone, since an error may quote content). Contents may
 // hold personal data; turn this on only where the trace store may keep it.
-// Only message content is recorded, never a credential: the wrapper never
-// sees the client's key or headers, and the error texts of an
-// *llmstream.Client have its credentials redacted.
+// No credential is recorded either way (see the package documentation).
 func WithContent(on bool) Option { return contentOption{on} }
 
 type contentOption struct{ on bool }

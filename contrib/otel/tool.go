@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 
 	"github.com/airlock-go/airlock/agentloop"
-	"github.com/airlock-go/airlock/llmstream"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -23,28 +22,24 @@ import (
 // call. The tools keep every other field.
 func WrapTools(tools []agentloop.Tool, opts ...Option) []agentloop.Tool {
 	cfg := newConfig(nil, opts)
-	t := toolTracer{tracer: cfg.tracerProvider.Tracer(instrumentationName), content: cfg.content}
+	tracer := cfg.tracerProvider.Tracer(instrumentationName)
 	out := make([]agentloop.Tool, len(tools))
 	for i, tool := range tools {
 		out[i] = tool
 		if tool.Run != nil {
-			out[i].Run = t.wrap(tool)
+			out[i] = traced(tracer, cfg.content, tool)
 		}
 	}
 	return out
 }
 
-type toolTracer struct {
-	tracer  trace.Tracer
-	content bool
-}
-
 // inToolSpan marks a context that is already inside a tool call's span.
 type inToolSpan struct{}
 
-func (t toolTracer) wrap(tool agentloop.Tool) func(context.Context, json.RawMessage) (string, error) {
+// traced returns tool with its Run in a span.
+func traced(tracer trace.Tracer, content bool, tool agentloop.Tool) agentloop.Tool {
 	run, name, desc := tool.Run, tool.Name, tool.Description
-	return func(ctx context.Context, args json.RawMessage) (out string, err error) {
+	tool.Run = func(ctx context.Context, args json.RawMessage) (out string, err error) {
 		if ctx.Value(inToolSpan{}) != nil {
 			return run(ctx, args)
 		}
@@ -55,19 +50,19 @@ func (t toolTracer) wrap(tool agentloop.Tool) func(context.Context, json.RawMess
 		if c, ok := agentloop.CallFromContext(ctx); ok && c.ID != "" {
 			attrs = append(attrs, keyToolCallID.String(c.ID))
 		}
-		if t.content {
+		if content {
 			attrs = append(attrs, keyToolArguments.String(string(args)))
 		}
-		ctx, span := t.tracer.Start(ctx, opExecuteTool+" "+name, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+		ctx, span := tracer.Start(ctx, opExecuteTool+" "+name, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
 		ctx = context.WithValue(ctx, inToolSpan{}, true)
 		panicked := true
 		defer func() {
 			switch {
 			case panicked:
-				failSpanKind(span, llmstream.ErrorTool, nil, false)
+				failSpan(span, &agentloop.ToolError{Name: name, Err: agentloop.ErrToolPanic}, false)
 			case err != nil:
-				failSpan(span, err, t.content)
-			case t.content:
+				failSpan(span, err, content)
+			case content:
 				span.SetAttributes(keyToolResult.String(out))
 			}
 			span.End()
@@ -76,4 +71,5 @@ func (t toolTracer) wrap(tool agentloop.Tool) func(context.Context, json.RawMess
 		panicked = false
 		return out, err
 	}
+	return tool
 }

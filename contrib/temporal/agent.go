@@ -1,6 +1,7 @@
 package temporal
 
 import (
+	"cmp"
 	"errors"
 
 	"github.com/airlock-go/airlock/agentloop"
@@ -47,10 +48,7 @@ type Agent struct {
 // is registered all the same, and each model turn it gets fails the run
 // with [ErrNoModel]; Register itself never fails.
 func Register(r registry, a Agent) {
-	name := a.Name
-	if name == "" {
-		name = DefaultName
-	}
+	name := cmp.Or(a.Name, DefaultName)
 	acts := &activities{agent: a}
 	r.RegisterWorkflowWithOptions(acts.workflow, workflow.RegisterOptions{Name: name})
 	r.RegisterActivityWithOptions(acts.model, activity.RegisterOptions{Name: name + modelSuffix})

@@ -8,9 +8,8 @@ import (
 )
 
 // runCalls runs the turn's calls that are not denied as tool activities,
-// at most ParallelTools at once, started in call order, and hands their
-// answers to the core's Finish: a call that fails the run cancels those
-// still running and leaves the rest unstarted.
+// at most ParallelTools at once, in call order, and hands their answers to
+// Finish; a call that fails the run cancels those running.
 func (w *execution) runCalls(t *agentloop.Turn) error {
 	bctx, cancel := workflow.WithCancel(w.ctx)
 	defer cancel()

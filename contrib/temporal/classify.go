@@ -26,14 +26,9 @@ const (
 const maxRetryDelay = time.Minute
 
 // classify turns a model turn's error into what Temporal's retry policy
-// acts on, by its [llmstream.KindOf], one to one: the type names the kind,
-// and the kind says whether sending the same request again is reasonable
-// ([llmstream.ErrorKind.Retryable]; a provider's own say,
-// [llmstream.APIError.Retryable], wins), with the server's Retry-After as
-// the next delay. The context's own errors are returned as they are:
-// Temporal knows a timeout or a cancellation of its own. The message is
-// err's text, which an *llmstream.Client has already cleared of
-// credentials.
+// acts on: the type names its [llmstream.KindOf], whose Retryable (or a
+// provider's own say) decides, after the server's Retry-After. Temporal
+// knows the context's own errors, returned as they are.
 func classify(err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err

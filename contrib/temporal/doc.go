@@ -39,14 +39,12 @@
 // # One layer retries
 //
 // A model turn that fails is retried by Temporal's activity retry policy
-// ([Options.ModelRetry]), classified by airlock's error kinds: an
-// interrupted stream ([llmstream.ErrInterrupted]) and a provider error whose
-// [llmstream.APIError.Retryable] holds (429, overload, 5xx) are retried, after
-// the provider's Retry-After when it sent one; a bad request, a credential
-// or permission error, a context that is too long, a bad event and every
-// other error are not (the SDK's NewNonRetryableApplicationError). airlock's
-// own transport must not retry as well, or one failure costs retries times
-// attempts: build the worker's client with
+// ([Options.ModelRetry]) when its error's kind says so
+// ([llmstream.ErrorKind.Retryable]; a provider's own
+// [llmstream.APIError.Retryable] wins), after the provider's Retry-After
+// when it sent one; other errors are non-retryable application errors.
+// airlock's own transport must not retry as well, or one failure costs
+// retries times attempts: build the worker's client with
 //
 //	llmstream.WithHTTPClient(transport.New(transport.WithRetry(0, 0, 0)))
 //
@@ -62,9 +60,7 @@
 // Deltas never enter history. The model activity hands each one to
 // [Agent.OnDelta] on the worker, keyed by workflow id ([Relay] fans them
 // out in-process), and heartbeats the text so far ([Progress], read with
-// [Run.Progress]). When Temporal retries a turn, the first [Delta] of the
-// new attempt has Reset set: a follower drops the partial text it shows
-// for that turn.
+// [Run.Progress]); a retried turn's first [Delta] has Reset set.
 //
 // # Delivery
 //

@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"unicode/utf8"
 
@@ -106,20 +107,14 @@ func (r *Relay) Follow(workflowID string, fn func(Delta)) (stop func()) {
 		r.followers = make(map[string][]*follower)
 	}
 	// A new slice each time, so Publish may range over the old one unlocked.
-	r.followers[workflowID] = append(r.followers[workflowID][:len(r.followers[workflowID]):len(r.followers[workflowID])], f)
+	r.followers[workflowID] = append(slices.Clip(r.followers[workflowID]), f)
 	r.mu.Unlock()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			r.mu.Lock()
 			defer r.mu.Unlock()
-			fs := r.followers[workflowID]
-			kept := make([]*follower, 0, len(fs))
-			for _, g := range fs {
-				if g != f {
-					kept = append(kept, g)
-				}
-			}
+			kept := slices.DeleteFunc(slices.Clone(r.followers[workflowID]), func(g *follower) bool { return g == f })
 			if len(kept) == 0 {
 				delete(r.followers, workflowID)
 			} else {

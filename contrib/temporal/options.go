@@ -1,6 +1,7 @@
 package temporal
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"time"
@@ -19,8 +20,8 @@ const (
 	DefaultModelTimeout = 10 * time.Minute
 	// DefaultHeartbeatTimeout is how long an activity may go without a
 	// heartbeat before Temporal takes its worker for lost and retries it
-	// elsewhere. Model turns heartbeat on every delta and tool calls on a
-	// timer, so it only has to exceed the longest silence of a live worker.
+	// elsewhere. Activities heartbeat on a timer, at most a second apart, so
+	// it only has to exceed the longest stall of a live worker's process.
 	DefaultHeartbeatTimeout = 30 * time.Second
 	// DefaultMaxHistoryEvents is the history length (in events) past which a
 	// run continues as new at the next turn; Temporal warns at 10,240.
@@ -29,8 +30,7 @@ const (
 
 // Options configure one run. They are part of the workflow's input, so
 // they are in its history and carried over continue-as-new; nothing in
-// them may be secret. The limit fields mean what agentloop.Loop's fields
-// of the same name mean: 0 is the default, negative switches the limit off.
+// them may be secret.
 //
 // A run is agentloop's turn core driven durably (see [agentloop.Core]),
 // as an agentloop.Loop with AnswerInvalidCalls set: a turn with an invalid
@@ -41,28 +41,17 @@ type Options struct {
 	// registered. Empty means [DefaultName].
 	Agent string
 
-	// MaxTurns bounds the model calls of the run, over every
-	// continue-as-new: 0 means [agentloop.DefaultMaxTurns]. A run past it
-	// fails with [agentloop.ErrMaxTurns].
+	// MaxTurns is [agentloop.Loop.MaxTurns], counted over every
+	// continue-as-new.
 	MaxTurns int
-	// MaxToolCallsPerTurn bounds the calls of one assistant message: 0
-	// means [agentloop.DefaultMaxToolCallsPerTurn]. A message with more
-	// fails the run with [agentloop.ErrTurnToolLimit] before any call runs.
+	// MaxToolCallsPerTurn, MaxTotalToolCalls, MaxToolOutputBytes,
+	// MaxContextBytes and ParallelTools are the [agentloop.Loop] fields:
+	// their defaults, limits and errors.
 	MaxToolCallsPerTurn int
-	// MaxTotalToolCalls bounds the calls of the run: 0 means
-	// [agentloop.DefaultMaxTotalToolCalls]. A turn that would pass it fails
-	// the run with [agentloop.ErrTotalToolLimit] before any call runs.
-	MaxTotalToolCalls int
-	// MaxToolOutputBytes cuts each tool output, as agentloop does: 0 means
-	// [agentloop.DefaultMaxToolOutputBytes].
-	MaxToolOutputBytes int
-	// MaxContextBytes is the context budget, as agentloop's: 0 means
-	// [agentloop.DefaultMaxContextBytes]. A run that cannot fit it fails
-	// with [agentloop.ErrContextBudget].
-	MaxContextBytes int
-	// ParallelTools is how many calls of one turn may run at once; 0 or 1
-	// runs them one at a time. Answers go back in call order either way.
-	ParallelTools int
+	MaxTotalToolCalls   int
+	MaxToolOutputBytes  int
+	MaxContextBytes     int
+	ParallelTools       int
 
 	// ToolTimeout bounds one attempt of a tool call (the activity's
 	// start-to-close timeout, and the tool's context): 0 means
@@ -94,24 +83,14 @@ type Options struct {
 // settled returns o with every zero field that is Temporal's, not the
 // loop's, replaced by its default.
 func (o Options) settled() Options {
-	if o.Agent == "" {
-		o.Agent = DefaultName
-	}
-	if o.ModelTimeout == 0 {
-		o.ModelTimeout = DefaultModelTimeout
-	}
-	if o.HeartbeatTimeout == 0 {
-		o.HeartbeatTimeout = DefaultHeartbeatTimeout
-	}
-	if o.MaxHistoryEvents == 0 {
-		o.MaxHistoryEvents = DefaultMaxHistoryEvents
-	}
-	if o.ModelRetry == nil {
-		o.ModelRetry = &sdktemporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 8}
-	}
-	if o.ToolRetry == nil {
-		o.ToolRetry = &sdktemporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 3}
-	}
+	o.Agent = cmp.Or(o.Agent, DefaultName)
+	o.ModelTimeout = cmp.Or(o.ModelTimeout, DefaultModelTimeout)
+	o.HeartbeatTimeout = cmp.Or(o.HeartbeatTimeout, DefaultHeartbeatTimeout)
+	o.MaxHistoryEvents = cmp.Or(o.MaxHistoryEvents, DefaultMaxHistoryEvents)
+	o.ModelRetry = cmp.Or(o.ModelRetry, &sdktemporal.RetryPolicy{InitialInterval: time.Second,
+		BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 8})
+	o.ToolRetry = cmp.Or(o.ToolRetry, &sdktemporal.RetryPolicy{InitialInterval: time.Second,
+		BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 3})
 	return o
 }
 

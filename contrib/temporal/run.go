@@ -37,14 +37,11 @@ var (
 // caller can find again. The messages and opts go into the workflow's
 // history, so nothing secret may be in them.
 func Start(ctx context.Context, c client.Client, so client.StartWorkflowOptions, messages []llmstream.Message, opts Options) (Run, error) {
-	if err := opts.settled().check(); err != nil {
+	settled := opts.settled()
+	if err := settled.check(); err != nil {
 		return Run{}, err
 	}
-	name := opts.Agent
-	if name == "" {
-		name = DefaultName
-	}
-	we, err := c.ExecuteWorkflow(ctx, so, name, input{Options: opts, State: agentloop.State{Messages: messages}})
+	we, err := c.ExecuteWorkflow(ctx, so, settled.Agent, input{Options: opts, State: agentloop.State{Messages: messages}})
 	if err != nil {
 		return Run{}, err
 	}

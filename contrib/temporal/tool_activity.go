@@ -21,13 +21,10 @@ type toolInput struct {
 // run (agentloop's *ToolError: the tool's error, a timeout, a panic).
 const errTypeTool = "airlock.tool"
 
-// tool runs one call with agentloop's Core.Dispatch, so the timeout,
-// grace, panic recovery, recoverable errors and output cut are agentloop's
-// own. A recoverable failure is a result (the model reads it); any other
-// failure is a non-retryable error whose details hold the answer, since a
-// tool that failed may have done part of its work and is not run again.
-// Only a lost worker or a cancellation — the activity's context ending —
-// leads Temporal to retry the call.
+// tool runs one call with agentloop's Core.Dispatch. A recoverable
+// failure is a result (the model reads it); any other is a non-retryable
+// error whose details hold the answer: a tool that failed may have done
+// part of its work. Only the activity's context ending is retried.
 func (a *activities) tool(ctx context.Context, in toolInput) (answer, error) {
 	b := startBeat(ctx)
 	defer b.end()

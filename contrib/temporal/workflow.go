@@ -28,10 +28,9 @@ type input struct {
 	Continued int
 }
 
-// workflow is the agent loop as a workflow: a driver of agentloop's turn
-// core, whose steps are deterministic. Its own code must stay so too: no
-// clock, no random ids, no map ranging, no goroutines but workflow.Go;
-// the model and the tools are activities.
+// workflow is a driver of agentloop's turn core. Its own code must be
+// deterministic too: no clock, no random ids, no map ranging, no
+// goroutines but workflow.Go.
 func (a *activities) workflow(ctx workflow.Context, in input) (agentloop.State, error) {
 	w := &execution{ctx: ctx, o: in.Options.settled(), st: in.State, name: workflow.GetInfo(ctx).WorkflowType.Name}
 	if err := w.o.check(); err != nil {
@@ -48,7 +47,9 @@ func (a *activities) workflow(ctx workflow.Context, in input) (agentloop.State, 
 	}
 	startTurns := w.st.Turns
 	for {
-		if w.st.Turns > startTurns && w.longHistory() {
+		info := workflow.GetInfo(ctx)
+		if w.st.Turns > startTurns && (info.GetContinueAsNewSuggested() ||
+			w.o.MaxHistoryEvents >= 0 && info.GetCurrentHistoryLength() >= w.o.MaxHistoryEvents) {
 			// Between two turns nothing waits, so the state is all there
 			// is; updates still running finish first.
 			if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
@@ -75,15 +76,7 @@ type execution struct {
 	open *agentloop.Turn
 }
 
-// longHistory reports whether the run should continue as new.
-func (w *execution) longHistory() bool {
-	info := workflow.GetInfo(w.ctx)
-	return info.GetContinueAsNewSuggested() ||
-		w.o.MaxHistoryEvents >= 0 && info.GetCurrentHistoryLength() >= w.o.MaxHistoryEvents
-}
-
-// turn takes one turn through the core: the model activity, the plan, the
-// decisions, the tool activities, the answers. done is true when the model
+// turn takes one turn through the core; done is true when the model
 // answered without calls.
 func (w *execution) turn() (done bool, err error) {
 	req, err := w.core.Next(&w.st)

@@ -487,6 +487,14 @@ func (s *Doc) Str(dst []byte, sp Span) []byte {
 // IsString reports that sp holds a JSON string.
 func (s *Doc) IsString(sp Span) bool { return sp.OK() && s.Data[sp.Start] == '"' }
 
+// Text is the JSON string at sp decoded, "" when sp holds no string.
+func (s *Doc) Text(sp Span) string {
+	if !s.IsString(sp) {
+		return ""
+	}
+	return string(s.Str(nil, sp))
+}
+
 // Is reports that sp holds the JSON string lit (with no escapes in it).
 func (s *Doc) Is(sp Span, lit string) bool {
 	return sp.End-sp.Start == len(lit)+2 && s.Data[sp.Start] == '"' && string(s.Data[sp.Start+1:sp.End-1]) == lit

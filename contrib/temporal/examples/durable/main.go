@@ -12,6 +12,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -155,11 +156,8 @@ func tools() []agentloop.Tool {
 // start starts a run and waits for its end, approving calls if asked.
 func start(c client.Client, queue, id, prompt string, approve bool, stdout io.Writer) error {
 	ctx := context.Background()
-	if prompt == "" {
-		prompt = "Take a note."
-	}
 	run, err := temporal.Start(ctx, c, client.StartWorkflowOptions{ID: id, TaskQueue: queue},
-		[]llmstream.Message{{Role: "user", Content: prompt}}, temporal.Options{})
+		[]llmstream.Message{{Role: "user", Content: cmp.Or(prompt, "Take a note.")}}, temporal.Options{})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,178 @@
+package llmstream
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/airlock-go/airlock/internal/jsonscan"
+)
+
+// antMembers are the members of a thinking or raw block's start, with the
+// text its deltas appended to string members, rebuilt into one JSON object
+// at the block's stop. A block may hold many members (a hostile start or
+// delta), so they cost no allocation each: keys share one string, values
+// slice one copy of the start, and appended text lives in one buffer as
+// pieces linked per member.
+type antMembers struct {
+	list  []antMember
+	byKey map[string]int // position in list by key, once there are more than maxListedMembers
+	text  []byte         // every text the deltas appended, in arrival order
+	segs  []antSeg       // the pieces of text, each linked to its member's next
+}
+
+// maxListedMembers is how many members of a block are looked up in a list
+// before a map takes over, so that a delta of many distinct members stays
+// linear.
+const maxListedMembers = 8
+
+// antMember is one member: its key, its start value and its text pieces.
+type antMember struct {
+	key         string
+	raw         []byte // the start's value as JSON
+	first, last int    // its pieces in antMembers.segs, -1 for none
+}
+
+// antSeg is a piece of a member's appended text: text[start:end].
+type antSeg struct{ start, end, next int }
+
+// emptyJSONString is the start value of a member a delta brought.
+var emptyJSONString = []byte(`""`)
+
+// startMembers reads the members of the block object a.block into
+// blk.members. Two walks: the first counts them and gathers their keys
+// into one string, the second slices keys and values.
+func (a *anthropicDecoder) startMembers(blk *antBlock) {
+	var keys strings.Builder
+	n := 0
+	a.fields(a.block, func(key []byte, v jsonscan.Span) {
+		if v.OK() {
+			n++
+			keys.Write(key)
+		}
+	})
+	names := keys.String()
+	src := slices.Clone(a.doc.Data[a.block.Start:a.block.End])
+	m := &antMembers{list: make([]antMember, 0, n)}
+	blk.members = m
+	a.fields(a.block, func(key []byte, v jsonscan.Span) {
+		if !v.OK() {
+			return
+		}
+		s, e := v.Start-a.block.Start, v.End-a.block.Start
+		m.list = append(m.list, antMember{key: names[:len(key)], raw: src[s:e:e], first: -1, last: -1})
+		names = names[len(key):]
+	})
+	m.index(0)
+}
+
+// extend appends the string value v of a delta's member key to the member
+// of that name, a new empty-string member if the start had none.
+func (m *antMembers) extend(doc *jsonscan.Doc, key []byte, v jsonscan.Span) {
+	i := m.find(key)
+	if i < 0 {
+		i = len(m.list)
+		m.list = append(m.list, antMember{key: string(key), raw: emptyJSONString, first: -1, last: -1})
+		if m.byKey != nil {
+			m.byKey[m.list[i].key] = i
+		} else {
+			m.index(0)
+		}
+	}
+	start := len(m.text)
+	m.text = doc.Str(m.text, v)
+	mem := &m.list[i]
+	if mem.last >= 0 && m.segs[mem.last].end == start {
+		m.segs[mem.last].end = len(m.text) // the common case: deltas of one member in a row
+		return
+	}
+	m.segs = append(m.segs, antSeg{start: start, end: len(m.text), next: -1})
+	if mem.last >= 0 {
+		m.segs[mem.last].next = len(m.segs) - 1
+	} else {
+		mem.first = len(m.segs) - 1
+	}
+	mem.last = len(m.segs) - 1
+}
+
+// grow makes room for n more members, as a delta of n members may bring.
+func (m *antMembers) grow(n int) {
+	m.list = slices.Grow(m.list, n)
+	m.index(n)
+}
+
+// index looks members up in a map once there may be more than a few,
+// whether the start or the deltas brought them, so that a delta extending
+// many members stays linear; more is how many may come soon.
+func (m *antMembers) index(more int) {
+	if m.byKey != nil || len(m.list)+more <= maxListedMembers {
+		return
+	}
+	m.byKey = make(map[string]int, len(m.list)+more)
+	for i := range m.list {
+		if _, dup := m.byKey[m.list[i].key]; !dup {
+			m.byKey[m.list[i].key] = i
+		}
+	}
+}
+
+// find is the position of the first member named key, -1 for none.
+func (m *antMembers) find(key []byte) int {
+	if m.byKey != nil {
+		if i, ok := m.byKey[string(key)]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range m.list {
+		if m.list[i].key == string(key) {
+			return i
+		}
+	}
+	return -1
+}
+
+// set gives every member named key the value raw, dropping text appended
+// to it; a new member if there is none.
+func (m *antMembers) set(key string, raw []byte) {
+	found := false
+	for i := range m.list {
+		if m.list[i].key == key {
+			m.list[i].raw, m.list[i].first, m.list[i].last = raw, -1, -1
+			found = true
+		}
+	}
+	if !found {
+		m.list = append(m.list, antMember{key: key, raw: raw, first: -1, last: -1})
+		if m.byKey != nil {
+			m.byKey[key] = len(m.list) - 1
+		}
+	}
+}
+
+// rebuild writes the members as one JSON object, each string member with
+// the text its deltas added.
+func (m *antMembers) rebuild() []byte {
+	out := append(make([]byte, 0, 2+len(m.text)+16*len(m.list)), '{')
+	var str []byte
+	for i := range m.list {
+		mem := &m.list[i]
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = jsonscan.AppendQuoted(out, []byte(mem.key))
+		out = append(out, ':')
+		if mem.first < 0 {
+			out = append(out, mem.raw...)
+			continue
+		}
+		str = str[:0]
+		if len(mem.raw) > 0 && mem.raw[0] == '"' {
+			str, _, _ = jsonscan.AppendString(str, mem.raw, 0)
+		}
+		for s := mem.first; s >= 0; s = m.segs[s].next {
+			str = append(str, m.text[m.segs[s].start:m.segs[s].end]...)
+		}
+		out = jsonscan.AppendQuoted(out, str)
+	}
+	return append(out, '}')
+}
