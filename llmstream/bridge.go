@@ -1,6 +1,7 @@
 package llmstream
 
 import (
+	"cmp"
 	"errors"
 	"io"
 	"slices"
@@ -51,6 +52,8 @@ type Bridge struct {
 	finish                      string     // the provider's raw finish reason
 	stop                        StopReason // its meaning, by the dialect's map
 	usage                       *Usage
+	model                       string  // the first model name the stream gave
+	requested                   string  // the model the request was sent for, when a Client's
 	blocks                      []Block // continuity, in the dialect's order
 	container                   []byte  // Anthropic's code-execution container, for Continuity
 	keepBlocks                  bool    // a decoder found state in blocks that only hold text and calls
@@ -200,6 +203,7 @@ func (b *Bridge) Message() (Message, error) {
 		Refusal:      ownString(b.refusal),
 		FinishReason: b.finish,
 		Usage:        b.usage,
+		Model:        cmp.Or(b.model, b.requested),
 	}
 	if b.err == nil && b.config().dialect >= dialectEnd {
 		b.err = unknownDialect(b.config().dialect) // no event came to say so

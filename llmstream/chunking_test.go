@@ -25,6 +25,7 @@ type outcome struct {
 	FinishReason string          `json:"finish_reason,omitempty"`
 	StopReason   string          `json:"stop_reason,omitempty"`
 	Usage        *Usage          `json:"usage,omitempty"`
+	Model        string          `json:"model,omitempty"`
 	Error        string          `json:"error,omitempty"`
 	Kind         string          `json:"kind,omitempty"`
 }
@@ -35,7 +36,7 @@ func outcomeOf(t testing.TB, m Message, err error) outcome {
 	if jerr != nil {
 		t.Fatalf("marshal %+v: %v", m, jerr)
 	}
-	o := outcome{Message: j, Reasoning: m.Reasoning, Refusal: m.Refusal, FinishReason: m.FinishReason, Usage: m.Usage}
+	o := outcome{Message: j, Reasoning: m.Reasoning, Refusal: m.Refusal, FinishReason: m.FinishReason, Usage: m.Usage, Model: m.Model}
 	if m.StopReason != 0 {
 		o.StopReason = m.StopReason.String()
 	}

@@ -366,6 +366,7 @@ func (c *Client) open(ctx context.Context, r *Request) (*Bridge, io.ReadCloser, 
 		return nil, nil, c.mapError(ctx, err, false, c.cfg.secrets.With(redact.FromRequest(sent)))
 	}
 	b := newBridge(c.cfg, r.OnDelta)
+	b.requested = r.Model // the message's model when the stream names none
 	wr, whole := c.proto.(wholeReader)
 	switch mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); {
 	case mt == streamMediaType(c.proto):

@@ -213,6 +213,29 @@ func (s sink) usageRef() *Usage {
 	return s.b.usage
 }
 
+// maxModelBytes is the longest model name a stream may give: a longer one
+// is not a model's name, and is not kept.
+const maxModelBytes = 256
+
+// setModel records the model the stream names at sp of d, a JSON string:
+// the first non-empty name stands, so once one has, nothing is decoded
+// and a stream costs one string at most. Anything else (null, a number)
+// names nothing.
+func (s sink) setModel(d *jsonscan.Doc, sp jsonscan.Span) {
+	// A byte of the name is at most 6 in JSON (\u0041).
+	if s.b.model == "" && d.IsString(sp) && sp.End-sp.Start-2 <= 6*maxModelBytes {
+		s.setModelName(jsonscan.DecodedString(d.Data, sp))
+	}
+}
+
+// setModelName is setModel for a name already decoded. A credential of the
+// request is masked in it: the name reaches spans and logs.
+func (s sink) setModelName(name string) {
+	if s.b.model == "" && len(name) <= maxModelBytes {
+		s.b.model = s.b.config().secrets.String(name)
+	}
+}
+
 // addBlock appends a continuity block and returns its slot, for block.
 func (s sink) addBlock(blk Block) int {
 	s.b.blocks = append(roomForOne(s.b.blocks), blk)

@@ -16,7 +16,8 @@ import (
 // decoder of its event stream and its error bodies. The request encoder is
 // in encode_anthropic.go.
 //
-// A stream is message_start, then content blocks — content_block_start,
+// A stream is message_start (the message's id, model and first usage),
+// then content blocks — content_block_start,
 // deltas, content_block_stop, each with the block's index in the final
 // content — then message_delta (stop reason, cumulative usage) and
 // message_stop, with ping events anywhere. Text blocks are the answer,
@@ -342,11 +343,13 @@ func (a *anthropicDecoder) add(blk antBlock) *antBlock {
 // turn resumed after programmatic tool calls arrives whole in it) are
 // taken as if they had streamed, in order, before any streamed block.
 func (a *anthropicDecoder) startMessage(ev *sse.Event) error {
-	var id, content, usage, container, stop jsonscan.Span = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
+	var id, content, usage, container, stop, model jsonscan.Span = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
 	a.fields(a.message, func(key []byte, s jsonscan.Span) {
 		switch string(key) {
 		case "id":
 			id = s
+		case "model":
+			model = s
 		case "stop_reason":
 			stop = s
 		case "content":
@@ -364,6 +367,7 @@ func (a *anthropicDecoder) startMessage(ev *sse.Event) error {
 		return a.b.outOfOrder(ev, 0, "a second message_start")
 	}
 	a.started = true
+	a.b.setModel(&a.doc, model)
 	a.id = a.doc.Text(id)
 	if usage.OK() {
 		a.applyUsage(usage)

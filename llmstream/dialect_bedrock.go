@@ -59,6 +59,8 @@ import (
 //	messageStop stopReason               → kept; guardrail_intervened and
 //	                                       content_filtered are StopContentFilter
 //	metadata usage                       → usage (before or after messageStop)
+//	metadata trace.promptRouter.         → Message.Model (a prompt router's
+//	  invokedModelId                       choice; else the request's model)
 //	exception frames (throttlingException, → *APIError with the exception type and
 //	  modelStreamErrorException, ...)       message kept exactly
 //
@@ -387,7 +389,7 @@ type bedrockDecoder struct {
 	// The current event's members, as spans of doc.data, read in the one
 	// walk that validates it. level says which object the walk is in.
 	level                                                    bedrockLevel
-	index, stop, usage                                       jsonscan.Span
+	index, stop, usage, model                                jsonscan.Span
 	toolID, toolName, toolType                               jsonscan.Span
 	text, input, reasonText, reasonSignature, reasonRedacted jsonscan.Span
 	hasStart, hasTool, hasReason                             bool
@@ -402,6 +404,8 @@ const (
 	levelDelta
 	levelDeltaTool
 	levelDeltaReasoning
+	levelTrace       // metadata's trace
+	levelTraceRouter // its promptRouter
 )
 
 func (d *bedrockDecoder) complete() bool { return d.stopped }
@@ -409,7 +413,7 @@ func (d *bedrockDecoder) complete() bool { return d.stopped }
 func (d *bedrockDecoder) event(ev *sse.Event) error {
 	b := d.b
 	d.level = levelTop
-	d.index, d.stop, d.usage, d.toolID, d.toolName, d.toolType = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
+	d.index, d.stop, d.usage, d.model, d.toolID, d.toolName, d.toolType = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
 	d.text, d.input, d.reasonText, d.reasonSignature, d.reasonRedacted = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
 	d.hasStart, d.hasTool, d.hasReason = false, false, false
 	if err := readEvent(b, &d.doc, d, ev, (*bedrockDecoder).member); err != nil {
@@ -447,6 +451,7 @@ func (d *bedrockDecoder) event(ev *sse.Event) error {
 		}
 		d.metadata = true
 		d.applyUsage()
+		d.b.setModel(&d.doc, d.model)
 		if d.stopped {
 			b.end()
 		}
@@ -494,6 +499,10 @@ func (d *bedrockDecoder) member(key []byte, i, depth int) (int, error) {
 		if string(key) == "input" {
 			d.input = s
 		}
+	case levelTraceRouter:
+		if string(key) == "invokedModelId" {
+			d.model = s
+		}
 	case levelDeltaReasoning:
 		switch string(key) {
 		case "text":
@@ -517,6 +526,12 @@ func (d *bedrockDecoder) nested(key []byte) (bedrockLevel, bool) {
 			return levelStart, true
 		case "delta":
 			return levelDelta, true
+		case "trace":
+			return levelTrace, true
+		}
+	case levelTrace:
+		if string(key) == "promptRouter" {
+			return levelTraceRouter, true
 		}
 	case levelStart:
 		if string(key) == "toolUse" {

@@ -31,6 +31,7 @@ import (
 //	delta.tool_calls                  → the toolcall.Assembler
 //	finish_reason                     → kept; "error" fails the stream (OpenRouter)
 //	usage, x_groq.usage               → kept, the last one wins
+//	model                             → Message.Model, the first non-empty one
 //	event: error, an "error:" field   → *APIError (llama.cpp reports failures so)
 //
 // Empty or absent choices, a choice with no delta, null for any member,
@@ -94,6 +95,7 @@ type chatEvent struct {
 	usage     jsonscan.Span // raw JSON in data
 	groqUsage jsonscan.Span
 	apiErr    jsonscan.Span
+	model     jsonscan.Span
 
 	details []jsonscan.Span // reasoning.encrypted entries of reasoning_details, kept whole
 
@@ -126,7 +128,7 @@ func (c *chatDecoder) decodeChunk(d []byte) (int, error) {
 	e := &c.ev
 	e.Data = d
 	e.marks, e.calls, e.arena, e.extras, e.details = e.marks[:0], e.calls[:0], e.arena[:0], e.extras[:0], e.details[:0]
-	e.finish, e.usage, e.groqUsage, e.apiErr = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
+	e.finish, e.usage, e.groqUsage, e.apiErr, e.model = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
 	i := jsonscan.SkipWS(d, 0)
 	if i >= len(d) || d[i] != '{' {
 		if end, err := jsonscan.SkipValue(d, i, 0); err != nil {
@@ -218,6 +220,10 @@ func (c *chatDecoder) topMember(key []byte, i, depth int) (int, error) {
 		if d[i] == '{' {
 			return jsonscan.WalkObject(&c.ev.Doc, c, i, depth, (*chatDecoder).groqMember)
 		}
+	case "model":
+		s, end, err := c.ev.ValueSpan(i, depth)
+		c.ev.model = s
+		return end, err
 	}
 	return jsonscan.SkipValue(d, i, depth)
 }
@@ -616,6 +622,7 @@ func (c *chatDecoder) functionMember(key []byte, i, depth int) (int, error) {
 func (c *chatDecoder) apply() error {
 	e := &c.ev
 	d := e.Data
+	c.b.setModel(&e.Doc, e.model)
 	for _, mk := range e.marks {
 		c.b.progress()
 		if mk.kind == inCall {

@@ -43,7 +43,8 @@ import (
 // PROHIBITED_CONTENT, SPII, IMAGE_SAFETY, ...) and MALFORMED_FUNCTION_CALL
 // and UNEXPECTED_TOOL_CALL fail the stream with an *APIError, since the
 // response holds no usable answer; promptFeedback.blockReason does too.
-// usageMetadata is cumulative: the last one wins. The stream ends properly
+// usageMetadata is cumulative: the last one wins; modelVersion, on every
+// event, names the model once (the first). The stream ends properly
 // at its end after a finishReason; before one, it is truncated.
 
 // DefaultGeminiBaseURL is the base URL of a Gemini [Client] when none is
@@ -218,6 +219,7 @@ type geminiDecoder struct {
 	finish, finishMsg                    jsonscan.Span // the followed candidate's
 	usage                                gemUsage
 	blockReason, blockMsg                jsonscan.Span
+	model                                jsonscan.Span // modelVersion
 	apiErr                               bool
 
 	// The stream.
@@ -242,7 +244,7 @@ func (g *geminiDecoder) event(ev *sse.Event) error {
 	g.parts, g.fcs, g.others = g.parts[:0], g.fcs[:0], g.others[:0]
 	g.args, g.segs, g.names = g.args[:0], g.segs[:0], g.names[:0]
 	g.chosen, g.apiErr = false, false
-	g.finish, g.finishMsg, g.blockReason, g.blockMsg = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
+	g.finish, g.finishMsg, g.blockReason, g.blockMsg, g.model = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
 	g.usage = gemUsage{}
 	if err := readEvent(b, &g.doc, g, ev, (*geminiDecoder).member); err != nil {
 		return err
@@ -253,6 +255,7 @@ func (g *geminiDecoder) event(ev *sse.Event) error {
 	if at, err := g.check(); err != nil {
 		return b.fail(b.eventError(ev.Data, at, err))
 	}
+	b.setModel(&g.doc, g.model)
 	if g.usage.seen {
 		g.applyUsage()
 	}
@@ -297,8 +300,11 @@ func (g *geminiDecoder) member(key []byte, i, depth int) (int, error) {
 		}
 	}
 	s, end, err := g.doc.ValueSpan(i, depth)
-	if string(key) == "error" && s.OK() {
-		g.apiErr = true
+	switch string(key) {
+	case "error":
+		g.apiErr = g.apiErr || s.OK()
+	case "modelVersion":
+		g.model = s
 	}
 	return end, err
 }

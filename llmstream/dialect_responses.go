@@ -144,7 +144,7 @@ type responsesDecoder struct {
 	item, part, resp                                                                jsonscan.Span
 	inItem                                                                          struct{ typ, id, callID, name, args, content, summary jsonscan.Span }
 	inPart                                                                          struct{ typ, text, refusal jsonscan.Span }
-	inResp                                                                          struct{ status, reason, usage, err, output jsonscan.Span }
+	inResp                                                                          struct{ status, reason, usage, err, output, model jsonscan.Span }
 
 	seenIDs map[string]struct{} // the streamed items' ids, for the terminal output (see streamedID)
 	broke   bool                // appendText began a new paragraph of reasoning
@@ -161,10 +161,11 @@ func (r *responsesDecoder) event(ev *sse.Event) error {
 	r.item, r.part, r.resp = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
 	r.resetItem()
 	r.inPart.typ, r.inPart.text, r.inPart.refusal = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
-	r.inResp.status, r.inResp.reason, r.inResp.usage, r.inResp.err, r.inResp.output = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
+	r.inResp.status, r.inResp.reason, r.inResp.usage, r.inResp.err, r.inResp.output, r.inResp.model = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
 	if err := readEvent(b, &r.doc, r, ev, (*responsesDecoder).member); err != nil {
 		return err
 	}
+	b.setModel(&r.doc, r.inResp.model) // response.model, in the lifecycle events
 	r.name = ev.Type
 	return r.apply(ev)
 }
@@ -266,6 +267,8 @@ func (r *responsesDecoder) responseMember(key []byte, i, depth int) (int, error)
 		r.inResp.err = s
 	case "output":
 		r.inResp.output = s
+	case "model":
+		r.inResp.model = s
 	}
 	return end, err
 }

@@ -6,6 +6,8 @@
 // are still arriving is shown as progress ([Delta]), never handed out as a
 // call that may run. [Client.Stream] sends a [Request]; [ReadMessage]
 // decodes a body you already have; a [Bridge] takes events one at a time.
+// A message names the model that wrote it ([Message.Model]; through a
+// [Failover], the model that answered).
 //
 //	client := llmstream.NewClient(llmstream.WithDialect(llmstream.DialectAnthropic),
 //		llmstream.WithAPIKey(os.Getenv("ANTHROPIC_API_KEY")), llmstream.WithModel("claude-sonnet-4-5"))

@@ -45,7 +45,7 @@ func ExampleFailover() {
 			return nil
 		},
 	})
-	fmt.Printf("\n%q %v\n", msg.Content, err)
+	fmt.Printf("\n%q by %s, %v\n", msg.Content, msg.Model, err)
 	// Output:
 	// Streams break;  [restart]
 	// [attempt 1 on gpt-4o: restart]
@@ -54,5 +54,5 @@ func ExampleFailover() {
 	// this one went on.
 	// [attempt 3 on claude-sonnet-4-5: answered]
 	//
-	// "Streams break; this one went on." <nil>
+	// "Streams break; this one went on." by claude-sonnet-4-5, <nil>
 }

@@ -66,8 +66,10 @@ const (
 // spliced onto the text before it), with two changes: its Usage is the sum
 // of every attempt's usage the providers reported (the broken ones'
 // included, which were billed too; nil when none reported any), and its
-// calls are that attempt's own, never a call of a discarded one. Which
-// model answered is reported to OnAttempt. With an error, the message is
+// calls are that attempt's own, never a call of a discarded one. Its
+// Model says which model answered: the answering Streamer's
+// Message.Model, else that attempt's [Attempt.Name]; with a continuation,
+// the model that wrote the end. With an error, the message is
 // the last attempt's text as shown (for display only) and the error is the
 // last attempt's, or the caller's context error.
 //

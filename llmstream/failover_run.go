@@ -67,6 +67,9 @@ func (run *failoverRun) loop(ctx context.Context, r Request) (Message, error) {
 		run.addUsage(msg.Usage)
 		a := Attempt{Number: n, Model: at.model, Name: id.name, Dialect: id.dialect, Continued: at.continues, Err: err, Usage: msg.Usage}
 		if err == nil {
+			if msg.Model == "" {
+				msg.Model = id.name // a Streamer that names none: the model asked
+			}
 			if err := run.flushHeld(); err != nil {
 				return run.shownMessage(msg), fmt.Errorf("%w: %w", ErrAborted, err)
 			}

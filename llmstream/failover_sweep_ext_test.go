@@ -159,6 +159,9 @@ func checkSweep(t *testing.T, name string, res sweepResult, clean llmstream.Mess
 	if diff := cmp.Diff(want, shapeOf(res.view.text, res.view.reasoning, res.view.callList())); diff != "" {
 		t.Fatalf("%s: the deltas with their seams %v differ from the final message (-want +got):\n%s", name, res.view.seams, diff)
 	}
+	if res.msg.Model != clean.Model {
+		t.Fatalf("%s: model %q, want the clean turn's %q", name, res.msg.Model, clean.Model)
+	}
 	if res.requests > res.maxRequests {
 		t.Fatalf("%s: %d requests, want at most %d", name, res.requests, res.maxRequests)
 	}

@@ -14,7 +14,7 @@ import (
 // [Continuity] and "is_error" for a failed tool's answer, so a Message
 // returned by [Client.Stream] or [ReadMessage] can be saved, reloaded and
 // appended to the next request as it is. Reasoning, FinishReason,
-// StopReason and Usage describe the response and are never marshaled:
+// StopReason, Usage and Model describe the response and are never marshaled:
 // several servers reject reasoning text sent back to them.
 //
 // Content is always present in the JSON, except for an assistant message that
@@ -58,6 +58,16 @@ type Message struct {
 	// Usage is the token accounting of the response, nil when the provider
 	// sent none. Not marshaled.
 	Usage *Usage
+	// Model is the model that wrote an assistant message: the name the
+	// provider's stream gave (chat's and Responses' "model", Anthropic's
+	// message.model, Gemini's modelVersion, a Bedrock prompt router's
+	// invokedModelId), the first non-empty one when it came more than
+	// once (a name over 256 bytes is not taken), with the credentials a
+	// [Client] or [WithSecrets] knows masked; else, from a Client, the
+	// model the request was sent for (Request.Model, else the Client's
+	// default). Empty when nothing named it. A [Failover]'s is the
+	// answering attempt's. Not marshaled.
+	Model string
 	// Continuity is the provider state the next request of the
 	// conversation must carry back, nil when there is none. Keep it with
 	// the message: it marshals with it, and a Client of the same dialect

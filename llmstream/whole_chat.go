@@ -41,6 +41,7 @@ func decodeWhole(s sink, r io.Reader, limit int) {
 		} `json:"choices"`
 		Usage *Usage          `json:"usage"`
 		Error json.RawMessage `json:"error"`
+		Model json.RawMessage `json:"model"` // a string, else ignored
 	}
 	if err := json.Unmarshal(data, &resp); err != nil {
 		s.fail(s.eventError(data, 0, fmt.Errorf("a JSON completion: %w", err)))
@@ -51,6 +52,7 @@ func decodeWhole(s sink, r io.Reader, limit int) {
 		return
 	}
 	s.setUsage(resp.Usage)
+	s.setModelName(jsonString(resp.Model))
 	for _, ch := range resp.Choices {
 		if ch.Index == 0 {
 			wholeChoice(s, data, ch.Message)

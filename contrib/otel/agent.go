@@ -16,9 +16,10 @@ import (
 // ("invoke_agent {name}" with [WithAgentName]) and returns what it
 // returned. The span carries gen_ai.operation.name, gen_ai.provider.name,
 // gen_ai.request.model (the loop's Request.Model, else [WithModelName]'s),
-// the run's summed token usage, the last model message's finish reason,
-// and on failure error.type and an Error status; and the run's approvals,
-// pause and parallel batches as events (see the package documentation).
+// the run's summed token usage, the last model message's finish reason
+// and model (gen_ai.response.model), and on failure error.type and an
+// Error status; and the run's approvals, pause and parallel batches as
+// events (see the package documentation).
 // A run paused for approval ([agentloop.ErrPaused]) has not failed: its
 // span gets a pause event, no error.type and no Error status.
 //
@@ -147,6 +148,9 @@ func (a *agentSpan) end(res agentloop.Result, err error) {
 	}
 	if a.last.FinishReason != "" {
 		a.span.SetAttributes(finishReasons(a.last.FinishReason))
+	}
+	if a.last.Model != "" {
+		a.span.SetAttributes(keyResponseModel.String(a.last.Model))
 	}
 	if a.cfg.content && err == nil && a.last.Role != "" {
 		a.span.SetAttributes(keyOutputMessages.String(outputContent(&a.last)))

@@ -51,7 +51,7 @@ func TestRunSpans(t *testing.T) {
 			{ID: "call_b", Name: "lookup", Arguments: ` {"q":"a"}`},
 			{ID: "call_c", Name: "lookup", Arguments: `{"q":"fail"}`},
 		}},
-		llmstreamtest.Turn{Text: "done", Usage: scriptedUsage},
+		llmstreamtest.Turn{Text: "done", Usage: scriptedUsage, Model: "m-1-last"},
 	))
 	model := otel.NewModel(newClient(srv, llmstream.DialectChat), append(tel.opts, otel.WithModelName("m-1"))...)
 	var hooked []string
@@ -88,6 +88,7 @@ func TestRunSpans(t *testing.T) {
 		"gen_ai.usage.cache_read.input_tokens": int64(60), "gen_ai.usage.cache_creation.input_tokens": int64(14),
 		"gen_ai.usage.reasoning.output_tokens": int64(10),
 		"gen_ai.response.finish_reasons":       []string{"stop"},
+		"gen_ai.response.model":                "m-1-last", // the last turn's
 	}
 	if diff := cmp.Diff(wantAgent, attrs(agent.Attributes())); diff != "" {
 		t.Errorf("invoke_agent attributes (-want +got):\n%s", diff)

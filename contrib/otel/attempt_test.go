@@ -30,6 +30,9 @@ func TestRecordAttempt(t *testing.T) {
 	if len(spans) != 1 {
 		t.Fatalf("%d spans, want 1", len(spans))
 	}
+	if model := attrs(spans[0].Attributes())["gen_ai.response.model"]; model != "m-1" {
+		t.Errorf("gen_ai.response.model %v, want the answering attempt's m-1", model)
+	}
 	var got []map[string]any
 	for _, e := range spans[0].Events() {
 		if e.Name == "airlock.failover.attempt" {

@@ -21,6 +21,8 @@
 //	gen_ai.request.stream                    true
 //	server.address, server.port              from the Client's base URL (or WithServerURL)
 //	gen_ai.response.finish_reasons           the provider's finish reason, as sent
+//	gen_ai.response.model                    the model that answered (llmstream.Message.Model): the name
+//	                                         the provider's stream gave, else the request's
 //	gen_ai.response.time_to_first_chunk      seconds to the first delta
 //	gen_ai.usage.input_tokens                input tokens, cached ones included (llmstream.Usage.InputTokens)
 //	gen_ai.usage.output_tokens               output tokens, reasoning included
@@ -29,9 +31,9 @@
 //	gen_ai.usage.reasoning.output_tokens     when the provider reports some
 //	error.type                               when the call failed (below)
 //
-// gen_ai.response.id and gen_ai.response.model are not recorded:
-// [llmstream.Message] does not carry them. Settings a client fills in from
-// llmstream.WithRequestDefaults are not seen by the wrapper either.
+// gen_ai.response.id is not recorded: [llmstream.Message] does not carry
+// it. Settings a client fills in from llmstream.WithRequestDefaults are not
+// seen by the wrapper.
 //
 // A tool call ([WrapTools]) and a run ([Run], [Resume]) are INTERNAL
 // spans, "execute_tool {name}" and "invoke_agent {name}", with the

@@ -135,8 +135,9 @@ type call struct {
 	opts    [3]trace.SpanStartOption
 	endOpts [1]trace.SpanEndOption
 	// end holds the attributes set as the call returns: finish reasons,
-	// time to first chunk, five usage counts, output messages.
-	end [8]attribute.KeyValue
+	// response model, time to first chunk, five usage counts, output
+	// messages.
+	end [9]attribute.KeyValue
 }
 
 // delta is the request's OnDelta seen through the wrapper.
@@ -200,6 +201,9 @@ func (w *Model) Stream(ctx context.Context, r llmstream.Request) (llmstream.Mess
 		}
 		if msg.FinishReason != "" {
 			end = append(end, w.reasons.finishReasons(msg.FinishReason))
+		}
+		if msg.Model != "" {
+			end = append(end, keyResponseModel.String(msg.Model))
 		}
 		end = appendUsage(end, in, out, msg.Usage)
 		if w.cfg.content && err == nil {

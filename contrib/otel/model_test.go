@@ -52,7 +52,7 @@ func TestModelSpanPerDialect(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.dialect.String(), func(t *testing.T) {
 			tel := newTelemetry(t)
-			srv := llmstreamtest.NewTestServer(t, llmstreamtest.WithTurns(llmstreamtest.Turn{Text: "hello there", Usage: scriptedUsage}))
+			srv := llmstreamtest.NewTestServer(t, llmstreamtest.WithTurns(llmstreamtest.Turn{Text: "hello there", Usage: scriptedUsage, Model: "m-1-2026-01-01"}))
 			m := otel.NewModel(newClient(srv, tt.dialect), tel.opts...)
 
 			var text strings.Builder
@@ -99,6 +99,7 @@ func TestModelSpanPerDialect(t *testing.T) {
 				"gen_ai.request.stop_sequences":  []string{"END"},
 				"gen_ai.request.stream":          true,
 				"gen_ai.response.finish_reasons": []string{tt.finish},
+				"gen_ai.response.model":          "m-1-2026-01-01", // the stream's name, not the one asked
 				"server.address":                 host,
 				"server.port":                    port,
 			}

@@ -18,6 +18,7 @@ const (
 	keySeed             = attribute.Key("gen_ai.request.seed")
 	keyStream           = attribute.Key("gen_ai.request.stream")
 	keyFinishReasons    = attribute.Key("gen_ai.response.finish_reasons")
+	keyResponseModel    = attribute.Key("gen_ai.response.model")
 	keyTimeToFirstChunk = attribute.Key("gen_ai.response.time_to_first_chunk")
 	keyInputTokens      = attribute.Key("gen_ai.usage.input_tokens")
 	keyOutputTokens     = attribute.Key("gen_ai.usage.output_tokens")

@@ -36,6 +36,20 @@ func bridgeWant(m llmstream.Message) llmstream.Message {
 	return m
 }
 
+// echoedModel is the model a chat stream names: the request's, else
+// "llmstreamtest".
+func echoedModel(t *testing.T, body string) string {
+	t.Helper()
+	var req struct{ Model string }
+	if err := json.Unmarshal([]byte(body), &req); err != nil {
+		t.Fatal(err)
+	}
+	if req.Model == "" {
+		return "llmstreamtest"
+	}
+	return req.Model
+}
+
 // TestReadMessageRoundTrip decodes every round-trip case through the
 // real bridge, whole and one byte at a time.
 func TestReadMessageRoundTrip(t *testing.T) {
@@ -47,6 +61,7 @@ func TestReadMessageRoundTrip(t *testing.T) {
 				t.Fatal(r.readErr)
 			}
 			want := bridgeWant(tt.want)
+			want.Model = echoedModel(t, tt.body)
 			for _, rd := range []struct {
 				name string
 				r    io.Reader

@@ -80,6 +80,12 @@ type Turn struct {
 	// FinishReason is the finish reason sent; empty means "tool_calls" when
 	// there are calls and "stop" otherwise ("stop" always for [Gemini]).
 	FinishReason string
+	// Model is the model the stream names (chat's and Responses' "model",
+	// Anthropic's message.model, Gemini's modelVersion, and for Bedrock a
+	// prompt router's trace.promptRouter.invokedModelId); empty means the
+	// request's model, else "llmstreamtest" (and, for Bedrock, no trace).
+	// Must be valid UTF-8.
+	Model string
 	// Usage is the token accounting sent, nil for none. Most flavours send
 	// it only when the request asked stream_options.include_usage; see
 	// [Flavor].
@@ -132,7 +138,7 @@ func (c Call) callID(f Flavor, seq, i int) string {
 
 // check returns what is wrong with the turn, "" when nothing is.
 func (t Turn) check() string {
-	for _, f := range []struct{ name, s string }{{"Text", t.Text}, {"Reasoning", t.Reasoning}, {"Refusal", t.Refusal}, {"Signature", t.Signature}} {
+	for _, f := range []struct{ name, s string }{{"Text", t.Text}, {"Reasoning", t.Reasoning}, {"Refusal", t.Refusal}, {"Signature", t.Signature}, {"Model", t.Model}} {
 		if !utf8.ValidString(f.s) {
 			return f.name + " is not valid UTF-8"
 		}

@@ -16,6 +16,7 @@ func TestTurnCheck(t *testing.T) {
 		{"text not UTF-8", Turn{Text: "a\xffb"}, "Text is not valid UTF-8"},
 		{"reasoning not UTF-8", Turn{Reasoning: "\xc3"}, "Reasoning is not valid UTF-8"},
 		{"refusal not UTF-8", Turn{Refusal: "\xed\xa0\x80"}, "Refusal is not valid UTF-8"},
+		{"model not UTF-8", Turn{Model: "gpt\xff"}, "Model is not valid UTF-8"},
 		{"keep-alive at 0", Turn{KeepAlive: 0}, ""},
 		{"keep-alive below 0", Turn{KeepAlive: -1}, "KeepAlive is -1, below 0"},
 		{"call without name", Turn{ToolCalls: []Call{{Arguments: "{}"}}}, "ToolCalls[0]: Name is empty"},

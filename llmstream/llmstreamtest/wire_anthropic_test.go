@@ -43,7 +43,7 @@ func TestAnthropicWire(t *testing.T) {
 		t.Fatalf("status %d, %v, body %.200s", r.status, r.readErr, r.body)
 	}
 	want := llmstream.Message{
-		Role: "assistant", Content: "Reading both — ünïcødé.", Reasoning: "The user wants two files read.",
+		Role: "assistant", Content: "Reading both — ünïcødé.", Reasoning: "The user wants two files read.", Model: "claude-test",
 		ToolCalls: []llmstream.ToolCall{
 			{ID: "toolu_1_0", Type: "function", Function: llmstream.FunctionCall{Name: "read_file", Arguments: `{"path":"go.mod","max_bytes":4096}`}},
 			{ID: "toolu_given", Type: "function", Function: llmstream.FunctionCall{Name: "read_file", Arguments: `{"path":"README.md","note":"\"quoted\" 😀"}`}},
@@ -90,7 +90,7 @@ func TestAnthropicWireConversation(t *testing.T) {
 	}
 	if diff := cmp.Diff(conv, reqs[1].Messages, cmp.Comparer(jsonEqual), cmp.FilterPath(func(p cmp.Path) bool {
 		switch p.Last().String() {
-		case ".Reasoning", ".FinishReason", ".StopReason", ".Usage":
+		case ".Reasoning", ".FinishReason", ".StopReason", ".Usage", ".Model":
 			return true // describe the response; never sent
 		}
 		return false

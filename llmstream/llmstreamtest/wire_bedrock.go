@@ -26,8 +26,8 @@ import (
 // is sent as text) as text deltas; each call opened by contentBlockStart
 // with its toolUse id and name, its input in 1–6 byte toolUse deltas. Then
 // messageStop with the stop reason ("tool_use" with calls, else
-// "end_turn", unless the turn says otherwise) and metadata with the usage
-// and a latency.
+// "end_turn", unless the turn says otherwise) and metadata with the usage,
+// a latency and, when the turn names a Model, a prompt router's trace.
 //
 // Errors: an HTTP error is {"message":...} with its type in the
 // x-amzn-ErrorType header (ValidationException, ThrottlingException, ...,
@@ -140,9 +140,13 @@ func (bedrockWire) render(r *renderer) []event {
 	if u.CachedTokens > 0 || u.CacheWriteTokens > 0 {
 		usage = usage.with("cacheReadInputTokens", u.CachedTokens).with("cacheWriteInputTokens", u.CacheWriteTokens)
 	}
+	meta := object{{"usage", usage}, {"metrics", object{{"latencyMs", 100 + r.seq}}}}
+	if t.Model != "" {
+		meta = meta.with("trace", object{{"promptRouter", object{{"invokedModelId", t.Model}}}})
+	}
 	return append(evs,
 		r.bedrockEvent("messageStop", object{{"stopReason", reason}}, true),
-		r.bedrockEvent("metadata", object{{"usage", usage}, {"metrics", object{{"latencyMs", 100 + r.seq}}}}, true))
+		r.bedrockEvent("metadata", meta, true))
 }
 
 // bedrockSignature is the reasoning's signature: as scripted, else made

@@ -43,7 +43,7 @@ func TestBedrockWire(t *testing.T) {
 			{ID: "tooluse_1_0", Type: "function", Function: llmstream.FunctionCall{Name: "read_file", Arguments: `{"path":"go.mod","max_bytes":4096}`}},
 			{ID: "tooluse_given", Type: "function", Function: llmstream.FunctionCall{Name: "read_file", Arguments: `{"path":"README.md","note":"\"quoted\" 😀"}`}},
 		},
-		FinishReason: "tool_use", StopReason: llmstream.StopToolCalls,
+		FinishReason: "tool_use", StopReason: llmstream.StopToolCalls, Model: "us.anthropic.claude-test-v1:0", // the request's: no stream event names it
 		Usage: &llmstream.Usage{PromptTokens: 40, CompletionTokens: 25, TotalTokens: 65, CachedTokens: 8, PromptExcludesCache: true},
 		Continuity: &llmstream.Continuity{Dialect: llmstream.DialectBedrock, Blocks: []llmstream.Block{
 			{Type: "reasoningContent", Raw: json.RawMessage(`{"reasoningText":{"text":"Two files to read.","signature":"bGxtc3RyZWFtdGVzdCBzaWduYXR1cmUgMQ=="}}`)},
@@ -71,7 +71,7 @@ func TestBedrockWire(t *testing.T) {
 		t.Errorf("request %+v", r)
 	}
 	sent := want
-	sent.Reasoning, sent.FinishReason, sent.StopReason, sent.Usage = "", "", 0, nil
+	sent.Reasoning, sent.FinishReason, sent.StopReason, sent.Usage, sent.Model = "", "", 0, nil, ""
 	wantMsgs := append(msgs[:2:2], sent,
 		llmstream.Message{Role: "tool", ToolCallID: "tooluse_1_0", Content: "module x"},
 		llmstream.Message{Role: "tool", ToolCallID: "tooluse_given", Content: "no such file", IsError: true})

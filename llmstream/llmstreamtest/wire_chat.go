@@ -1,6 +1,7 @@
 package llmstreamtest
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"strconv"
 
@@ -35,10 +36,7 @@ type renderer struct {
 }
 
 func newRenderer(c *config, w wire, req *Request, t Turn) *renderer {
-	model := req.Model
-	if model == "" {
-		model = "llmstreamtest"
-	}
+	model := cmp.Or(t.Model, req.Model, "llmstreamtest")
 	return &renderer{
 		wire:         w,
 		flavor:       c.flavor,

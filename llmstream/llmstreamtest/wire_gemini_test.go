@@ -41,7 +41,7 @@ func geminiTestClient(srv *Server, opts ...llmstream.ClientOption) *llmstream.Cl
 // geminiWant is the message geminiTurn decodes to on request 1.
 func geminiWant() llmstream.Message {
 	return llmstream.Message{
-		Role: "assistant", Content: "Reading both — ünïcødé.", Reasoning: "The user wants two files read.",
+		Role: "assistant", Content: "Reading both — ünïcødé.", Reasoning: "The user wants two files read.", Model: "gemini-test",
 		ToolCalls: []llmstream.ToolCall{
 			{ID: "call_0", Type: "function", Function: llmstream.FunctionCall{Name: "read_file", Arguments: `{"path":"go.mod","max_bytes":4096,"opts":{"follow":true,"tags":["a","b"],"none":null}}`}},
 			{ID: "fc_given", Type: "function", Function: llmstream.FunctionCall{Name: "read_file", Arguments: `{"path":"README.md","note":"\"quoted\" 😀"}`}},
@@ -161,7 +161,7 @@ func TestGeminiWireConversation(t *testing.T) {
 	}
 	if diff := cmp.Diff(conv, reqs[1].Messages, cmp.Comparer(jsonEqual), cmp.FilterPath(func(p cmp.Path) bool {
 		switch p.Last().String() {
-		case ".Reasoning", ".FinishReason", ".StopReason", ".Usage":
+		case ".Reasoning", ".FinishReason", ".StopReason", ".Usage", ".Model":
 			return true // describe the response; never sent
 		}
 		return false

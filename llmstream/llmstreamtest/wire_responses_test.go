@@ -42,7 +42,7 @@ func responsesClient(srv *Server, opts ...llmstream.ClientOption) *llmstream.Cli
 // another or interleaved; the stream has the real event sequence.
 func TestResponsesWire(t *testing.T) {
 	want := llmstream.Message{
-		Role: "assistant", Content: "Reading both — ünïcødé.", Reasoning: "The user wants two files read.",
+		Role: "assistant", Content: "Reading both — ünïcødé.", Reasoning: "The user wants two files read.", Model: "gpt-test",
 		ToolCalls: []llmstream.ToolCall{
 			{ID: "call_1_0", Type: "function", Function: llmstream.FunctionCall{Name: "read_file", Arguments: `{"path":"go.mod","max_bytes":4096}`}},
 			{ID: "call_given", Type: "function", Function: llmstream.FunctionCall{Name: "read_file", Arguments: `{"path":"README.md","note":"\"quoted\" 😀"}`}},
@@ -225,7 +225,7 @@ func TestResponsesWireConversation(t *testing.T) {
 	}
 	if diff := cmp.Diff(reloaded, reqs[1].Messages, cmp.Comparer(jsonEqual), cmp.FilterPath(func(p cmp.Path) bool {
 		switch p.Last().String() {
-		case ".Reasoning", ".FinishReason", ".StopReason", ".Usage", ".IsError":
+		case ".Reasoning", ".FinishReason", ".StopReason", ".Usage", ".Model", ".IsError":
 			return true // describe the response, or have no Responses form
 		}
 		return false
