@@ -43,7 +43,7 @@ type EventSource interface {
 // A Bridge is not safe for concurrent use. The zero Bridge is ready to use,
 // in [DialectChat] with the defaults and no delta callback.
 type Bridge struct {
-	cfg     *config // shared with the Client that made it; never written
+	cfg     *config // shared with the Client that made it (its streams hold one config); never written
 	onDelta func(Delta) error
 	dec     decoder
 	asm     *toolcall.Assembler
@@ -70,15 +70,9 @@ type Bridge struct {
 func NewBridge(opts ...BridgeOption) *Bridge {
 	cfg := newBridgeConfig(opts)
 	if shared := cfg.plain(); shared != nil {
-		return newBridge(shared, cfg.onDelta)
+		return &Bridge{cfg: shared, onDelta: cfg.onDelta}
 	}
-	return newBridge(&cfg, cfg.onDelta)
-}
-
-// newBridge returns a Bridge reading with cfg, which it shares and does not
-// change: a Client's thousands of concurrent streams hold one config.
-func newBridge(cfg *config, onDelta func(Delta) error) *Bridge {
-	return &Bridge{cfg: cfg, onDelta: onDelta}
+	return &Bridge{cfg: &cfg, onDelta: cfg.onDelta}
 }
 
 // config returns the Bridge's configuration, the defaults for a zero Bridge.

@@ -365,7 +365,7 @@ func (c *Client) open(ctx context.Context, r *Request) (*Bridge, io.ReadCloser, 
 		// The secrets of the request as sent too: a token the Doer added.
 		return nil, nil, c.mapError(ctx, err, false, c.cfg.secrets.With(redact.FromRequest(sent)))
 	}
-	b := newBridge(c.cfg, r.OnDelta)
+	b := &Bridge{cfg: c.cfg, onDelta: r.OnDelta}
 	b.requested = r.Model // the message's model when the stream names none
 	wr, whole := c.proto.(wholeReader)
 	switch mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); {

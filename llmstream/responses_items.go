@@ -236,7 +236,8 @@ func (k respKind) String() string {
 
 // addItem is output_item.added.
 func (r *responsesDecoder) addItem(ev *sse.Event) error {
-	n, it, err := r.eventItem(ev, r.itemKind(r.inItem.typ), findNew)
+	k := r.itemKind(r.inItem.typ)
+	n, it, err := r.eventItem(ev, k, findNew)
 	switch {
 	case err != nil:
 		return err
@@ -246,10 +247,10 @@ func (r *responsesDecoder) addItem(ev *sse.Event) error {
 	// An empty message or reasoning item carries nothing yet: it is no
 	// progress for the idle timeout. A call's header is (addFragment), and
 	// so is another item: a server tool at work.
-	r.b.setProgress(r.itemKind(r.inItem.typ) == respRaw)
+	r.b.setProgress(k == respRaw)
 	if it != nil {
 		switch {
-		case !it.added && !it.done && it.kind == r.itemKind(r.inItem.typ):
+		case !it.added && !it.done && it.kind == k:
 			return r.adopt(it) // its deltas came first
 		case it.kind == respCall && !it.done:
 			return r.b.outOfOrder(ev, 0, fmt.Sprintf("output item %d added again while its call is open", n))
@@ -274,7 +275,7 @@ func (r *responsesDecoder) addItem(ev *sse.Event) error {
 	return err
 }
 
-// adopt completes an item that deltas opened with the item
+// adopt completes item it, which deltas (or begin) opened, with the item
 // output_item.added gives for it.
 func (r *responsesDecoder) adopt(it *respItem) error {
 	it.added = true
@@ -291,33 +292,21 @@ func (r *responsesDecoder) adopt(it *respItem) error {
 	return nil
 }
 
-// begin opens item n from the item members just read and records its
-// block.
+// begin opens item n from the item members just read.
 func (r *responsesDecoder) begin(n int) (*respItem, error) {
-	b := r.b
 	it := r.open(n, r.itemKind(r.inItem.typ))
-	it.added = true
-	id := r.itemID()
-	switch it.kind {
-	case respMessage:
-		b.block(it.slot).ID = id
-	case respCall:
-		b.block(it.slot).ID = id
-		if r.doc.IsString(r.inItem.args) {
-			it.start = r.doc.Str(nil, r.inItem.args)
+	switch {
+	case it.kind == respCall && r.doc.IsString(r.inItem.args):
+		it.start = r.doc.Str(nil, r.inItem.args)
+	case it.kind == respRaw:
+		t := "item"
+		if r.doc.IsString(r.inItem.typ) {
+			t = string(r.doc.Str(nil, r.inItem.typ))
 		}
-		if err := r.header(it, r.inItem.callID, r.inItem.name); err != nil {
-			return nil, err
-		}
-	default:
-		t := "reasoning"
-		if it.kind == respRaw {
-			t = "item"
-			if r.doc.IsString(r.inItem.typ) {
-				t = string(r.doc.Str(nil, r.inItem.typ))
-			}
-		}
-		it.slot = b.addBlock(Block{Type: t, ID: id, Raw: slices.Clone(r.doc.Data[r.item.Start:r.item.End])})
+		it.slot = r.b.addBlock(Block{Type: t, ID: r.itemID(), Raw: slices.Clone(r.doc.Data[r.item.Start:r.item.End])})
+	}
+	if err := r.adopt(it); err != nil {
+		return nil, err
 	}
 	return it, nil
 }
@@ -327,22 +316,24 @@ func (r *responsesDecoder) itemID() string { return r.doc.Text(r.inItem.id) }
 
 // doneItem is output_item.done.
 func (r *responsesDecoder) doneItem(ev *sse.Event) error {
-	n, it, err := r.eventItem(ev, r.itemKind(r.inItem.typ), findOldest)
+	k := r.itemKind(r.inItem.typ)
+	n, it, err := r.eventItem(ev, k, findOldest)
+	other := it != nil && r.inItem.typ.OK() && k != it.kind // another item's type
 	switch {
 	case err != nil:
 		return err
 	case !r.item.OK():
 		return r.b.outOfOrder(ev, 0, "output_item.done without an item")
-	case it != nil && (it.done || r.inItem.typ.OK() && r.itemKind(r.inItem.typ) != it.kind) && it.took&(1<<r.itemKind(r.inItem.typ)) != 0:
+	case it != nil && (it.done || other) && it.took&(1<<k) != 0:
 		return nil // late, for the item that gave up its index: it stands as it was ended
 	case it != nil && it.done:
 		return r.b.outOfOrder(ev, 0, fmt.Sprintf("output item %d done twice", n))
-	case it != nil && r.inItem.typ.OK() && r.itemKind(r.inItem.typ) != it.kind:
+	case other:
 		return r.b.outOfOrder(ev, 0, fmt.Sprintf("output item %d added as %v, done as another type", n, it.kind))
 	}
 	// As for output_item.added: text or arguments it fills in count
 	// (sink.text, addFragment), an empty message or reasoning item not.
-	r.b.setProgress(r.itemKind(r.inItem.typ) == respRaw)
+	r.b.setProgress(k == respRaw)
 	return r.close(n, it)
 }
 
