@@ -223,7 +223,10 @@ func (b *Bridge) Message() (Message, error) {
 		}
 	}
 	if ended {
-		m.StopReason = b.stopReason(len(calls) > 0)
+		m.StopReason = b.stop // as the dialect mapped it
+		if len(calls) > 0 && (b.stop == 0 || b.stop == StopEndTurn || b.stop == StopOther) {
+			m.StopReason = StopToolCalls // a turn with calls is a tool-call turn
+		}
 		if b.keepBlocks || b.container != nil || providerBlocks(b.blocks) {
 			m.Continuity = &Continuity{Dialect: b.config().dialect.normal(), Blocks: placeCalls(b.blocks, calls), Container: b.container}
 		}
@@ -259,16 +262,6 @@ func placeCalls(blocks []Block, calls []toolcall.Call) []Block {
 		blocks[i].Call = pos
 	}
 	return blocks
-}
-
-// stopReason is the normalized reason, as the dialect mapped it; a turn
-// with calls is a tool-call turn.
-func (b *Bridge) stopReason(calls bool) StopReason {
-	r := b.stop
-	if calls && (r == 0 || r == StopEndTurn || r == StopOther) {
-		r = StopToolCalls
-	}
-	return r
 }
 
 // toolCalls converts the assembler's calls; nil for none.

@@ -371,7 +371,7 @@ func (c *Client) open(ctx context.Context, r *Request) (*Bridge, io.ReadCloser, 
 	switch mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); {
 	case mt == streamMediaType(c.proto):
 	case mt == "application/json" && whole:
-		wr.readWhole(b, resp.Body, maxWholeBytes)
+		wr.readWhole(sink{b}, resp.Body, maxWholeBytes)
 		b.events = 1
 	default:
 		secrets := c.cfg.secrets.With(redact.FromRequest(sentRequest(req, resp)))
