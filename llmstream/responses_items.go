@@ -385,10 +385,7 @@ func (r *responsesDecoder) close(n int, it *respItem) error {
 // state its output_item.added gave.
 func (r *responsesDecoder) closeBare(it *respItem) error {
 	it.done = true
-	if it.kind == respCall {
-		return r.startArguments(it)
-	}
-	return nil
+	return r.startArguments(it) // none but a call's
 }
 
 // elements walks the validated array at s, if it is one, with fn.
