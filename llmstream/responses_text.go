@@ -91,14 +91,15 @@ func (r *responsesDecoder) deltaItem(ev *sse.Event, k respKind, find respFind) (
 	case it.kind == k && !it.done:
 		return it, nil
 	}
-	what := k.String() + " text"
-	if k == respCall {
-		what = "function-call arguments"
+	switch {
+	case k == respCall && it.kind != k:
+		return nil, r.b.outOfOrder(ev, 0, fmt.Sprintf("function-call arguments for output item %d, a %v item", n, it.kind))
+	case k == respCall:
+		return nil, r.b.outOfOrder(ev, 0, fmt.Sprintf("function-call arguments for output item %d after its output_item.done", n))
+	case it.done:
+		return nil, r.b.outOfOrder(ev, 0, fmt.Sprintf("a text event for output item %d after its output_item.done", n))
 	}
-	if it.done {
-		return nil, r.b.outOfOrder(ev, 0, fmt.Sprintf("%s for output item %d after its output_item.done", what, n))
-	}
-	return nil, r.b.outOfOrder(ev, 0, fmt.Sprintf("%s for output item %d, a %v item", what, n, it.kind))
+	return nil, r.b.outOfOrder(ev, 0, fmt.Sprintf("%s text for output item %d, a %v item", k, n, it.kind))
 }
 
 // textDelta appends a text, refusal or reasoning delta.
