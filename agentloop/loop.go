@@ -155,15 +155,10 @@ type Loop struct {
 
 // Run runs the loop on a copy of messages until the model answers without
 // tool calls, a limit is hit, a tool fails, the model fails, a call is
-// paused for approval, or ctx ends. It drives the Loop's [Core], whose
-// steps say what each rule does, in order: [Core.Next] (the turn cap, the
-// context budget), the model's Stream (see [Model]), [Core.Plan] (the call
-// caps and invalid calls, [Loop.AnswerInvalidCalls]), [Loop.Approve] for
-// the calls that need a decision, [Core.Wait], the allowed calls
-// ([Core.Dispatch], up to [Loop.ParallelTools] at once), [Core.Finish]
-// (the answers in call order; a failed call stops the run with a
-// [*ToolError], unless it is [Recoverable]; the repeated-failure rule).
-// Every call in Result.Messages is answered whatever stops the run, and
+// paused for approval, or ctx ends. It drives the Loop's [Core] as the
+// Core's doc shows (each step's doc says its rules), with the model,
+// [Loop.Approve] and up to [Loop.ParallelTools] tools at once. Every call
+// in Result.Messages is answered whatever stops the run, and
 // Result.Answers says what became of each ([Outcome]). A timed-out or
 // cancelled call may have done part of its work.
 //

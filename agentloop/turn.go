@@ -217,6 +217,7 @@ func (c *Core) Finish(st *State, t *Turn) error {
 	if failed >= 0 {
 		failedID = t.Calls[failed].ID
 	}
+	var stop error
 	for i := range t.Answers {
 		a := &t.Answers[i]
 		switch {
@@ -229,30 +230,24 @@ func (c *Core) Finish(st *State, t *Turn) error {
 		case a.Outcome == Cancelled:
 			a.Content = cancelledText(failedID)
 		}
-	}
-	answerAll(st, t)
-	var stop error
-	for i := range t.Answers {
-		a := &t.Answers[i]
-		switch a.Outcome {
+		switch c := t.Calls[i]; a.Outcome {
 		case Ran:
 			st.LastFailure = ""
 		case Recovered:
-			key := a.Call.Name + "\x00" + a.Call.Arguments + "\x00" + a.Content
+			key := c.Name + "\x00" + c.Arguments + "\x00" + a.Content
 			if key == st.LastFailure && stop == nil {
 				stop = repeated(a.Err)
 			}
 			st.LastFailure = key
 		case Failed:
-			if stop == nil {
-				stop = a.Err
-			}
+			stop = cmp.Or(stop, a.Err)
 		case Cancelled:
-			if stop == nil && failed < 0 {
-				stop = a.Err
+			if failed < 0 {
+				stop = cmp.Or(stop, a.Err)
 			}
 		}
 	}
+	answerAll(st, t)
 	return stop
 }
 
