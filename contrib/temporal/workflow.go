@@ -36,7 +36,13 @@ func (a *activities) workflow(ctx workflow.Context, in input) (agentloop.State, 
 	if err := w.o.check(); err != nil {
 		return w.st, w.fail(err)
 	}
-	l := w.o.loop(a.agent)
+	// The agent's tools, request template and hooks; the options' limits.
+	l := agentloop.Loop{
+		Model: a.agent.Model, Tools: a.agent.Tools, Request: a.agent.Request, Hooks: a.agent.Hooks, AnswerInvalidCalls: true,
+		MaxTurns: w.o.MaxTurns, MaxToolCallsPerTurn: w.o.MaxToolCallsPerTurn, MaxTotalToolCalls: w.o.MaxTotalToolCalls,
+		MaxToolOutputBytes: w.o.MaxToolOutputBytes, MaxContextBytes: w.o.MaxContextBytes,
+		ParallelTools: w.o.ParallelTools, ToolTimeout: w.o.ToolTimeout,
+	}
 	core, err := l.Core()
 	if err != nil {
 		return w.st, w.fail(err)
