@@ -222,7 +222,7 @@ func (c *Core) Finish(st *State, t *Turn) error {
 		a := &t.Answers[i]
 		switch {
 		case a.Outcome == 0 && t.Decisions[i].Verdict == Deny:
-			a.Outcome, a.Content = Denied, denial(t.Decisions[i])
+			a.Outcome, a.Content = Denied, "denied: "+cmp.Or(t.Decisions[i].Reason, "the call was not approved")
 		case a.Outcome == 0 && failed >= 0:
 			a.Outcome, a.Content = Skipped, "skipped: not run because call "+failedID+" failed"
 		case a.Outcome == 0:
