@@ -35,12 +35,15 @@ type Turn struct {
 	Answers []Answer
 
 	raw []llmstream.ToolCall // the calls as the model sent them, for the hooks
+	ids map[string]int       // how many calls have each id
 }
 
 func (c *Core) newTurn(number int, calls []llmstream.ToolCall) *Turn {
 	n := len(calls)
-	t := &Turn{Number: number, raw: calls, Calls: make([]Call, n), Ask: make([]bool, n), Decisions: make([]Decision, n), Answers: make([]Answer, n)}
+	t := &Turn{Number: number, raw: calls, Calls: make([]Call, n), Ask: make([]bool, n), Decisions: make([]Decision, n),
+		Answers: make([]Answer, n), ids: make(map[string]int, n)}
 	for i, tc := range calls {
+		t.ids[tc.ID]++
 		t.Calls[i] = Call{Turn: number, Index: i, ID: tc.ID, Name: tc.Function.Name,
 			Arguments: tc.Function.Arguments}
 		if tool := c.byName[tc.Function.Name]; tool != nil {
@@ -60,14 +63,6 @@ func (t *Turn) waiting() []Call {
 		}
 	}
 	return out
-}
-
-func sharedIDs(calls []Call) map[string]int {
-	ids := make(map[string]int, len(calls))
-	for _, call := range calls {
-		ids[call.ID]++
-	}
-	return ids
 }
 
 // Runs reports whether call i is to be run: it is not denied.
@@ -278,13 +273,12 @@ func answerAll(st *State, t *Turn) {
 func (c *Core) refuseInvalid(st *State, t *Turn, streamed []error) error {
 	var first *ToolError
 	var key strings.Builder // identifies this set of failures for the repeat rule
-	ids := sharedIDs(t.Calls)
 	for i, call := range t.Calls {
 		var cause error
 		if i < len(streamed) {
 			cause = streamed[i]
 		}
-		problem, sentinel := c.problem(call, cause, ids[call.ID])
+		problem, sentinel := c.problem(call, cause, t.ids[call.ID])
 		if problem == "" {
 			continue
 		}
