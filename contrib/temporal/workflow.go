@@ -111,7 +111,13 @@ func (w *execution) turn() (done bool, err error) {
 	if t.Answered {
 		return t.Done, nil
 	}
-	if err := w.decide(t); err != nil {
+	// Every call that needs a decision waits for one (an Update), Wait
+	// keeping those still waiting in the State for the queries; as in
+	// agentloop, none runs before all are decided.
+	w.open = t
+	err = workflow.Await(w.ctx, func() bool { return w.core.Wait(&w.st, t) == nil })
+	w.open = nil
+	if err != nil {
 		// Cancelled while waiting: every call is answered "not run".
 		_ = w.core.Finish(&w.st, t)
 		return false, err
