@@ -68,7 +68,7 @@ func (run *failoverRun) loop(ctx context.Context, r Request) (Message, error) {
 		a := Attempt{Number: n, Model: at.model, Name: id.name, Dialect: id.dialect, Continued: at.continues, Err: err, Usage: msg.Usage}
 		if err == nil {
 			if err := run.flushHeld(); err != nil {
-				return run.shownMessage(msg), fmt.Errorf("%w: %w", ErrAborted, err)
+				return run.shownMessage(run.answer(msg, at.continues)), fmt.Errorf("%w: %w", ErrAborted, err)
 			}
 			out := run.answer(msg, at.continues)
 			a.Next = AttemptAnswered
@@ -229,9 +229,8 @@ func (run *failoverRun) delta(d Delta) error {
 			}
 		}
 	default:
-		if err := run.flushHeld(); err != nil {
-			return err
-		}
+		// Text still held stays held: the text that completes its rune may
+		// come after this delta, and the Message's text joins them.
 		run.other = true
 	}
 	run.shown = true
