@@ -13,9 +13,11 @@ import (
 // blocks whose starts hold duplicate keys, escaped keys and values,
 // non-string members, and whose deltas append empty and non-empty text to
 // members old and new, signatures, and streamed "input".
-func reviewMemberStreams(n int) []string {
-	rng := rand.New(rand.NewPCG(2, 0xa1))
-	keys := []string{`a`, `b`, `thinking`, `signature`, `input`, `q\"k`, `\u00e9`, `content`, `type`}
+func reviewMemberStreams(n int) []string { return reviewMemberStreamsSeed(2, n) }
+
+func reviewMemberStreamsSeed(seed uint64, n int) []string {
+	rng := rand.New(rand.NewPCG(seed, 0xa1))
+	keys := []string{`a`, `b`, `thinking`, `signature`, `input`, `q\"k`, `\u00e9`, `content`, `type`, `é`}
 	vals := []string{`"x"`, `"\u0041"`, `""`, `5`, `null`, `{"k":[1,"\n"]}`, `"dup"`, `true`, `"a\/b"`}
 	texts := []string{`""`, `"t"`, `"\u00e9\n"`, `"\ud83d\ude00"`, `"zz"`}
 	pick := func(s []string) string { return s[rng.IntN(len(s))] }
