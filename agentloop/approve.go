@@ -1,9 +1,6 @@
 package agentloop
 
-import (
-	"cmp"
-	"fmt"
-)
+import "fmt"
 
 // Verdict is what [Loop.Approve] decided for a call. The zero value is
 // unset, which is not a decision.
@@ -78,9 +75,4 @@ type Call struct {
 	// (checked before Approve is asked), or empty text, which the tool
 	// gets as {}.
 	Arguments string `json:"arguments"`
-}
-
-// denial is the answer to a denied call.
-func denial(d Decision) string {
-	return "denied: " + cmp.Or(d.Reason, "the call was not approved")
 }

@@ -12,10 +12,10 @@
 //	res, err := loop.Run(ctx, []llmstream.Message{{Role: "user", Content: "Fix the typo in README.md"}})
 //	// res.Messages is the whole conversation; errors.Is(err, agentloop.ErrPaused) waits for Approve's person
 //
-// [Loop] says its limits' defaults; [Loop.Run] says what a turn does, in
-// order; the examples run each feature offline: parallel tools, approval,
-// Resume from a State saved as JSON, and [NewTool]. The rules live once,
-// in [Core]: Run and Resume drive its steps, and a host that must own each
+// [Loop] says its limits' defaults; the examples run each feature offline:
+// parallel tools, approval, Resume from a State saved as JSON, and
+// [NewTool]. The rules live once, in [Core], whose steps say what a turn
+// does, in order: Run and Resume drive them, and a host that must own each
 // step (contrib/temporal makes each model turn and tool call durable)
 // drives the same ones.
 package agentloop

@@ -155,15 +155,10 @@ type Loop struct {
 
 // Run runs the loop on a copy of messages until the model answers without
 // tool calls, a limit is hit, a tool fails, the model fails, a call is
-// paused for approval, or ctx ends. It drives the Loop's [Core], whose
-// steps say what each rule does, in order: [Core.Next] (the turn cap, the
-// context budget), the model's Stream (see [Model]), [Core.Plan] (the call
-// caps and invalid calls, [Loop.AnswerInvalidCalls]), [Loop.Approve] for
-// the calls that need a decision, [Core.Wait], the allowed calls
-// ([Core.Dispatch], up to [Loop.ParallelTools] at once), [Core.Finish]
-// (the answers in call order; a failed call stops the run with a
-// [*ToolError], unless it is [Recoverable]; the repeated-failure rule).
-// Every call in Result.Messages is answered whatever stops the run, and
+// paused for approval, or ctx ends. It drives the Loop's [Core] as the
+// Core's doc shows (each step's doc says its rules), with the model,
+// [Loop.Approve] and up to [Loop.ParallelTools] tools at once. Every call
+// in Result.Messages is answered whatever stops the run, and
 // Result.Answers says what became of each ([Outcome]). A timed-out or
 // cancelled call may have done part of its work.
 //
@@ -217,6 +212,7 @@ func (c *Core) drive(ctx context.Context, st *State, t *Turn) (Result, error) {
 }
 
 func (d *driver) loop(ctx context.Context, t *Turn) error {
+	h := &d.c.l.Hooks
 	for {
 		if t == nil {
 			if err := ctx.Err(); err != nil {
@@ -226,15 +222,35 @@ func (d *driver) loop(ctx context.Context, t *Turn) error {
 			if err != nil {
 				return err
 			}
-			msg, err := d.callModel(ctx, req)
+			if h.BeforeModel != nil {
+				h.BeforeModel(ModelStart{Turn: d.st.Turns, Messages: req.Messages})
+			}
+			start := time.Now()
+			if onDelta := h.OnDelta; onDelta != nil {
+				req.OnDelta = func(d llmstream.Delta) error {
+					onDelta(d)
+					return nil
+				}
+			}
+			msg, err := d.c.l.Model.Stream(ctx, req)
+			if h.AfterModel != nil {
+				h.AfterModel(ModelDone{Turn: d.st.Turns, Message: msg, Err: err, Duration: time.Since(start)})
+			}
 			t, err = d.c.Plan(d.st, msg, err)
-			d.announceInvalid(t)
+			for i, a := range t.Answers { // the calls Plan refused get tool hooks
+				if a.Outcome == Invalid {
+					d.beforeTool(t, i, 0, 0)
+					d.afterTool(t, i, a, a.Content)
+				}
+			}
+			if t.Answered {
+				d.answers = append(d.answers, t.Answers...)
+			}
 			if err != nil || t.Done {
 				return err
 			}
 		}
 		if !t.Answered {
-			// Decide the calls, run those allowed, answer the turn.
 			if err := d.decide(ctx, t); err != nil {
 				return err
 			}
@@ -250,27 +266,6 @@ func (d *driver) loop(ctx context.Context, t *Turn) error {
 	}
 }
 
-// callModel makes one model call with its hooks.
-func (d *driver) callModel(ctx context.Context, req llmstream.Request) (llmstream.Message, error) {
-	h := &d.c.l.Hooks
-	turn := d.st.Turns
-	if h.BeforeModel != nil {
-		h.BeforeModel(ModelStart{Turn: turn, Messages: req.Messages})
-	}
-	start := time.Now()
-	if onDelta := h.OnDelta; onDelta != nil {
-		req.OnDelta = func(d llmstream.Delta) error {
-			onDelta(d)
-			return nil
-		}
-	}
-	msg, err := d.c.l.Model.Stream(ctx, req)
-	if h.AfterModel != nil {
-		h.AfterModel(ModelDone{Turn: turn, Message: msg, Err: err, Duration: time.Since(start)})
-	}
-	return msg, err
-}
-
 // finish answers the turn. A call not run when no call failed the run is
 // the run's cancellation, which stops it.
 func (d *driver) finish(ctx context.Context, t *Turn) error {
@@ -282,18 +277,27 @@ func (d *driver) finish(ctx context.Context, t *Turn) error {
 	return err
 }
 
-// decide gets a decision from Approve for every call of the turn that
-// needs one and has none yet (a resumed turn has some), in call order. An
-// error from Approve (or an unset verdict) fails that call and the run; a
-// run cancelled meanwhile answers every call "not run".
+// decide gets a decision from Approve, and calls AfterApproval, for every
+// call of the turn that needs one and has none yet (a resumed turn has
+// some), in call order. An error from Approve (or an unset verdict) fails
+// that call and the run; a run cancelled meanwhile answers every call "not
+// run".
 func (d *driver) decide(ctx context.Context, t *Turn) error {
 	for i, c := range t.Calls {
 		if !t.Ask[i] || t.Decisions[i].Verdict != 0 {
 			continue
 		}
 		dec, err := Decision{Verdict: Allow}, ctx.Err()
-		if d.c.l.Approve != nil && err == nil {
-			dec, err = d.ask(ctx, c)
+		if approve := d.c.l.Approve; approve != nil && err == nil {
+			dec, err = approve(ctx, c)
+			if err == nil && !dec.Verdict.valid() {
+				err = fmt.Errorf("%w: Approve returned %v for call %s", ErrApproval, dec.Verdict, c.ID)
+			} else if err != nil {
+				err = fmt.Errorf("%w: %w", ErrApproval, err)
+			}
+			if h := d.c.l.Hooks.AfterApproval; h != nil {
+				h(ApprovalDone{Call: c, Decision: dec, Err: err})
+			}
 		}
 		switch {
 		case ctx.Err() != nil:
@@ -308,40 +312,14 @@ func (d *driver) decide(ctx context.Context, t *Turn) error {
 	return nil
 }
 
-// ask calls Approve and its hook.
-func (d *driver) ask(ctx context.Context, c Call) (Decision, error) {
-	dec, err := d.c.l.Approve(ctx, c)
-	if err == nil && !dec.Verdict.valid() {
-		err = fmt.Errorf("%w: Approve returned %v for call %s", ErrApproval, dec.Verdict, c.ID)
-	} else if err != nil {
-		err = fmt.Errorf("%w: %w", ErrApproval, err)
-	}
-	if h := d.c.l.Hooks.AfterApproval; h != nil {
-		h(ApprovalDone{Call: c, Decision: dec, Err: err})
-	}
-	return dec, err
-}
-
-// announceInvalid tells the tool hooks of the calls Plan refused.
-func (d *driver) announceInvalid(t *Turn) {
-	for i, a := range t.Answers {
-		if a.Outcome == Invalid {
-			d.beforeTool(t, i, 0, 0)
-			d.afterTool(t, i, a, a.Content)
-		}
-	}
-	if t.Answered {
-		d.answers = append(d.answers, t.Answers...)
-	}
-}
-
 // errCallFailed is the cause the turn's context ends with when one of its
 // calls failed the run, so the others stop.
 var errCallFailed = errors.New("agentloop: another call of the turn failed the run")
 
 // runCalls runs the turn's calls that are not denied, up to
-// Loop.ParallelTools at once, and fills in their answers. Hooks are called
-// on this goroutine only.
+// Loop.ParallelTools at once, and fills in their answers, each marked
+// Cancelled when the run's end (ctx) or another call's failure (tctx)
+// stopped it. Hooks are called on this goroutine only.
 func (d *driver) runCalls(ctx context.Context, t *Turn) {
 	var todo []int
 	for i := range t.Calls {
@@ -349,49 +327,30 @@ func (d *driver) runCalls(ctx context.Context, t *Turn) {
 			todo = append(todo, i)
 		}
 	}
-	started, width := 0, d.c.l.ParallelTools
-	failed := false
+	started, running, failed := 0, 0, false
 	tctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	type finished struct {
-		index int
-		a     Answer
-	}
-	results := make(chan finished, len(todo))
-	running := 0
+	results := make(chan int, len(todo)) // the index of each call that returned
 	for {
-		for running < width && started < len(todo) && !failed && ctx.Err() == nil {
+		for running < d.c.l.ParallelTools && started < len(todo) && !failed && ctx.Err() == nil {
 			i := todo[started]
 			started++
 			running++
 			d.beforeTool(t, i, len(todo), running)
-			go func() { results <- finished{i, d.c.Dispatch(tctx, t.Calls[i])} }()
+			go func() {
+				t.Answers[i] = d.c.Dispatch(tctx, t.Calls[i])
+				results <- i
+			}()
 		}
 		if running == 0 {
 			return
 		}
-		f := <-results
+		i := <-results
 		running--
-		if d.done(ctx, tctx, t, f.index, f.a) == Failed && !failed {
-			failed = true
-			stop(errCallFailed)
-		}
-	}
-}
-
-func (d *driver) beforeTool(t *Turn, index, batch, running int) {
-	if h := d.c.l.Hooks.BeforeTool; h != nil {
-		h(ToolStart{Turn: t.Number, Index: index, Call: t.raw[index], Batch: batch, Running: running})
-	}
-}
-
-// done records call i's answer, marked Cancelled when the run's end (ctx)
-// or another call's failure (tctx) stopped it, calls AfterTool, and
-// returns the outcome.
-func (d *driver) done(ctx, tctx context.Context, t *Turn, i int, a Answer) Outcome {
-	hookText := a.Content
-	if a.Outcome != Ran {
+		a := &t.Answers[i]
+		hookText := a.Content
 		switch {
+		case a.Outcome == Ran:
 		case ctx.Err() != nil:
 			// The run was cancelled while the tool ran: that, not the
 			// tool's reaction to it, is why the run stops.
@@ -402,10 +361,18 @@ func (d *driver) done(ctx, tctx context.Context, t *Turn, i int, a Answer) Outco
 			a.Outcome = Cancelled
 			hookText = "cancelled: another call of the turn failed the run"
 		}
+		d.afterTool(t, i, *a, hookText)
+		if a.Outcome == Failed && !failed {
+			failed = true
+			stop(errCallFailed)
+		}
 	}
-	t.Answers[i] = a
-	d.afterTool(t, i, a, hookText)
-	return a.Outcome
+}
+
+func (d *driver) beforeTool(t *Turn, index, batch, running int) {
+	if h := d.c.l.Hooks.BeforeTool; h != nil {
+		h(ToolStart{Turn: t.Number, Index: index, Call: t.raw[index], Batch: batch, Running: running})
+	}
 }
 
 // afterTool tells AfterTool of call i's answer a, with content as its text.

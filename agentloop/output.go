@@ -60,10 +60,15 @@ func DecodeOutput[T any](res Result) (T, error) {
 // the same answer failed the same way just before (st.LastFailure, the
 // tools' repeat rule).
 func (c *Core) judgeOutput(st *State, msg llmstream.Message) (again bool, err error) {
-	o := c.l.Output
-	problem := objectAnswer(msg)
-	if problem == nil && o.Check != nil {
-		problem = o.Check(msg)
+	var problem error
+	var obj map[string]json.RawMessage // every Output's check: one JSON object
+	switch {
+	case msg.Refusal != "":
+		problem = fmt.Errorf("%w: the model refused: %s", llmstream.ErrInvalidOutput, msg.Refusal)
+	case json.Unmarshal([]byte(msg.Content), &obj) != nil || obj == nil:
+		problem = fmt.Errorf("%w: the answer is not one JSON object", llmstream.ErrInvalidOutput)
+	case c.l.Output.Check != nil:
+		problem = c.l.Output.Check(msg)
 	}
 	if problem == nil {
 		st.LastFailure = ""
@@ -82,16 +87,4 @@ func (c *Core) judgeOutput(st *State, msg llmstream.Message) (again bool, err er
 	st.Messages = append(st.Messages, llmstream.Message{Role: "user",
 		Content: "error: your answer does not fit the output schema: " + text + ". Answer again with one JSON object that fits it."})
 	return true, nil
-}
-
-// objectAnswer is the check every Output makes: one JSON object.
-func objectAnswer(m llmstream.Message) error {
-	var obj map[string]json.RawMessage
-	if m.Refusal != "" {
-		return fmt.Errorf("%w: the model refused: %s", llmstream.ErrInvalidOutput, m.Refusal)
-	}
-	if err := json.Unmarshal([]byte(m.Content), &obj); err != nil || obj == nil {
-		return fmt.Errorf("%w: the answer is not one JSON object", llmstream.ErrInvalidOutput)
-	}
-	return nil
 }

@@ -126,9 +126,8 @@ func (c *Core) checkState(st *State, decisions map[string]Decision) (*Turn, erro
 	// Every call of the turn is one Plan let through; the pending list is
 	// what Wait recorded with the saved decisions.
 	t := c.newTurn(st.Turns, last.ToolCalls)
-	ids := sharedIDs(t.Calls)
 	for i, call := range t.Calls {
-		if problem, _ := c.problem(call, nil, ids[call.ID]); problem != "" {
+		if problem, _ := c.problem(call, nil, t.ids[call.ID]); problem != "" {
 			return nil, bad("call %s: %s", call.ID, problem)
 		}
 		d, decided := st.Decisions[call.ID]
@@ -138,7 +137,7 @@ func (c *Core) checkState(st *State, decisions map[string]Decision) (*Turn, erro
 		t.Decisions[i] = d
 	}
 	for id := range st.Decisions {
-		if ids[id] == 0 {
+		if t.ids[id] == 0 {
 			return nil, bad("a saved decision for call %q, which is not in the turn", id)
 		}
 	}

@@ -156,18 +156,12 @@ func decodeValue(v any, dst reflect.Value, at string) error {
 			out.SetMapIndex(reflect.ValueOf(k).Convert(dst.Type().Key()), e)
 		}
 		dst.Set(out)
-	case reflect.String:
-		s, ok := v.(string)
-		if !ok {
+	case reflect.String, reflect.Bool:
+		rv := reflect.ValueOf(v)
+		if _, isNumber := v.(json.Number); isNumber || rv.Kind() != dst.Kind() { // a json.Number is a string kind
 			return bad()
 		}
-		dst.SetString(s)
-	case reflect.Bool:
-		b, ok := v.(bool)
-		if !ok {
-			return bad()
-		}
-		dst.SetBool(b)
+		dst.Set(rv.Convert(dst.Type()))
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		n, ok := v.(json.Number)
 		i, err := strconv.ParseInt(string(n), 10, 64)

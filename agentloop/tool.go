@@ -12,7 +12,7 @@ import (
 // Tool is a function the model may call.
 //
 // The loop hands Run the call's arguments as a JSON object (see
-// [Loop.Run] for how they are checked) and a context that ends at the
+// [Loop.AnswerInvalidCalls] for the calls it refuses) and a context that ends at the
 // Loop's tool timeout or when the run is cancelled, and that carries the
 // call itself ([CallFromContext]). Run should return promptly once its
 // context ends: see [ToolGrace] for what happens when it does not.

@@ -35,12 +35,15 @@ type Turn struct {
 	Answers []Answer
 
 	raw []llmstream.ToolCall // the calls as the model sent them, for the hooks
+	ids map[string]int       // how many calls have each id
 }
 
 func (c *Core) newTurn(number int, calls []llmstream.ToolCall) *Turn {
 	n := len(calls)
-	t := &Turn{Number: number, raw: calls, Calls: make([]Call, n), Ask: make([]bool, n), Decisions: make([]Decision, n), Answers: make([]Answer, n)}
+	t := &Turn{Number: number, raw: calls, Calls: make([]Call, n), Ask: make([]bool, n), Decisions: make([]Decision, n),
+		Answers: make([]Answer, n), ids: make(map[string]int, n)}
 	for i, tc := range calls {
+		t.ids[tc.ID]++
 		t.Calls[i] = Call{Turn: number, Index: i, ID: tc.ID, Name: tc.Function.Name,
 			Arguments: tc.Function.Arguments}
 		if tool := c.byName[tc.Function.Name]; tool != nil {
@@ -60,14 +63,6 @@ func (t *Turn) waiting() []Call {
 		}
 	}
 	return out
-}
-
-func sharedIDs(calls []Call) map[string]int {
-	ids := make(map[string]int, len(calls))
-	for _, call := range calls {
-		ids[call.ID]++
-	}
-	return ids
 }
 
 // Runs reports whether call i is to be run: it is not denied.
@@ -217,11 +212,12 @@ func (c *Core) Finish(st *State, t *Turn) error {
 	if failed >= 0 {
 		failedID = t.Calls[failed].ID
 	}
+	var stop error
 	for i := range t.Answers {
 		a := &t.Answers[i]
 		switch {
 		case a.Outcome == 0 && t.Decisions[i].Verdict == Deny:
-			a.Outcome, a.Content = Denied, denial(t.Decisions[i])
+			a.Outcome, a.Content = Denied, "denied: "+cmp.Or(t.Decisions[i].Reason, "the call was not approved")
 		case a.Outcome == 0 && failed >= 0:
 			a.Outcome, a.Content = Skipped, "skipped: not run because call "+failedID+" failed"
 		case a.Outcome == 0:
@@ -229,30 +225,24 @@ func (c *Core) Finish(st *State, t *Turn) error {
 		case a.Outcome == Cancelled:
 			a.Content = cancelledText(failedID)
 		}
-	}
-	answerAll(st, t)
-	var stop error
-	for i := range t.Answers {
-		a := &t.Answers[i]
-		switch a.Outcome {
+		switch c := t.Calls[i]; a.Outcome {
 		case Ran:
 			st.LastFailure = ""
 		case Recovered:
-			key := a.Call.Name + "\x00" + a.Call.Arguments + "\x00" + a.Content
+			key := c.Name + "\x00" + c.Arguments + "\x00" + a.Content
 			if key == st.LastFailure && stop == nil {
 				stop = repeated(a.Err)
 			}
 			st.LastFailure = key
 		case Failed:
-			if stop == nil {
-				stop = a.Err
-			}
+			stop = cmp.Or(stop, a.Err)
 		case Cancelled:
-			if stop == nil && failed < 0 {
-				stop = a.Err
+			if failed < 0 {
+				stop = cmp.Or(stop, a.Err)
 			}
 		}
 	}
+	answerAll(st, t)
 	return stop
 }
 
@@ -283,13 +273,12 @@ func answerAll(st *State, t *Turn) {
 func (c *Core) refuseInvalid(st *State, t *Turn, streamed []error) error {
 	var first *ToolError
 	var key strings.Builder // identifies this set of failures for the repeat rule
-	ids := sharedIDs(t.Calls)
 	for i, call := range t.Calls {
 		var cause error
 		if i < len(streamed) {
 			cause = streamed[i]
 		}
-		problem, sentinel := c.problem(call, cause, ids[call.ID])
+		problem, sentinel := c.problem(call, cause, t.ids[call.ID])
 		if problem == "" {
 			continue
 		}

@@ -57,10 +57,8 @@ import (
 // omitempty or omitzero) and leaves it zero. A nil run leaves Run nil, which the Loop refuses.
 func NewTool[In any](name, description string, run func(ctx context.Context, in In) (string, error)) Tool {
 	t := Tool{Name: name, Description: description}
-	typ := reflect.TypeFor[In]()
 	var err error
-	t.Parameters, err = typedjson.ObjectSchema(typ)
-	if err != nil {
+	if t.Parameters, err = typedjson.ObjectSchema(reflect.TypeFor[In]()); err != nil {
 		t.err = fmt.Errorf("tool %q: %w", name, err)
 		t.Run = func(context.Context, json.RawMessage) (string, error) { return "", t.err }
 		return t

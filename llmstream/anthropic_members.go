@@ -66,7 +66,8 @@ func (a *anthropicDecoder) startMembers(blk *antBlock) {
 }
 
 // extend appends the string value v of a delta's member key to the member
-// of that name, a new empty-string member if the start had none.
+// of that name, a new empty-string member if the start had none; an empty
+// v changes no member.
 func (m *antMembers) extend(doc *jsonscan.Doc, key []byte, v jsonscan.Span) {
 	i := m.find(key)
 	if i < 0 {
@@ -80,6 +81,9 @@ func (m *antMembers) extend(doc *jsonscan.Doc, key []byte, v jsonscan.Span) {
 	}
 	start := len(m.text)
 	m.text = doc.Str(m.text, v)
+	if len(m.text) == start {
+		return // no text: the member stays as the start wrote it (a number stays one)
+	}
 	mem := &m.list[i]
 	if mem.last >= 0 && m.segs[mem.last].end == start {
 		m.segs[mem.last].end = len(m.text) // the common case: deltas of one member in a row

@@ -87,8 +87,9 @@ const (
 	// retryable: the server answers so.
 	ErrorBadResponse
 	// ErrorLimit: a size or count limit of this side was passed: an event,
-	// frame or stream over its size (sse.ErrEventTooLarge,
-	// eventstream.ErrFrameTooLarge, transport.ErrStreamTooLarge), too many
+	// frame, frame's headers or stream over its size (sse.ErrEventTooLarge,
+	// eventstream.ErrFrameTooLarge and ErrHeadersTooLarge,
+	// transport.ErrStreamTooLarge), too many
 	// tool calls or arguments too large (toolcall.ErrTooManyCalls,
 	// toolcall.ErrArgumentsTooLarge), or a loop's cap. Not retryable: the
 	// same limit holds.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/airlock-go/airlock/eventstream"
 	"github.com/airlock-go/airlock/internal/redact"
 	"github.com/airlock-go/airlock/sse"
 	"github.com/airlock-go/airlock/toolcall"
@@ -97,6 +98,8 @@ func interrupted(err error) error {
 		errors.Is(err, context.Canceled) && !errors.Is(err, ErrIdleTimeout),
 		errors.Is(err, context.DeadlineExceeded), // the caller's own deadline
 		errors.Is(err, sse.ErrEventTooLarge),
+		errors.Is(err, eventstream.ErrFrameTooLarge),   // limits, not breaks:
+		errors.Is(err, eventstream.ErrHeadersTooLarge), // the prelude's CRC held
 		errors.Is(err, transport.ErrStreamTooLarge),
 		errors.Is(err, transport.ErrBodyClosed),
 		errors.As(err, &api): // an "error:" line, reported through the reader

@@ -71,7 +71,7 @@ func (run *failoverRun) loop(ctx context.Context, r Request) (Message, error) {
 				msg.Model = id.name // a Streamer that names none: the model asked
 			}
 			if err := run.flushHeld(); err != nil {
-				return run.shownMessage(msg), fmt.Errorf("%w: %w", ErrAborted, err)
+				return run.shownMessage(run.answer(msg, at.continues)), fmt.Errorf("%w: %w", ErrAborted, err)
 			}
 			out := run.answer(msg, at.continues)
 			a.Next = AttemptAnswered
@@ -232,9 +232,8 @@ func (run *failoverRun) delta(d Delta) error {
 			}
 		}
 	default:
-		if err := run.flushHeld(); err != nil {
-			return err
-		}
+		// Text still held stays held: the text that completes its rune may
+		// come after this delta, and the Message's text joins them.
 		run.other = true
 	}
 	run.shown = true

@@ -151,8 +151,9 @@ func (run *failoverRun) skipRepeated(t string) string {
 }
 
 // flushHeld shows the bytes skipRepeated held back when no delta will
-// complete them: another kind of delta, or the attempt's end (a restart
-// after it voids them with the rest).
+// complete them: at the attempt's end (a restart after it voids them with
+// the rest). A delta of another kind does not: the Message's text joins
+// the text deltas around it.
 func (run *failoverRun) flushHeld() error {
 	if run.held == "" || run.onDelta == nil {
 		run.held = ""

@@ -74,13 +74,3 @@ func (w *execution) waiting(id string) int {
 	}
 	return -1
 }
-
-// decide waits for a decision on every call of the turn that needs one;
-// the core's Wait records the calls still waiting in the State, so the
-// queries show them. The calls wait together and none runs before all are
-// decided, as in agentloop. An error is the run's cancellation.
-func (w *execution) decide(t *agentloop.Turn) error {
-	w.open = t
-	defer func() { w.open = nil }()
-	return workflow.Await(w.ctx, func() bool { return w.core.Wait(&w.st, t) == nil })
-}

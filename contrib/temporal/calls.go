@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/airlock-go/airlock/agentloop"
+	sdktemporal "go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -38,7 +39,8 @@ func (w *execution) runCalls(t *agentloop.Turn) error {
 			var ans answer
 			err := workflow.ExecuteActivity(actx, w.name+toolSuffix, in).Get(ctx, &ans)
 			a := &t.Answers[i]
-			switch failure, isTool := toolFailure(err); {
+			var app *sdktemporal.ApplicationError
+			switch {
 			case err == nil && !ans.IsError:
 				a.Outcome, a.Content = agentloop.Ran, ans.Content
 			case err == nil:
@@ -46,8 +48,12 @@ func (w *execution) runCalls(t *agentloop.Turn) error {
 				a.Err = &agentloop.ToolError{Name: c.Name, CallID: c.ID, Index: c.Index, Err: errors.New(ans.Content)}
 			case w.ctx.Err() != nil || bctx.Err() != nil:
 				// Stopped: the run's end or another call's failure.
-			case isTool:
-				a.Outcome, a.Content, a.Err = agentloop.Failed, failure.Content, err
+			case errors.As(err, &app) && app.Type() == errTypeTool:
+				// The tool failed the run; the details hold its answer.
+				if !app.HasDetails() || app.Details(&ans) != nil {
+					ans.Content = "error: " + app.Error()
+				}
+				a.Outcome, a.Content, a.Err = agentloop.Failed, ans.Content, err
 			default: // the attempts ran out
 				a.Outcome, a.Content, a.Err = agentloop.Failed, "error: the call did not finish: "+err.Error(), err
 			}

@@ -50,9 +50,7 @@ var sentinels = []struct {
 	{"invalid_options", ErrInvalidOptions},
 }
 
-// errType returns the error type of a run stopped by err: "airlock.", the
-// name of its [llmstream.KindOf], and the sentinel it matches, if any, as
-// in "airlock.limit.max_turns" or "airlock.tool.repeated_failure".
+// errType is the [RunError.Type] of a run stopped by err.
 func errType(err error) string {
 	typ := "airlock." + llmstream.KindOf(err).String()
 	for _, s := range sentinels {

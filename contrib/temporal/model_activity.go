@@ -64,11 +64,13 @@ type activities struct {
 	hooks sync.Mutex
 }
 
-// hook calls f, one hook at a time on this worker.
-func (a *activities) hook(f func()) {
-	a.hooks.Lock()
-	defer a.hooks.Unlock()
-	f()
+// hook calls f(v), unless f is nil, one hook at a time on a's worker.
+func hook[T any](a *activities, f func(T), v T) {
+	if f != nil {
+		a.hooks.Lock()
+		defer a.hooks.Unlock()
+		f(v)
+	}
 }
 
 // model streams one turn. Deltas go to the Agent's OnDelta and hook and,
@@ -88,21 +90,13 @@ func (a *activities) model(ctx context.Context, in modelInput) (modelOutput, err
 	h := &a.agent.Hooks
 	req.OnDelta = func(d llmstream.Delta) error {
 		follow(d)
-		if h.OnDelta != nil {
-			a.hook(func() { h.OnDelta(d) })
-		}
+		hook(a, h.OnDelta, d)
 		return nil
 	}
-	if h.BeforeModel != nil {
-		a.hook(func() { h.BeforeModel(agentloop.ModelStart{Turn: in.Turn, Messages: in.Messages}) })
-	}
+	hook(a, h.BeforeModel, agentloop.ModelStart{Turn: in.Turn, Messages: in.Messages})
 	start := time.Now()
 	msg, err := a.agent.Model.Stream(ctx, req)
-	if h.AfterModel != nil {
-		a.hook(func() {
-			h.AfterModel(agentloop.ModelDone{Turn: in.Turn, Message: msg, Err: err, Duration: time.Since(start)})
-		})
-	}
+	hook(a, h.AfterModel, agentloop.ModelDone{Turn: in.Turn, Message: msg, Err: err, Duration: time.Since(start)})
 	var tce *llmstream.ToolCallsError
 	if err != nil && !errors.As(err, &tce) {
 		return modelOutput{}, classify(err)

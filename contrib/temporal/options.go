@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/airlock-go/airlock/agentloop"
 	sdktemporal "go.temporal.io/sdk/temporal"
 )
 
@@ -92,17 +91,6 @@ func (o Options) settled() Options {
 	o.ToolRetry = cmp.Or(o.ToolRetry, &sdktemporal.RetryPolicy{InitialInterval: time.Second,
 		BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 3})
 	return o
-}
-
-// loop is the agentloop.Loop the run's core is made from: the agent's
-// tools, request template and hooks, the options' limits.
-func (o Options) loop(a Agent) agentloop.Loop {
-	return agentloop.Loop{
-		Model: a.Model, Tools: a.Tools, Request: a.Request, Hooks: a.Hooks, AnswerInvalidCalls: true,
-		MaxTurns: o.MaxTurns, MaxToolCallsPerTurn: o.MaxToolCallsPerTurn, MaxTotalToolCalls: o.MaxTotalToolCalls,
-		MaxToolOutputBytes: o.MaxToolOutputBytes, MaxContextBytes: o.MaxContextBytes,
-		ParallelTools: o.ParallelTools, ToolTimeout: o.ToolTimeout,
-	}
 }
 
 // ErrInvalidOptions reports Options no run can use: a negative timeout.

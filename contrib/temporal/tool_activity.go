@@ -2,7 +2,6 @@ package temporal
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/airlock-go/airlock/agentloop"
@@ -35,36 +34,16 @@ func (a *activities) tool(ctx context.Context, in toolInput) (answer, error) {
 	}
 	h := &a.agent.Hooks
 	call := llmstream.ToolCall{ID: in.Call.ID, Type: "function", Function: llmstream.FunctionCall{Name: in.Call.Name, Arguments: in.Call.Arguments}}
-	if h.BeforeTool != nil {
-		a.hook(func() { h.BeforeTool(agentloop.ToolStart{Turn: in.Call.Turn, Index: in.Call.Index, Call: call}) })
-	}
+	hook(a, h.BeforeTool, agentloop.ToolStart{Turn: in.Call.Turn, Index: in.Call.Index, Call: call})
 	ans := core.Dispatch(ctx, in.Call)
 	if ctx.Err() != nil {
 		return answer{}, ctx.Err()
 	}
-	if h.AfterTool != nil {
-		a.hook(func() {
-			h.AfterTool(agentloop.ToolDone{Turn: in.Call.Turn, Index: in.Call.Index, Call: call, Content: ans.Content, OutputBytes: ans.OutputBytes,
-				CutBytes: ans.CutBytes, Err: ans.Err, Duration: ans.Duration, Outcome: ans.Outcome})
-		})
-	}
+	hook(a, h.AfterTool, agentloop.ToolDone{Turn: in.Call.Turn, Index: in.Call.Index, Call: call, Content: ans.Content,
+		OutputBytes: ans.OutputBytes, CutBytes: ans.CutBytes, Err: ans.Err, Duration: ans.Duration, Outcome: ans.Outcome})
 	out := answer{Content: ans.Content, IsError: ans.Outcome != agentloop.Ran}
 	if ans.Outcome == agentloop.Failed {
 		return answer{}, sdktemporal.NewNonRetryableApplicationError(ans.Err.Error(), errTypeTool, nil, out)
 	}
 	return out, nil
-}
-
-// toolFailure returns the answer a failed tool activity carried and
-// whether err is such a failure.
-func toolFailure(err error) (answer, bool) {
-	var app *sdktemporal.ApplicationError
-	if !errors.As(err, &app) || app.Type() != errTypeTool {
-		return answer{}, false
-	}
-	var ans answer
-	if app.HasDetails() && app.Details(&ans) == nil {
-		return ans, true
-	}
-	return answer{Content: "error: " + app.Error(), IsError: true}, true
 }

@@ -36,7 +36,13 @@ func (a *activities) workflow(ctx workflow.Context, in input) (agentloop.State, 
 	if err := w.o.check(); err != nil {
 		return w.st, w.fail(err)
 	}
-	l := w.o.loop(a.agent)
+	// The agent's tools, request template and hooks; the options' limits.
+	l := agentloop.Loop{
+		Model: a.agent.Model, Tools: a.agent.Tools, Request: a.agent.Request, Hooks: a.agent.Hooks, AnswerInvalidCalls: true,
+		MaxTurns: w.o.MaxTurns, MaxToolCallsPerTurn: w.o.MaxToolCallsPerTurn, MaxTotalToolCalls: w.o.MaxTotalToolCalls,
+		MaxToolOutputBytes: w.o.MaxToolOutputBytes, MaxContextBytes: w.o.MaxContextBytes,
+		ParallelTools: w.o.ParallelTools, ToolTimeout: w.o.ToolTimeout,
+	}
 	core, err := l.Core()
 	if err != nil {
 		return w.st, w.fail(err)
@@ -105,7 +111,13 @@ func (w *execution) turn() (done bool, err error) {
 	if t.Answered {
 		return t.Done, nil
 	}
-	if err := w.decide(t); err != nil {
+	// Every call that needs a decision waits for one (an Update), Wait
+	// keeping those still waiting in the State for the queries; as in
+	// agentloop, none runs before all are decided.
+	w.open = t
+	err = workflow.Await(w.ctx, func() bool { return w.core.Wait(&w.st, t) == nil })
+	w.open = nil
+	if err != nil {
 		// Cancelled while waiting: every call is answered "not run".
 		_ = w.core.Finish(&w.st, t)
 		return false, err
