@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/airlock-go/airlock/agentloop"
@@ -215,5 +216,35 @@ func TestResumeWrongState(t *testing.T) {
 				t.Errorf("State changed (-before +after):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestResumeWrongStateSameError: of several bad decisions, the error
+// names the same one every time (the first id in order), not whichever a
+// map walk met first.
+func TestResumeWrongStateSameError(t *testing.T) {
+	r := &ran{}
+	l := agentloop.Loop{Model: &script{turns: []llmstream.Message{asst("", writes(2)...)}}, Tools: approvalTools(r),
+		Approve: func(context.Context, agentloop.Call) (agentloop.Decision, error) {
+			return agentloop.Decision{Verdict: agentloop.Pause}, nil
+		}}
+	res, err := l.Run(context.Background(), user)
+	if !errors.Is(err, agentloop.ErrPaused) {
+		t.Fatal(err)
+	}
+	allow := agentloop.Decision{Verdict: agentloop.Allow}
+	bad := map[string]agentloop.Decision{"w0": allow, "w1": allow}
+	for _, id := range []string{"x5", "x1", "x9", "x3", "x7"} {
+		bad[id] = allow
+	}
+	st := res.State
+	st.Decisions = map[string]agentloop.Decision{"z2": allow, "z1": allow, "z3": allow}
+	for range 20 {
+		if _, err := l.Resume(context.Background(), res.State, bad); err == nil || !strings.Contains(err.Error(), `"x1"`) {
+			t.Fatalf("decisions: err = %v, want one naming x1", err)
+		}
+		if _, err := l.Resume(context.Background(), st, bad); err == nil || !strings.Contains(err.Error(), `"z1"`) {
+			t.Fatalf("saved decisions: err = %v, want one naming z1", err)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package agentloop
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/airlock-go/airlock/llmstream"
@@ -136,7 +137,8 @@ func (c *Core) checkState(st *State, decisions map[string]Decision) (*Turn, erro
 		}
 		t.Decisions[i] = d
 	}
-	for id := range st.Decisions {
+	// Sorted, so that of several bad decisions the error names the same one.
+	for _, id := range slices.Sorted(maps.Keys(st.Decisions)) {
 		if t.ids[id] == 0 {
 			return nil, bad("a saved decision for call %q, which is not in the turn", id)
 		}
@@ -144,7 +146,8 @@ func (c *Core) checkState(st *State, decisions map[string]Decision) (*Turn, erro
 	if !slices.Equal(t.waiting(), st.Pending) {
 		return nil, bad("the pending list is not the turn's waiting calls")
 	}
-	for id, d := range decisions {
+	for _, id := range slices.Sorted(maps.Keys(decisions)) {
+		d := decisions[id]
 		if !slices.ContainsFunc(st.Pending, func(c Call) bool { return c.ID == id }) {
 			return nil, bad("a decision for call %q, which is not pending", id)
 		}

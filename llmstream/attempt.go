@@ -20,7 +20,9 @@ type Attempt struct {
 	// Continued says the attempt continued the text of the one before it
 	// (its request ended with that text as the assistant's message).
 	Continued bool
-	// Err is how the attempt failed, nil for the one that answered.
+	// Err is how the attempt failed, nil for the one that answered; when
+	// the caller's OnDelta refused what the Failover sent after it (a seam,
+	// text held at a splice), the call's error, and Next is AttemptGiveUp.
 	Err error
 	// Next is what the Failover did after it.
 	Next AttemptNext

@@ -143,7 +143,8 @@ func TestFailoverNeverContinues(t *testing.T) {
 }
 
 // TestFailoverSeamAbort checks a callback that fails on the seam: the
-// call ends with ErrAborted and the callback's error, no attempt after.
+// call ends with ErrAborted and the callback's error, no attempt after,
+// and OnAttempt hears of the attempt as the last one.
 func TestFailoverSeamAbort(t *testing.T) {
 	stop := errors.New("display closed")
 	for _, kind := range []llmstream.DeltaKind{llmstream.DeltaResume, llmstream.DeltaRestart} {
@@ -154,7 +155,9 @@ func TestFailoverSeamAbort(t *testing.T) {
 			if kind == llmstream.DeltaRestart {
 				d = llmstream.DialectChat
 			}
-			f := &llmstream.Failover{Models: []llmstream.Streamer{failoverClient(srv, d, "claude-test")}, Backoff: -1}
+			var seen []llmstream.Attempt
+			f := &llmstream.Failover{Models: []llmstream.Streamer{failoverClient(srv, d, "claude-test")}, Backoff: -1,
+				OnAttempt: func(_ context.Context, a llmstream.Attempt) { seen = append(seen, a) }}
 			_, err := f.Stream(context.Background(), llmstream.Request{Messages: []llmstream.Message{{Role: "user", Content: "say"}}, OnDelta: func(dl llmstream.Delta) error {
 				if dl.Kind == kind {
 					return stop
@@ -163,6 +166,9 @@ func TestFailoverSeamAbort(t *testing.T) {
 			}})
 			if !errors.Is(err, llmstream.ErrAborted) || !errors.Is(err, stop) || len(srv.Requests()) != 1 {
 				t.Fatalf("err %v after %d requests, want ErrAborted and the callback's error after 1", err, len(srv.Requests()))
+			}
+			if len(seen) != 1 || seen[0].Next != llmstream.AttemptGiveUp || seen[0].Err == nil {
+				t.Fatalf("OnAttempt saw %+v, want the one attempt, given up, with its error", seen)
 			}
 		})
 	}

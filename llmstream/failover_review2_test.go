@@ -64,7 +64,9 @@ func TestFailoverHeldAcrossOtherKind_review2(t *testing.T) {
 func TestFailoverHeldFlushAborts_review2(t *testing.T) {
 	m := &dialectStreamer{d: llmstream.DialectAnthropic, fn: cutThenAnswer([]string{"Hello\u00a0"}, []string{"\xc2"})}
 	stop := errors.New("stop")
-	got, err := (&llmstream.Failover{Models: []llmstream.Streamer{m}, Backoff: -1}).Stream(context.Background(),
+	var seen []llmstream.Attempt
+	onAttempt := func(_ context.Context, a llmstream.Attempt) { seen = append(seen, a) }
+	got, err := (&llmstream.Failover{Models: []llmstream.Streamer{m}, Backoff: -1, OnAttempt: onAttempt}).Stream(context.Background(),
 		llmstream.Request{Messages: []llmstream.Message{{Role: "user", Content: "go"}}, OnDelta: func(d llmstream.Delta) error {
 			if d.Kind == llmstream.DeltaText && d.Text == "\xc2" {
 				return stop
@@ -76,6 +78,9 @@ func TestFailoverHeldFlushAborts_review2(t *testing.T) {
 	}
 	if got.Content != "Hello\u00a0\xc2" {
 		t.Errorf("Content = %q, want the text as shown, %q", got.Content, "Hello\u00a0\xc2")
+	}
+	if len(seen) != 2 || seen[1].Next != llmstream.AttemptGiveUp || !errors.Is(seen[1].Err, stop) {
+		t.Errorf("OnAttempt saw %+v, want the cut attempt and the answering one given up with the callback's error", seen)
 	}
 }
 

@@ -71,7 +71,9 @@ func (run *failoverRun) loop(ctx context.Context, r Request) (Message, error) {
 				msg.Model = id.name // a Streamer that names none: the model asked
 			}
 			if err := run.flushHeld(); err != nil {
-				return run.shownMessage(run.answer(msg, at.continues)), fmt.Errorf("%w: %w", ErrAborted, err)
+				err = fmt.Errorf("%w: %w", ErrAborted, err)
+				run.giveUp(ctx, a, err)
+				return run.shownMessage(run.answer(msg, at.continues)), err
 			}
 			out := run.answer(msg, at.continues)
 			a.Next = AttemptAnswered
@@ -89,6 +91,7 @@ func (run *failoverRun) loop(ctx context.Context, r Request) (Message, error) {
 			at.continues = false
 			a.Next = AttemptRestart
 			if err := run.restart(); err != nil {
+				run.giveUp(ctx, a, err)
 				return Message{Role: "assistant", Usage: run.usage}, err
 			}
 			run.report(ctx, a)
@@ -96,7 +99,9 @@ func (run *failoverRun) loop(ctx context.Context, r Request) (Message, error) {
 		}
 		next, wait, ok := run.next(ctx, at, per, err)
 		if ferr := run.flushHeld(); ferr != nil {
-			return run.shownMessage(msg), fmt.Errorf("%w: %w", ErrAborted, ferr)
+			ferr = fmt.Errorf("%w: %w", ErrAborted, ferr)
+			run.giveUp(ctx, a, ferr)
+			return run.shownMessage(msg), ferr
 		}
 		if !ok {
 			a.Next = AttemptGiveUp
@@ -120,10 +125,11 @@ func (run *failoverRun) loop(ctx context.Context, r Request) (Message, error) {
 			seamErr = run.restart()
 			msg.Content = ""
 		}
-		run.report(ctx, a)
 		if seamErr != nil {
+			run.giveUp(ctx, a, seamErr)
 			return run.shownMessage(msg), seamErr
 		}
+		run.report(ctx, a)
 		if !sleep(ctx, wait) {
 			return run.shownMessage(msg), ctx.Err()
 		}
@@ -157,6 +163,17 @@ func (run *failoverRun) next(ctx context.Context, at step, per int, err error) (
 		return step{model: at.model + 1}, 0, true
 	}
 	return step{}, 0, false
+}
+
+// giveUp tells OnAttempt that the call ends after a, with err, because
+// the caller's callback refused a delta the Failover sent (a seam or
+// text held back): the attempt's own error, if any, stays in a.Err.
+func (run *failoverRun) giveUp(ctx context.Context, a Attempt, err error) {
+	if a.Err == nil {
+		a.Err = err
+	}
+	a.Next = AttemptGiveUp
+	run.report(ctx, a)
 }
 
 // report tells OnAttempt.
