@@ -43,7 +43,7 @@ type EventSource interface {
 // A Bridge is not safe for concurrent use. The zero Bridge is ready to use,
 // in [DialectChat] with the defaults and no delta callback.
 type Bridge struct {
-	cfg     *config // shared with the Client that made it; never written
+	cfg     *config // shared with the Client that made it (its streams hold one config); never written
 	onDelta func(Delta) error
 	dec     decoder
 	asm     *toolcall.Assembler
@@ -70,15 +70,9 @@ type Bridge struct {
 func NewBridge(opts ...BridgeOption) *Bridge {
 	cfg := newBridgeConfig(opts)
 	if shared := cfg.plain(); shared != nil {
-		return newBridge(shared, cfg.onDelta)
+		return &Bridge{cfg: shared, onDelta: cfg.onDelta}
 	}
-	return newBridge(&cfg, cfg.onDelta)
-}
-
-// newBridge returns a Bridge reading with cfg, which it shares and does not
-// change: a Client's thousands of concurrent streams hold one config.
-func newBridge(cfg *config, onDelta func(Delta) error) *Bridge {
-	return &Bridge{cfg: cfg, onDelta: onDelta}
+	return &Bridge{cfg: &cfg, onDelta: cfg.onDelta}
 }
 
 // config returns the Bridge's configuration, the defaults for a zero Bridge.
@@ -229,7 +223,10 @@ func (b *Bridge) Message() (Message, error) {
 		}
 	}
 	if ended {
-		m.StopReason = b.stopReason(len(calls) > 0)
+		m.StopReason = b.stop // as the dialect mapped it
+		if len(calls) > 0 && (b.stop == 0 || b.stop == StopEndTurn || b.stop == StopOther) {
+			m.StopReason = StopToolCalls // a turn with calls is a tool-call turn
+		}
 		if b.keepBlocks || b.container != nil || providerBlocks(b.blocks) {
 			m.Continuity = &Continuity{Dialect: b.config().dialect.normal(), Blocks: placeCalls(b.blocks, calls), Container: b.container}
 		}
@@ -265,16 +262,6 @@ func placeCalls(blocks []Block, calls []toolcall.Call) []Block {
 		blocks[i].Call = pos
 	}
 	return blocks
-}
-
-// stopReason is the normalized reason, as the dialect mapped it; a turn
-// with calls is a tool-call turn.
-func (b *Bridge) stopReason(calls bool) StopReason {
-	r := b.stop
-	if calls && (r == 0 || r == StopEndTurn || r == StopOther) {
-		r = StopToolCalls
-	}
-	return r
 }
 
 // toolCalls converts the assembler's calls; nil for none.

@@ -365,13 +365,17 @@ func (c *Client) open(ctx context.Context, r *Request) (*Bridge, io.ReadCloser, 
 		// The secrets of the request as sent too: a token the Doer added.
 		return nil, nil, c.mapError(ctx, err, false, c.cfg.secrets.With(redact.FromRequest(sent)))
 	}
-	b := newBridge(c.cfg, r.OnDelta)
+	b := &Bridge{cfg: c.cfg, onDelta: r.OnDelta}
 	b.requested = r.Model // the message's model when the stream names none
 	wr, whole := c.proto.(wholeReader)
+	stream := "text/event-stream"
+	if f, ok := c.proto.(framedProtocol); ok {
+		stream = f.mediaType()
+	}
 	switch mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); {
-	case mt == streamMediaType(c.proto):
+	case mt == stream:
 	case mt == "application/json" && whole:
-		wr.readWhole(b, resp.Body, maxWholeBytes)
+		wr.readWhole(sink{b}, resp.Body, maxWholeBytes)
 		b.events = 1
 	default:
 		secrets := c.cfg.secrets.With(redact.FromRequest(sentRequest(req, resp)))
@@ -380,14 +384,6 @@ func (c *Client) open(ctx context.Context, r *Request) (*Bridge, io.ReadCloser, 
 		return nil, nil, c.mapError(ctx, err, false, secrets)
 	}
 	return b, resp.Body, nil
-}
-
-// streamMediaType is the media type of p's streamed answers.
-func streamMediaType(p protocol) string {
-	if f, ok := p.(framedProtocol); ok {
-		return f.mediaType()
-	}
-	return "text/event-stream"
 }
 
 // newRequest builds the HTTP request for r in the client's dialect. The

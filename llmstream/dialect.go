@@ -141,9 +141,9 @@ type protocol interface {
 
 // wholeReader is a protocol whose servers may answer with one whole JSON
 // completion instead of a stream (a server that ignored "stream": true);
-// readWhole reads it into b, at most limit bytes, and returns b.Message.
+// readWhole reads it into s, at most limit bytes.
 type wholeReader interface {
-	readWhole(b *Bridge, r io.Reader, limit int) (Message, error)
+	readWhole(s sink, r io.Reader, limit int)
 }
 
 // maxWholeBytes bounds a whole JSON completion, in bytes.

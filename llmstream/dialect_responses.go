@@ -139,18 +139,15 @@ type responsesDecoder struct {
 	// The current event's members, as spans of doc.data, read in the one
 	// walk that validates it: the top level, then inside "item" (inItem),
 	// "part" (inPart) and "response" (inResp). Content and summary elements of
-	// an item are read later (inElem), from data already validated.
+	// an item are read later into inPart, from data already validated.
 	typ, outIndex, contentIndex, summaryIndex, delta, text, args, refusal, callName jsonscan.Span
 	item, part, resp                                                                jsonscan.Span
 	inItem                                                                          struct{ typ, id, callID, name, args, content, summary jsonscan.Span }
 	inPart                                                                          struct{ typ, text, refusal jsonscan.Span }
 	inResp                                                                          struct{ status, reason, usage, err, output, model jsonscan.Span }
-	inElem                                                                          struct{ typ, text, refusal jsonscan.Span }
 
 	seenIDs map[string]struct{} // the streamed items' ids, for the terminal output (see streamedID)
-
-	cur   *respItem // the item close is filling, for the element walkers
-	broke bool      // appendText began a new paragraph of reasoning
+	broke   bool                // appendText began a new paragraph of reasoning
 }
 
 func (r *responsesDecoder) complete() bool { return r.b.ended() }
@@ -284,19 +281,6 @@ func (r *responsesDecoder) incompleteMember(key []byte, i, depth int) (int, erro
 	return end, err
 }
 
-func (r *responsesDecoder) contentMember(key []byte, i, depth int) (int, error) {
-	s, end, err := r.doc.ValueSpan(i, depth)
-	switch string(key) {
-	case "type":
-		r.inElem.typ = s
-	case "text":
-		r.inElem.text = s
-	case "refusal":
-		r.inElem.refusal = s
-	}
-	return end, err
-}
-
 // eventType is the event's type: its data's "type", else (a proxy may drop
 // it) the SSE event name. The string aliases the event's data.
 func (r *responsesDecoder) eventType() string {
@@ -373,7 +357,7 @@ func (r *responsesDecoder) terminal(ev *sse.Event) error {
 	if r.doc.Is(status, "failed") {
 		return r.failed()
 	}
-	if err := r.elements(r.inResp.output, (*responsesDecoder).outputItem); err != nil {
+	if err := elements(r, r.inResp.output, r, (*responsesDecoder).outputItem); err != nil {
 		return err
 	}
 	for i := range r.items {

@@ -226,17 +226,11 @@ func statusKind(s int) ErrorKind {
 // compatible server may answer in another provider's words.
 func kindOf(t string) ErrorKind {
 	for d := DialectChat; d < dialectEnd; d++ {
-		if v, ok := d.protocol().(errorVocabulary); ok {
+		if v, ok := d.protocol().(interface{ errorKind(t string) ErrorKind }); ok {
 			if k := v.errorKind(t); k != ErrorUnknown {
 				return k
 			}
 		}
 	}
 	return ErrorUnknown
-}
-
-// errorVocabulary is a protocol that names the error types and codes its
-// provider sends.
-type errorVocabulary interface {
-	errorKind(t string) ErrorKind
 }

@@ -64,7 +64,9 @@ func TestWholeCompletionSize(t *testing.T) {
 		{"one above", limit + 1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := chatProtocol{}.readWhole(NewBridge(), bytes.NewReader(body(tc.size)), limit)
+			b := NewBridge()
+			chatProtocol{}.readWhole(sink{b}, bytes.NewReader(body(tc.size)), limit)
+			m, err := b.Message()
 			if got := errors.Is(err, sse.ErrEventTooLarge); got != tc.tooBig {
 				t.Fatalf("err = %v, want too large: %v", err, tc.tooBig)
 			}

@@ -24,7 +24,7 @@ func TestResponsesParagraphDeltaReachesTheBridgeCallback(t *testing.T) {
 		}
 		return nil
 	}
-	b := newBridge(&config{dialect: DialectResponses}, onDelta)
+	b := &Bridge{cfg: &config{dialect: DialectResponses}, onDelta: onDelta}
 	m, err := b.Consume(b.newReader(strings.NewReader(string(data))))
 	if err != nil {
 		t.Fatal(err)

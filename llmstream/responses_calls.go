@@ -15,7 +15,7 @@ import (
 
 // argsDelta hands an argument delta to the assembler.
 func (r *responsesDecoder) argsDelta(ev *sse.Event) error {
-	it, err := r.callItem(ev, findNewest)
+	it, err := r.deltaItem(ev, respCall, findNewest)
 	if err != nil {
 		return err
 	}
@@ -33,30 +33,9 @@ func (r *responsesDecoder) argsDelta(ev *sse.Event) error {
 	return r.b.addFragment(toolcall.Fragment{Index: it.call, Arguments: args})
 }
 
-// callItem is the open function_call item the event names. Arguments for
-// an output_index nothing named yet open a call there (one server's
-// argument deltas may overtake their output_item.added), which the
-// stream must name before its end.
-func (r *responsesDecoder) callItem(ev *sse.Event, find respFind) (*respItem, error) {
-	n, it, err := r.eventItem(ev, respCall, find)
-	switch {
-	case err != nil:
-		return nil, err
-	case it == nil:
-		it = r.open(n, respCall)
-		it.slot = r.b.addBlock(Block{Type: BlockToolCall, Call: it.call})
-		return it, nil
-	case it.kind != respCall:
-		return nil, r.b.outOfOrder(ev, 0, fmt.Sprintf("function-call arguments for output item %d, a %v item", n, it.kind))
-	case it.done:
-		return nil, r.b.outOfOrder(ev, 0, fmt.Sprintf("function-call arguments for output item %d after its output_item.done", n))
-	}
-	return it, nil
-}
-
 // argsDone is function_call_arguments.done: its full arguments win.
 func (r *responsesDecoder) argsDone(ev *sse.Event) error {
-	it, err := r.callItem(ev, findOldest)
+	it, err := r.deltaItem(ev, respCall, findOldest)
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,7 @@ type respItem struct {
 	done     bool                  // closed: output_item.done, or the terminal response
 	deltas   bool                  // a call got argument deltas
 	argsEnd  bool                  // a call got function_call_arguments.done
-	streamed respText              // the kinds of text deltas gave it
+	streamed uint8                 // the kinds of text deltas gave it (textKind)
 	parts    []respPart            // the parts that have text, up to maxListedParts
 	many     map[respPart]struct{} // all of them, past that
 	start    []byte                // a call's arguments as output_item.added carried them
@@ -152,7 +152,8 @@ func (r *responsesDecoder) lookup(n int) *respItem {
 }
 
 // open starts the item at output_index n, of kind k, as named by a delta
-// (not added): begin adds it.
+// (not added): begin adds it. A message or a call has its block from the
+// start, a reasoning item where it is known (adopt, close).
 func (r *responsesDecoder) open(n int, k respKind) *respItem {
 	pos := len(r.items)
 	if pos != n && r.byIndex == nil {
@@ -164,13 +165,17 @@ func (r *responsesDecoder) open(n int, k respKind) *respItem {
 	if r.byIndex != nil {
 		r.byIndex[n] = pos
 	}
-	call := 0
-	if k == respCall {
+	call, slot := 0, -1
+	switch k {
+	case respMessage:
+		slot = r.b.addBlock(Block{Type: BlockText})
+	case respCall:
 		call = r.callIndex(n)
+		slot = r.b.addBlock(Block{Type: BlockToolCall, Call: call})
 	}
 	r.next = max(r.next, n+1)
 	r.byKind[k].pos = append(r.byKind[k].pos, pos)
-	r.items = append(roomForOne(r.items), respItem{index: n, pos: pos, kind: k, call: call, slot: -1})
+	r.items = append(roomForOne(r.items), respItem{index: n, pos: pos, kind: k, call: call, slot: slot})
 	return &r.items[pos]
 }
 
@@ -231,7 +236,8 @@ func (k respKind) String() string {
 
 // addItem is output_item.added.
 func (r *responsesDecoder) addItem(ev *sse.Event) error {
-	n, it, err := r.eventItem(ev, r.itemKind(r.inItem.typ), findNew)
+	k := r.itemKind(r.inItem.typ)
+	n, it, err := r.eventItem(ev, k, findNew)
 	switch {
 	case err != nil:
 		return err
@@ -241,10 +247,10 @@ func (r *responsesDecoder) addItem(ev *sse.Event) error {
 	// An empty message or reasoning item carries nothing yet: it is no
 	// progress for the idle timeout. A call's header is (addFragment), and
 	// so is another item: a server tool at work.
-	r.b.setProgress(r.itemKind(r.inItem.typ) == respRaw)
+	r.b.setProgress(k == respRaw)
 	if it != nil {
 		switch {
-		case !it.added && !it.done && it.kind == r.itemKind(r.inItem.typ):
+		case !it.added && !it.done && it.kind == k:
 			return r.adopt(it) // its deltas came first
 		case it.kind == respCall && !it.done:
 			return r.b.outOfOrder(ev, 0, fmt.Sprintf("output item %d added again while its call is open", n))
@@ -269,7 +275,7 @@ func (r *responsesDecoder) addItem(ev *sse.Event) error {
 	return err
 }
 
-// adopt completes an item that deltas opened with the item
+// adopt completes item it, which deltas (or begin) opened, with the item
 // output_item.added gives for it.
 func (r *responsesDecoder) adopt(it *respItem) error {
 	it.added = true
@@ -286,34 +292,21 @@ func (r *responsesDecoder) adopt(it *respItem) error {
 	return nil
 }
 
-// begin opens item n from the item members just read and records its
-// block.
+// begin opens item n from the item members just read.
 func (r *responsesDecoder) begin(n int) (*respItem, error) {
-	b := r.b
 	it := r.open(n, r.itemKind(r.inItem.typ))
-	it.added = true
-	it.slot = b.blockCount()
-	id := r.itemID()
-	switch it.kind {
-	case respMessage:
-		b.addBlock(Block{Type: BlockText, ID: id})
-	case respCall:
-		b.addBlock(Block{Type: BlockToolCall, Call: it.call, ID: id})
-		if r.doc.IsString(r.inItem.args) {
-			it.start = r.doc.Str(nil, r.inItem.args)
+	switch {
+	case it.kind == respCall && r.doc.IsString(r.inItem.args):
+		it.start = r.doc.Str(nil, r.inItem.args)
+	case it.kind == respRaw:
+		t := "item"
+		if r.doc.IsString(r.inItem.typ) {
+			t = string(r.doc.Str(nil, r.inItem.typ))
 		}
-		if err := r.header(it, r.inItem.callID, r.inItem.name); err != nil {
-			return nil, err
-		}
-	default:
-		t := "reasoning"
-		if it.kind == respRaw {
-			t = "item"
-			if r.doc.IsString(r.inItem.typ) {
-				t = string(r.doc.Str(nil, r.inItem.typ))
-			}
-		}
-		b.addBlock(Block{Type: t, ID: id, Raw: slices.Clone(r.doc.Data[r.item.Start:r.item.End])})
+		it.slot = r.b.addBlock(Block{Type: t, ID: r.itemID(), Raw: slices.Clone(r.doc.Data[r.item.Start:r.item.End])})
+	}
+	if err := r.adopt(it); err != nil {
+		return nil, err
 	}
 	return it, nil
 }
@@ -323,22 +316,24 @@ func (r *responsesDecoder) itemID() string { return r.doc.Text(r.inItem.id) }
 
 // doneItem is output_item.done.
 func (r *responsesDecoder) doneItem(ev *sse.Event) error {
-	n, it, err := r.eventItem(ev, r.itemKind(r.inItem.typ), findOldest)
+	k := r.itemKind(r.inItem.typ)
+	n, it, err := r.eventItem(ev, k, findOldest)
+	other := it != nil && r.inItem.typ.OK() && k != it.kind // another item's type
 	switch {
 	case err != nil:
 		return err
 	case !r.item.OK():
 		return r.b.outOfOrder(ev, 0, "output_item.done without an item")
-	case it != nil && (it.done || r.inItem.typ.OK() && r.itemKind(r.inItem.typ) != it.kind) && it.took&(1<<r.itemKind(r.inItem.typ)) != 0:
+	case it != nil && (it.done || other) && it.took&(1<<k) != 0:
 		return nil // late, for the item that gave up its index: it stands as it was ended
 	case it != nil && it.done:
 		return r.b.outOfOrder(ev, 0, fmt.Sprintf("output item %d done twice", n))
-	case it != nil && r.inItem.typ.OK() && r.itemKind(r.inItem.typ) != it.kind:
+	case other:
 		return r.b.outOfOrder(ev, 0, fmt.Sprintf("output item %d added as %v, done as another type", n, it.kind))
 	}
 	// As for output_item.added: text or arguments it fills in count
 	// (sink.text, addFragment), an empty message or reasoning item not.
-	r.b.setProgress(r.itemKind(r.inItem.typ) == respRaw)
+	r.b.setProgress(k == respRaw)
 	return r.close(n, it)
 }
 
@@ -353,14 +348,12 @@ func (r *responsesDecoder) close(n int, it *respItem) error {
 		}
 	}
 	it.done, it.added = true, true
-	r.cur = it
-	defer func() { r.cur = nil }()
 	switch it.kind {
 	case respMessage:
 		if blk := r.b.block(it.slot); blk.ID == "" {
 			blk.ID = r.itemID() // opened by a delta
 		}
-		return r.elements(r.inItem.content, (*responsesDecoder).messageContent)
+		return elements(r, r.inItem.content, respParts{r, it, false}, respParts.part)
 	case respCall:
 		if err := r.header(it, r.inItem.callID, r.inItem.name); err != nil {
 			return err
@@ -371,10 +364,10 @@ func (r *responsesDecoder) close(n int, it *respItem) error {
 		return r.startArguments(it)
 	case respReasoning:
 		summary, content := r.inItem.summary, r.inItem.content
-		if err := r.elements(summary, (*responsesDecoder).reasoningSummary); err != nil {
+		if err := elements(r, summary, respParts{r, it, true}, respParts.part); err != nil {
 			return err
 		}
-		if err := r.elements(content, (*responsesDecoder).reasoningContent); err != nil {
+		if err := elements(r, content, respParts{r, it, false}, respParts.part); err != nil {
 			return err
 		}
 	}
@@ -392,70 +385,53 @@ func (r *responsesDecoder) close(n int, it *respItem) error {
 // state its output_item.added gave.
 func (r *responsesDecoder) closeBare(it *respItem) error {
 	it.done = true
-	if it.kind == respCall {
-		return r.startArguments(it)
-	}
-	return nil
+	return r.startArguments(it) // none but a call's
 }
 
 // elements walks the validated array at s, if it is one, with fn.
-func (r *responsesDecoder) elements(s jsonscan.Span, fn jsonscan.ElemFunc[*responsesDecoder]) error {
+func elements[T any](r *responsesDecoder, s jsonscan.Span, t T, fn jsonscan.ElemFunc[T]) error {
 	if !s.OK() || r.doc.Data[s.Start] != '[' {
 		return nil
 	}
-	_, err := jsonscan.WalkArray(&r.doc, r, s.Start, 0, fn)
+	_, err := jsonscan.WalkArray(&r.doc, t, s.Start, 0, fn)
 	return err
 }
 
-// contentElem reads the members of a content or summary element.
-func (r *responsesDecoder) contentElem(i, depth int) (int, error) {
-	r.inElem.typ, r.inElem.text, r.inElem.refusal = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
-	if r.doc.Data[i] != '{' {
-		return jsonscan.SkipValue(r.doc.Data, i, depth)
-	}
-	return jsonscan.WalkObject(&r.doc, r, i, depth, (*responsesDecoder).contentMember)
+// respParts is the content (or summary) elements of item it, which close
+// walks: each element is a part of its own.
+type respParts struct {
+	r       *responsesDecoder
+	it      *respItem
+	summary bool
 }
 
-// messageContent fills content part pos of the message item r.cur.
-func (r *responsesDecoder) messageContent(pos, i, depth int) (int, error) {
-	end, err := r.contentElem(i, depth)
-	if err != nil {
-		return end, err
+// part fills part pos of the item from its element: a message's
+// output_text (or untyped) or refusal element, a reasoning item's text.
+func (e respParts) part(pos, i, depth int) (int, error) {
+	r := e.r
+	r.inPart.typ, r.inPart.text, r.inPart.refusal = jsonscan.NoSpan, jsonscan.NoSpan, jsonscan.NoSpan
+	var end int
+	var err error
+	if r.doc.Data[i] == '{' {
+		end, err = jsonscan.WalkObject(&r.doc, r, i, depth, (*responsesDecoder).partMember)
+	} else {
+		end, err = jsonscan.SkipValue(r.doc.Data, i, depth)
 	}
+	k, s := inContent, r.inPart.text
 	switch {
-	case r.doc.Is(r.inElem.typ, "refusal"):
-		return end, r.fill(inRefusal, false, pos, r.inElem.refusal)
-	case r.doc.Is(r.inElem.typ, "output_text"), !r.inElem.typ.OK():
-		return end, r.fill(inContent, false, pos, r.inElem.text)
-	}
-	return end, nil
-}
-
-// reasoningSummary fills summary part pos of the reasoning item r.cur.
-func (r *responsesDecoder) reasoningSummary(pos, i, depth int) (int, error) {
-	end, err := r.contentElem(i, depth)
-	if err != nil {
+	case err != nil:
 		return end, err
+	case e.it.kind == respReasoning:
+		r.reasonBreak = true
+		k = inReasoning
+	case r.doc.Is(r.inPart.typ, "refusal"):
+		k, s = inRefusal, r.inPart.refusal
+	case r.doc.Is(r.inPart.typ, "output_text"), !r.inPart.typ.OK():
+	default:
+		return end, nil
 	}
-	r.reasonBreak = true // each element is a part of its own
-	return end, r.fill(inReasoning, true, pos, r.inElem.text)
-}
-
-// reasoningContent fills content part pos of the reasoning item r.cur.
-func (r *responsesDecoder) reasoningContent(pos, i, depth int) (int, error) {
-	end, err := r.contentElem(i, depth)
-	if err != nil {
-		return end, err
+	if !r.unfilled(e.it, k, e.summary, pos, s) {
+		return end, nil
 	}
-	r.reasonBreak = true
-	return end, r.fill(inReasoning, false, pos, r.inElem.text)
-}
-
-// fill appends the text at s to part p of r.cur unless that part has text
-// or deltas gave the item text of this kind (see doneText).
-func (r *responsesDecoder) fill(k bufKind, summary bool, p int, s jsonscan.Span) error {
-	if r.cur.streamed&textKind(k, summary) != 0 || r.cur.has(summary, p) || !r.doc.IsString(s) || s.End-s.Start == 2 {
-		return nil
-	}
-	return r.appendText(r.cur, k, summary, p, s)
+	return end, r.appendText(e.it, k, e.summary, pos, s)
 }

@@ -18,28 +18,13 @@ type respRun struct {
 	ok         bool
 }
 
-// respText is a kind of an item's text, as a bit: its answer text,
-// refusal, reasoning summary, or reasoning text.
-type respText uint8
-
-const (
-	respTextContent respText = 1 << iota
-	respTextRefusal
-	respTextSummary
-	respTextReasoning
-)
-
-// textKind is the kind of text buffer k holds, summary parts apart.
-func textKind(k bufKind, summary bool) respText {
-	switch {
-	case k == inRefusal:
-		return respTextRefusal
-	case k == inReasoning && summary:
-		return respTextSummary
-	case k == inReasoning:
-		return respTextReasoning
+// textKind is the bit, in respItem.streamed, of the text buffer k holds:
+// 1<<k, summary parts apart.
+func textKind(k bufKind, summary bool) uint8 {
+	if summary {
+		return 1 << 7 // above every buffer's bit
 	}
-	return respTextContent
+	return 1 << k
 }
 
 // respPart names a part of an item that has text: a content part
@@ -91,25 +76,30 @@ func (it *respItem) has(summary bool, index int) bool {
 	return false
 }
 
-// textItem is the item a text event names, opened if it never was; nil
-// with the error when the event is out of order.
-func (r *responsesDecoder) textItem(ev *sse.Event, k respKind, find respFind) (*respItem, error) {
+// deltaItem is the open item of kind k that a text or argument event
+// names. An event for an output_index nothing named yet opens an item
+// there (one server's deltas may overtake their output_item.added; a call
+// opened so must be named before the end). nil with the error when the
+// event is out of order.
+func (r *responsesDecoder) deltaItem(ev *sse.Event, k respKind, find respFind) (*respItem, error) {
 	n, it, err := r.eventItem(ev, k, find)
-	if err != nil {
+	switch {
+	case err != nil:
 		return nil, err
+	case it == nil:
+		return r.open(n, k), nil
+	case it.kind == k && !it.done:
+		return it, nil
 	}
 	switch {
-	case it == nil:
-		it = r.open(n, k)
-		if k == respMessage {
-			it.slot = r.b.addBlock(Block{Type: BlockText})
-		}
+	case k == respCall && it.kind != k:
+		return nil, r.b.outOfOrder(ev, 0, fmt.Sprintf("function-call arguments for output item %d, a %v item", n, it.kind))
+	case k == respCall:
+		return nil, r.b.outOfOrder(ev, 0, fmt.Sprintf("function-call arguments for output item %d after its output_item.done", n))
 	case it.done:
 		return nil, r.b.outOfOrder(ev, 0, fmt.Sprintf("a text event for output item %d after its output_item.done", n))
-	case it.kind != k:
-		return nil, r.b.outOfOrder(ev, 0, fmt.Sprintf("%s text for output item %d, a %v item", k, n, it.kind))
 	}
-	return it, nil
+	return nil, r.b.outOfOrder(ev, 0, fmt.Sprintf("%s text for output item %d, a %v item", k, n, it.kind))
 }
 
 // textDelta appends a text, refusal or reasoning delta.
@@ -118,7 +108,7 @@ func (r *responsesDecoder) textDelta(ev *sse.Event, k respKind, buf bufKind, sum
 	if err != nil {
 		return err
 	}
-	it, err := r.textItem(ev, k, findNewest)
+	it, err := r.deltaItem(ev, k, findNewest)
 	if err != nil {
 		return err
 	}
@@ -190,11 +180,11 @@ func (r *responsesDecoder) doneText(ev *sse.Event, k respKind, buf bufKind, summ
 	if err != nil {
 		return err
 	}
-	it, err := r.textItem(ev, k, findOldest)
+	it, err := r.deltaItem(ev, k, findOldest)
 	if err != nil {
 		return err
 	}
-	if it.streamed&textKind(buf, summary) == 0 && !it.has(summary, p) && r.doc.IsString(text) && text.End-text.Start > 2 {
+	if r.unfilled(it, buf, summary, p, text) {
 		err = r.appendText(it, buf, summary, p, text)
 	} else if r.doc.IsString(text) {
 		err = r.completeText(it, buf, respPart{summary, p}, text)
@@ -203,6 +193,13 @@ func (r *responsesDecoder) doneText(ev *sse.Event, k respKind, buf bufKind, summ
 		r.reasonBreak = true // the part is closed
 	}
 	return err
+}
+
+// unfilled reports whether the text at s, a non-empty string, may fill
+// part p of it: the part has no text, and no delta gave the item text of
+// this kind.
+func (r *responsesDecoder) unfilled(it *respItem, k bufKind, summary bool, p int, s jsonscan.Span) bool {
+	return it.streamed&textKind(k, summary) == 0 && !it.has(summary, p) && r.doc.IsString(s) && s.End-s.Start > 2
 }
 
 // completeText makes the text the deltas of part gave the *.done's full text

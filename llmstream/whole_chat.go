@@ -11,19 +11,13 @@ import (
 )
 
 // readWhole reads a non-streaming chat completion, which some servers send
-// when they ignore "stream": true, into the same materialized message,
-// with the same deltas delivered (all at once) and the same validation of
-// its tool calls by the assembler.
+// when they ignore "stream": true, into s as a decoder would a stream: the
+// same materialized message, with the same deltas delivered (all at once)
+// and the same validation of its tool calls by the assembler.
 // Bodies over limit bytes (maxWholeBytes in production) fail with
 // sse.ErrEventTooLarge; a body that broke off is [ErrInterrupted], as a
 // stream would be.
-func (chatProtocol) readWhole(b *Bridge, r io.Reader, limit int) (Message, error) {
-	decodeWhole(sink{b}, r, limit)
-	return b.Message()
-}
-
-// decodeWhole decodes the completion into s, as a decoder would a stream.
-func decodeWhole(s sink, r io.Reader, limit int) {
+func (chatProtocol) readWhole(s sink, r io.Reader, limit int) {
 	data, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
 	switch {
 	case err != nil:

@@ -185,8 +185,7 @@ type StatusError struct {
 // never prints a header.
 func (e *StatusError) Error() string {
 	text := redact.Excerpt(e.Body, redact.ExcerptBytes, nil)
-	status := fmt.Sprintf("%d %s", e.StatusCode, http.StatusText(e.StatusCode))
-	status = strings.TrimSpace(status)
+	status := strings.TrimSpace(fmt.Sprintf("%d %s", e.StatusCode, http.StatusText(e.StatusCode)))
 	if text == "" {
 		return "transport: HTTP " + status
 	}

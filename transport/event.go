@@ -3,7 +3,6 @@ package transport
 import (
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 )
 
@@ -74,25 +73,21 @@ type Event struct {
 // String formats e on one line for logs, e.g.
 // "end POST https://api.example.com/v1/chat/completions attempt=1 status=200 bytes=5120 elapsed=1.2s".
 func (e Event) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%v %s %s attempt=%d", e.Kind, e.Method, e.URL, e.Attempt)
-	if e.StatusCode != 0 {
-		fmt.Fprintf(&b, " status=%d", e.StatusCode)
+	b := []byte(e.Kind.String())
+	for i, a := range e.attrs() {
+		switch {
+		case i < 2: // the method and the URL, unnamed
+			b = fmt.Appendf(b, " %s", a.Value)
+		case a.Key == "err":
+			b = fmt.Appendf(b, " err=%q", a.Value)
+		default:
+			b = fmt.Appendf(b, " %s=%s", a.Key, a.Value)
+		}
 	}
-	if e.Kind == EventRetry {
-		fmt.Fprintf(&b, " wait=%v", e.Wait)
-	}
-	if e.Kind == EventEnd {
-		fmt.Fprintf(&b, " bytes=%d", e.Bytes)
-	}
-	fmt.Fprintf(&b, " elapsed=%v", e.Elapsed)
-	if e.Err != nil {
-		fmt.Fprintf(&b, " err=%q", e.Err.Error())
-	}
-	return b.String()
+	return string(b)
 }
 
-// attrs is e as log attributes, the same fields String prints.
+// attrs is e as log attributes, which String prints too.
 func (e Event) attrs() []slog.Attr {
 	a := []slog.Attr{slog.String("method", e.Method), slog.String("url", e.URL), slog.Int("attempt", e.Attempt)}
 	if e.StatusCode != 0 {

@@ -54,7 +54,11 @@ func newExchange(c *Client, req *http.Request) *exchange {
 	x := &exchange{c: c, req: req, start: time.Now()}
 	x.ctx = newExchangeContext(req.Context())
 	x.first = *req.WithContext(x.ctx)
-	x.startTimer()
+	if c.cfg.timeout > 0 { // the timer starts with the total timeout
+		x.mu.Lock()
+		x.arm(time.Since(x.start))
+		x.mu.Unlock()
+	}
 	return x
 }
 
@@ -94,10 +98,7 @@ func (x *exchange) run() (*http.Response, error) {
 		} else {
 			retryable = retryableError(err)
 		}
-		if !retryable || !replayable || x.attempt > x.c.cfg.maxRetries {
-			return nil, x.fail(err, status)
-		}
-		if serverWait && wait > x.c.cfg.maxRetryAfter {
+		if !retryable || !replayable || x.attempt > x.c.cfg.maxRetries || serverWait && wait > x.c.cfg.maxRetryAfter {
 			return nil, x.fail(err, status)
 		}
 		if !serverWait {
@@ -144,15 +145,12 @@ func (x *exchange) prepareBody() (getBody func() (io.ReadCloser, error), first i
 	return getBody, first, true, nil
 }
 
-// context returns the exchange's context, derived from the request's.
-func (x *exchange) context() context.Context { return x.ctx }
-
 // request returns the request for the next attempt, carrying the exchange's
 // context. The first attempt's lives in the exchange; a later attempt gets a
 // new one, since net/http may still be closing the body of the last.
 func (x *exchange) request() *http.Request {
 	if x.attempt > 1 {
-		return x.req.WithContext(x.context())
+		return x.req.WithContext(x.ctx)
 	}
 	return &x.first
 }
@@ -186,7 +184,7 @@ func (x *exchange) send(r *http.Request) (*http.Response, error) {
 
 // attemptError turns an error from http.Client.Do into ours.
 func (x *exchange) attemptError(err error) error {
-	if x.context().Err() != nil {
+	if x.ctx.Err() != nil {
 		return x.contextError()
 	}
 	err = redact.Error(err, redact.FromRequest(x.req))
@@ -204,7 +202,7 @@ func (x *exchange) bodyError(err error) error {
 	switch {
 	case err == io.EOF:
 		return err
-	case x.context().Err() != nil:
+	case x.ctx.Err() != nil:
 		return x.contextError()
 	}
 	return redact.Error(fmt.Errorf("transport: reading the response body: %w", err), redact.FromRequest(x.req))
@@ -236,7 +234,7 @@ func (x *exchange) readStatusError(resp *http.Response) error {
 	x.enter(phaseBody)
 	body, err := io.ReadAll(io.LimitReader(watchedReader{resp.Body, x}, MaxErrorBodyBytes+1))
 	x.enter(phaseIdle)
-	if err != nil && x.context().Err() != nil {
+	if err != nil && x.ctx.Err() != nil {
 		return x.contextError()
 	}
 	// Another read error leaves a partial body; the status is the news.
@@ -264,7 +262,7 @@ func (x *exchange) sleep(d time.Duration) error {
 	select {
 	case <-t.C:
 		return nil
-	case <-x.context().Done():
+	case <-x.ctx.Done():
 		return x.contextError()
 	}
 }

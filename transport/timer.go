@@ -59,15 +59,6 @@ func later(now, d time.Duration) time.Duration {
 	return now + d
 }
 
-// startTimer arms the timer for the total timeout, if there is one.
-func (x *exchange) startTimer() {
-	if x.c.cfg.timeout > 0 {
-		x.mu.Lock()
-		x.arm(time.Since(x.start))
-		x.mu.Unlock()
-	}
-}
-
 // arm points the timer at the first limit still ahead of now, if any. mu is
 // held.
 func (x *exchange) arm(now time.Duration) {

@@ -336,8 +336,8 @@ func TestTimerSpuriousFire(t *testing.T) {
 		if next != 0 || due != time.Second {
 			t.Errorf("an early fire moved the watch: next bucket %d, next tick due at %v", next, due)
 		}
-		if err := x.context().Err(); err != nil {
-			t.Errorf("an early fire ended the exchange: %v", context.Cause(x.context()))
+		if err := x.ctx.Err(); err != nil {
+			t.Errorf("an early fire ended the exchange: %v", context.Cause(x.ctx))
 		}
 	})
 }
