@@ -316,11 +316,20 @@ func (c *chatDecoder) choiceMember(key []byte, i, depth int) (int, error) {
 func (c *chatDecoder) appendText(k bufKind, i int) (int, error) {
 	buf := c.b.buffer(k)
 	if room := len(c.ev.Data) - i; cap(*buf)-len(*buf) < room {
-		// The rest of the event bounds the decoded text. Double the buffer
-		// ourselves: append grows large slices by only 1.25x, which copies
-		// a long answer many more times. No more room than that is kept: a
-		// held stream's short answer should not carry a large empty tail.
-		*buf = slices.Grow(*buf, max(len(*buf), room))
+		// The rest of the event bounds the decoded text; in a large event,
+		// the string's own length does (the rest would reserve the whole
+		// event for one character). Double the buffer ourselves: append
+		// grows large slices by only 1.25x, which copies a long answer
+		// many more times. No more room than that is kept: a held stream's
+		// short answer should not carry a large empty tail.
+		if room > 4096 {
+			if end, err := jsonscan.SkipString(c.ev.Data, i); err == nil {
+				room = end - i
+			}
+		}
+		if cap(*buf)-len(*buf) < room {
+			*buf = slices.Grow(*buf, max(len(*buf), room))
+		}
 	}
 	start := len(*buf)
 	var end int
