@@ -12,12 +12,12 @@ import (
 // linearStreams are, per dialect, streams whose cost grew faster than
 // their size before: many blocks or items, and one event of many members.
 // BenchmarkLinear runs each at n and 10n; ns/op of /10n over /n is the
-// ratio to watch (≤ ~12 is linear): go test -run '^$' -bench Linear.
-// n is 16000, not fewer: at a few thousand elements the n run fits a
-// core's L2 cache and stays under the runtime's 4 MiB minimum heap, so it
-// skips the cache misses and collections 10n pays, and the ratio measures
-// the machine rather than the decoder (B/op and allocs/op grow 10× either
-// way).
+// ratio to watch (≤ ~12 is linear), as the median of several runs of the
+// default benchtime (a few iterations land on or between collections):
+// go test -run '^$' -bench Linear -count 5. n is 16000, not fewer: at a
+// few thousand elements the n run fits a core's L2 cache and stays under
+// the runtime's 4 MiB minimum heap, so it skips the cache misses and
+// collections 10n pays. B/op and allocs/op grow 10× at any n.
 var linearStreams = map[string]func(n int) string{
 	"anthropic/blocks": func(n int) string {
 		var b strings.Builder
