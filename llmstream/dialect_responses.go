@@ -119,10 +119,10 @@ type responsesDecoder struct {
 	b         sink
 	doc       jsonscan.Doc
 	items     []respItem
-	byIndex   map[int]int      // output_index → position in items, once they stop being equal
-	callMax   int              // the highest index a call has in the assembler, -1 for none
-	callTaken map[int]struct{} // the indices calls have, once one came out of order (see callIndex)
-	next      int              // one past the highest output_index so far
+	byIndex   map[int32]int32    // output_index → position in items, once they stop being equal
+	callMax   int                // the highest index a call has in the assembler, -1 for none
+	callTaken map[int32]struct{} // the indices calls have, once one came out of order (see callIndex)
+	next      int                // one past the highest output_index so far
 
 	// The items of each kind in order of arrival, for the servers that
 	// send no output_index (see eventItem).
@@ -426,11 +426,11 @@ func (r *responsesDecoder) streamedID() bool {
 		r.seenIDs = make(map[string]struct{}, len(r.items))
 		for i := range r.items {
 			it := &r.items[i]
-			if it.slot >= 0 && r.b.block(it.slot).ID != "" {
-				r.seenIDs[r.b.block(it.slot).ID] = struct{}{}
+			if it.slot >= 0 && r.b.block(int(it.slot)).ID != "" {
+				r.seenIDs[r.b.block(int(it.slot)).ID] = struct{}{}
 			}
 			if it.kind == respCall {
-				if p, _ := r.b.assembler().Preview(it.call); p.ID != "" {
+				if p, _ := r.b.assembler().Preview(int(it.call)); p.ID != "" {
 					r.seenIDs["call:"+p.ID] = struct{}{}
 				}
 			}

@@ -23,26 +23,25 @@ const (
 )
 
 // respItem is one output item, from the first event that names its
-// output_index.
+// output_index. It is kept small: a stream may open a great many items,
+// and text, which few items of such a stream have, lives in text. The
+// int32s hold: an output_index is at most toolcall.MaxIndex, and a
+// position, block or call index past 2^31 takes 2^30 items first, over
+// 100 GB of them.
 type respItem struct {
-	index    int   // output_index; -1 once another item took it
-	pos      int   // its position in responsesDecoder.items
+	index    int32 // output_index; -1 once another item took it
+	pos      int32 // its position in responsesDecoder.items
+	call     int32 // a call's index in the assembler (see callIndex)
+	slot     int32 // its Block in Bridge.blocks, -1 for none yet
 	took     uint8 // the kinds (1<<kind) of the items it took its output_index from
 	kind     respKind
-	call     int                   // a call's index in the assembler (see callIndex)
-	slot     int                   // its Block in Bridge.blocks, -1 for none yet
-	added    bool                  // output_item.added (or output_item.done) named it; false while only deltas did
-	done     bool                  // closed: output_item.done, or the terminal response
-	deltas   bool                  // a call got argument deltas
-	argsEnd  bool                  // a call got function_call_arguments.done
-	streamed uint8                 // the kinds of text deltas gave it (textKind)
-	parts    []respPart            // the parts that have text, up to maxListedParts
-	many     map[respPart]struct{} // all of them, past that
-	start    []byte                // a call's arguments as output_item.added carried them
-
-	// The text the deltas of one part last appended, while nothing else
-	// came after it in its buffer: a *.done with more text completes it.
-	run respRun
+	added    bool      // output_item.added (or output_item.done) named it; false while only deltas did
+	done     bool      // closed: output_item.done, or the terminal response
+	deltas   bool      // a call got argument deltas
+	argsEnd  bool      // a call got function_call_arguments.done
+	streamed uint8     // the kinds of text deltas gave it (textKind)
+	text     *respText // nil until a part of it has text
+	start    string    // a call's arguments as output_item.added carried them
 }
 
 // respFind says which item an event with no output_index names.
@@ -77,7 +76,7 @@ func (r *responsesDecoder) eventItem(ev *sse.Event, k respKind, find respFind) (
 	if it == nil {
 		return r.next, nil, nil
 	}
-	return it.index, it, nil
+	return int(it.index), it, nil
 }
 
 // doneMatch is the open item of q that output_item.done names: the one
@@ -95,10 +94,10 @@ func (r *responsesDecoder) doneMatch(q *respQueue) *respItem {
 		it := &r.items[pos]
 		switch {
 		case it.done || it.index < 0:
-		case it.slot >= 0 && id != "" && r.b.block(it.slot).ID == id:
+		case it.slot >= 0 && id != "" && r.b.block(int(it.slot)).ID == id:
 			return it
 		case it.kind == respCall && callID != "":
-			if p, _ := r.b.assembler().Preview(it.call); p.ID == callID {
+			if p, _ := r.b.assembler().Preview(int(it.call)); p.ID == callID {
 				return it
 			}
 		}
@@ -116,7 +115,7 @@ const maxDoneMatch = 64
 // done, so that finding the newest or the oldest open one is linear in
 // the stream.
 type respQueue struct {
-	pos  []int
+	pos  []int32
 	head int
 }
 
@@ -142,10 +141,10 @@ func (q *respQueue) oldest(items []respItem) *respItem {
 // lookup returns the item at output_index n, nil when there is none.
 // Items nearly always arrive with output_index equal to their position.
 func (r *responsesDecoder) lookup(n int) *respItem {
-	if n < len(r.items) && r.items[n].index == n {
+	if n < len(r.items) && int(r.items[n].index) == n {
 		return &r.items[n]
 	}
-	if pos, ok := r.byIndex[n]; ok {
+	if pos, ok := r.byIndex[int32(n)]; ok {
 		return &r.items[pos]
 	}
 	return nil
@@ -155,15 +154,15 @@ func (r *responsesDecoder) lookup(n int) *respItem {
 // (not added): begin adds it. A message or a call has its block from the
 // start, a reasoning item where it is known (adopt, close).
 func (r *responsesDecoder) open(n int, k respKind) *respItem {
-	pos := len(r.items)
-	if pos != n && r.byIndex == nil {
-		r.byIndex = make(map[int]int)
+	pos := int32(len(r.items))
+	if int(pos) != n && r.byIndex == nil {
+		r.byIndex = make(map[int32]int32)
 		for p := range r.items {
-			r.byIndex[r.items[p].index] = p
+			r.byIndex[r.items[p].index] = int32(p)
 		}
 	}
 	if r.byIndex != nil {
-		r.byIndex[n] = pos
+		r.byIndex[int32(n)] = pos
 	}
 	call, slot := 0, -1
 	switch k {
@@ -175,7 +174,7 @@ func (r *responsesDecoder) open(n int, k respKind) *respItem {
 	}
 	r.next = max(r.next, n+1)
 	r.byKind[k].pos = append(r.byKind[k].pos, pos)
-	r.items = append(roomForOne(r.items), respItem{index: n, pos: pos, kind: k, call: call, slot: slot})
+	r.items = append(roomForOne(r.items), respItem{index: int32(n), pos: pos, kind: k, call: int32(call), slot: int32(slot)})
 	return &r.items[pos]
 }
 
@@ -190,20 +189,20 @@ func (r *responsesDecoder) callIndex(n int) int {
 		r.callMax = n
 	} else {
 		if r.callTaken == nil {
-			r.callTaken = make(map[int]struct{})
+			r.callTaken = make(map[int32]struct{})
 			for i := range r.items {
 				if r.items[i].kind == respCall {
 					r.callTaken[r.items[i].call] = struct{}{}
 				}
 			}
 		}
-		if _, ok := r.callTaken[n]; ok {
+		if _, ok := r.callTaken[int32(n)]; ok {
 			r.callMax++
 			c = r.callMax
 		}
 	}
 	if r.callTaken != nil {
-		r.callTaken[c] = struct{}{}
+		r.callTaken[int32(c)] = struct{}{}
 	}
 	return c
 }
@@ -282,9 +281,9 @@ func (r *responsesDecoder) adopt(it *respItem) error {
 	id := r.itemID()
 	switch {
 	case it.slot < 0: // reasoning
-		it.slot = r.b.addBlock(Block{Type: "reasoning", ID: id, Raw: slices.Clone(r.doc.Data[r.item.Start:r.item.End])})
-	case r.b.block(it.slot).ID == "":
-		r.b.block(it.slot).ID = id
+		it.slot = int32(r.b.addBlock(Block{Type: "reasoning", ID: id, Raw: slices.Clone(r.doc.Data[r.item.Start:r.item.End])}))
+	case r.b.block(int(it.slot)).ID == "":
+		r.b.block(int(it.slot)).ID = id
 	}
 	if it.kind == respCall {
 		return r.header(it, r.inItem.callID, r.inItem.name)
@@ -297,13 +296,13 @@ func (r *responsesDecoder) begin(n int) (*respItem, error) {
 	it := r.open(n, r.itemKind(r.inItem.typ))
 	switch {
 	case it.kind == respCall && r.doc.IsString(r.inItem.args):
-		it.start = r.doc.Str(nil, r.inItem.args)
+		it.start = string(r.doc.Str(r.arena[:0], r.inItem.args))
 	case it.kind == respRaw:
 		t := "item"
 		if r.doc.IsString(r.inItem.typ) {
 			t = string(r.doc.Str(nil, r.inItem.typ))
 		}
-		it.slot = r.b.addBlock(Block{Type: t, ID: r.itemID(), Raw: slices.Clone(r.doc.Data[r.item.Start:r.item.End])})
+		it.slot = int32(r.b.addBlock(Block{Type: t, ID: r.itemID(), Raw: slices.Clone(r.doc.Data[r.item.Start:r.item.End])}))
 	}
 	if err := r.adopt(it); err != nil {
 		return nil, err
@@ -350,7 +349,7 @@ func (r *responsesDecoder) close(n int, it *respItem) error {
 	it.done, it.added = true, true
 	switch it.kind {
 	case respMessage:
-		if blk := r.b.block(it.slot); blk.ID == "" {
+		if blk := r.b.block(int(it.slot)); blk.ID == "" {
 			blk.ID = r.itemID() // opened by a delta
 		}
 		return elements(r, r.inItem.content, respParts{r, it, false}, respParts.part)
@@ -374,9 +373,9 @@ func (r *responsesDecoder) close(n int, it *respItem) error {
 	raw := slices.Clone(r.doc.Data[r.item.Start:r.item.End])
 	if it.slot < 0 {
 		// Opened by a delta: its block goes where the item is known.
-		it.slot = r.b.addBlock(Block{Type: "reasoning", ID: r.itemID()})
+		it.slot = int32(r.b.addBlock(Block{Type: "reasoning", ID: r.itemID()}))
 	}
-	r.b.block(it.slot).Raw = raw
+	r.b.block(int(it.slot)).Raw = raw
 	return nil
 }
 
