@@ -62,6 +62,13 @@ type Assembler struct {
 	newest          int // position of the newest call; -1 when none
 	maxIndex        int // highest call index in use; -1 when none
 	last            int // what LastIndex reports
+
+	// The scanners of calls whose arguments are inside a value (see
+	// call.sc): scan0 in place, so that calls streamed one at a time
+	// allocate none, and those no call holds, kept for the next.
+	scan0     scanner
+	scan0Held bool
+	idle      []*scanner
 }
 
 // call is one call being assembled.
@@ -69,7 +76,60 @@ type call struct {
 	index         int
 	id, name, typ string
 	args, extra   []byte
-	sc            scanner
+
+	// The scan of the arguments. One that is blank (whitespace so far) or
+	// done (one complete value) is all in settled and len(args), and the
+	// call holds no scanner: most calls end so, and a response of many
+	// calls keeps a scanner only for those still inside a value, or
+	// failed.
+	sc      *scanner
+	settled scanState // sc's state while sc is nil: scanValue or scanDone
+}
+
+// complete reports that the arguments are one whole JSON value.
+func (c *call) complete() bool {
+	if c.sc == nil {
+		return c.settled == scanDone
+	}
+	return c.sc.complete()
+}
+
+// blank reports that the arguments are whitespace or nothing.
+func (c *call) blank() bool { return c.sc == nil && c.settled == scanValue }
+
+// scan feeds p, just appended to c's arguments, to c's scan: in a scanner
+// taken for it when it held none, given back when the scan settles.
+func (a *Assembler) scan(c *call, p string) {
+	s := c.sc
+	if s == nil {
+		if !a.scan0Held {
+			s, a.scan0Held = &a.scan0, true
+		} else if n := len(a.idle); n > 0 {
+			s, a.idle = a.idle[n-1], a.idle[:n-1]
+		} else {
+			s = new(scanner)
+		}
+		s.reset()
+		s.state, s.n = c.settled, len(c.args)-len(p)
+	}
+	feed(s, p)
+	c.sc = s
+	if s.state == scanDone || s.blank() {
+		c.settled = s.state
+		a.unscan(c)
+	}
+}
+
+// unscan gives back the scanner c holds, if any.
+func (a *Assembler) unscan(c *call) {
+	switch s := c.sc; {
+	case s == nil:
+	case s == &a.scan0:
+		a.scan0Held = false
+	default:
+		a.idle = append(a.idle, s)
+	}
+	c.sc = nil
 }
 
 // route sends a provider index to a call.
@@ -92,6 +152,9 @@ func NewAssembler(opts ...Option) *Assembler {
 // its memory. Byte slices from earlier Previews are overwritten afterwards;
 // Calls from earlier Finalizes are not affected.
 func (a *Assembler) Reset() {
+	for i := range a.calls {
+		a.unscan(&a.calls[i])
+	}
 	a.calls = a.calls[:0]
 	a.routes = a.routes[:0]
 	clear(a.routeMap)
@@ -182,7 +245,7 @@ func (a *Assembler) Add(f Fragment) error {
 	}
 	if f.Arguments != "" {
 		c.args = append(c.args, f.Arguments...)
-		feed(&c.sc, f.Arguments)
+		a.scan(c, f.Arguments)
 	}
 	a.last = c.index
 	return nil
@@ -212,7 +275,7 @@ func (a *Assembler) place(f *Fragment) (pos, at int) {
 		return -1, f.Index
 	}
 	c := &a.calls[pos]
-	if f.ID != "" && c.id != "" && f.ID != c.id && f.Name != "" && c.sc.complete() {
+	if f.ID != "" && c.id != "" && f.ID != c.id && f.Name != "" && c.complete() {
 		// Another call at the same index (old Ollama numbers every parallel
 		// call 0). A new id alone is not enough: some servers change the id
 		// in the middle of one call.
@@ -271,7 +334,7 @@ func (a *Assembler) start(at int, f *Fragment) int {
 		c := &a.calls[pos]
 		c.index, c.id, c.name, c.typ = at, "", "", ""
 		c.args, c.extra = c.args[:0], c.extra[:0]
-		c.sc.reset()
+		c.settled = scanValue // and no scanner: Reset took them back
 	} else {
 		// Doubled: append's growth slows to 1.25× for large slices, which
 		// allocates a response of many calls five times over.
@@ -362,7 +425,7 @@ func (a *Assembler) Finalize() ([]Call, error) {
 	var invalid []*ArgumentsError
 	for _, pos := range a.order {
 		c := &a.calls[pos]
-		if !c.sc.complete() && !c.sc.blank() {
+		if !c.complete() && !c.blank() { // then it holds a scanner
 			at := c.sc.n
 			if c.sc.failed() {
 				at = c.sc.faultAt
@@ -392,7 +455,7 @@ func (a *Assembler) collect() []Call {
 	size, extraSize := 0, 0
 	for _, pos := range a.order {
 		c := &a.calls[pos]
-		if !c.sc.blank() {
+		if !c.blank() {
 			size += len(c.args)
 		}
 		if c.id == "" {
@@ -411,7 +474,7 @@ func (a *Assembler) collect() []Call {
 	}
 	for _, pos := range a.order {
 		c := &a.calls[pos]
-		if !c.sc.blank() {
+		if !c.blank() {
 			text.Write(c.args)
 		}
 		if c.id == "" {
@@ -424,7 +487,7 @@ func (a *Assembler) collect() []Call {
 	for i, pos := range a.order {
 		c := &a.calls[pos]
 		out[i] = Call{Index: c.index, ID: c.id, Type: c.typ, Name: c.name, Arguments: "{}"}
-		if !c.sc.blank() {
+		if !c.blank() {
 			out[i].Arguments = all[off : off+len(c.args)]
 			off += len(c.args)
 		}

@@ -1,6 +1,9 @@
 package toolcall
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 // TestRoutesStopGrowingPastLinearLimit checks that once lookups have moved to
 // the maps, starting a call no longer touches the route slice: scanning it
@@ -34,5 +37,59 @@ func TestRoutesStopGrowingPastLinearLimit(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestScannersOnlyWhileInsideAValue checks that a call holds a scanner only
+// while its arguments are inside a value, or failed: a response of many
+// complete calls keeps none, so a call costs its slot and not a scanner
+// too, and calls open at once never share one.
+func TestScannersOnlyWhileInsideAValue(t *testing.T) {
+	a := NewAssembler(WithMaxCalls(-1))
+	const n = 100
+	for i := range n {
+		for _, p := range []string{" ", `{"a":`, `[1,`, `2]`, `} `} {
+			if err := a.Add(Fragment{Index: i, Name: "f", Arguments: p}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	held := 0
+	for i := range a.calls {
+		if a.calls[i].sc != nil {
+			held++
+		}
+	}
+	if held != 0 || a.scan0Held || len(a.idle) != 0 {
+		t.Fatalf("%d complete calls hold %d scanners (scan0 held %v, %d idle), want none and none made", n, held, a.scan0Held, len(a.idle))
+	}
+
+	// Open at once: each its own; failed: kept for Finalize's report.
+	a.Reset()
+	for i := range 3 {
+		if err := a.Add(Fragment{Index: i, Name: "f", Arguments: `{"a":[`}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.Add(Fragment{Index: 0, Arguments: `}`}); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[*scanner]bool{}
+	for i := range a.calls {
+		if s := a.calls[i].sc; s == nil || seen[s] {
+			t.Fatalf("call %d: scanner %p, shared or missing among %d open calls", i, s, len(a.calls))
+		} else {
+			seen[s] = true
+		}
+	}
+	_, err := a.Finalize()
+	var ce *CallsError
+	if !errors.As(err, &ce) || len(ce.Invalid) != 3 || ce.Invalid[0].Offset != 6 || ce.Invalid[0].Reason != `invalid character '}' looking for the beginning of a value` || ce.Invalid[1].Reason != "unexpected end of JSON input" {
+		t.Fatalf("Finalize: %v", err)
+	}
+	// Reset takes them all back, for the next response.
+	a.Reset()
+	if a.scan0Held || len(a.idle) != 2 {
+		t.Errorf("after Reset: scan0 held %v, %d idle, want false and 2", a.scan0Held, len(a.idle))
 	}
 }
