@@ -173,7 +173,7 @@ func (r *responsesDecoder) open(n int, k respKind) *respItem {
 		slot = r.b.addBlock(Block{Type: BlockToolCall, Call: call})
 	}
 	r.next = max(r.next, n+1)
-	r.byKind[k].pos = append(r.byKind[k].pos, pos)
+	r.byKind[k].pos = append(roomForOne(r.byKind[k].pos), pos)
 	r.items = append(roomForOne(r.items), respItem{index: int32(n), pos: pos, kind: k, call: int32(call), slot: int32(slot)})
 	return &r.items[pos]
 }
