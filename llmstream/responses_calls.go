@@ -88,8 +88,8 @@ func (r *responsesDecoder) fullArguments(it *respItem, s jsonscan.Span) error {
 	// The deltas said something else: start the calls over, this one with
 	// the full arguments. Rare, so it may cost a copy of every call.
 	fresh := b.newAssembler()
-	for i := range r.items {
-		c := &r.items[i]
+	for i := range r.items.Len() {
+		c := r.items.At(i)
 		if c.kind != respCall {
 			continue
 		}

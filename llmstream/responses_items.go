@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/airlock-go/airlock/internal/chunked"
 	"github.com/airlock-go/airlock/internal/jsonscan"
 	"github.com/airlock-go/airlock/sse"
 )
@@ -69,7 +70,7 @@ func (r *responsesDecoder) eventItem(ev *sse.Event, k respKind, find respFind) (
 	var it *respItem
 	switch q := &r.byKind[k]; find {
 	case findNewest:
-		it = q.newest(r.items)
+		it = q.newest(&r.items)
 	case findOldest:
 		it = r.doneMatch(q)
 	}
@@ -82,7 +83,7 @@ func (r *responsesDecoder) eventItem(ev *sse.Event, k respKind, find respFind) (
 // doneMatch is the open item of q that output_item.done names: the one
 // with its call_id or id among the maxDoneMatch oldest, else the oldest.
 func (r *responsesDecoder) doneMatch(q *respQueue) *respItem {
-	oldest := q.oldest(r.items)
+	oldest := q.oldest(&r.items)
 	if oldest == nil || !r.item.OK() {
 		return oldest
 	}
@@ -91,7 +92,7 @@ func (r *responsesDecoder) doneMatch(q *respQueue) *respItem {
 		return oldest
 	}
 	for _, pos := range q.pos[q.head:min(len(q.pos), q.head+maxDoneMatch)] {
-		it := &r.items[pos]
+		it := r.items.At(int(pos))
 		switch {
 		case it.done || it.index < 0:
 		case it.slot >= 0 && id != "" && r.b.block(int(it.slot)).ID == id:
@@ -119,9 +120,9 @@ type respQueue struct {
 	head int
 }
 
-func (q *respQueue) newest(items []respItem) *respItem {
+func (q *respQueue) newest(items *chunked.Slice[respItem]) *respItem {
 	for len(q.pos) > q.head {
-		if it := &items[q.pos[len(q.pos)-1]]; !it.done && it.index >= 0 {
+		if it := items.At(int(q.pos[len(q.pos)-1])); !it.done && it.index >= 0 {
 			return it
 		}
 		q.pos = q.pos[:len(q.pos)-1]
@@ -129,9 +130,9 @@ func (q *respQueue) newest(items []respItem) *respItem {
 	return nil
 }
 
-func (q *respQueue) oldest(items []respItem) *respItem {
+func (q *respQueue) oldest(items *chunked.Slice[respItem]) *respItem {
 	for ; q.head < len(q.pos); q.head++ {
-		if it := &items[q.pos[q.head]]; !it.done && it.index >= 0 {
+		if it := items.At(int(q.pos[q.head])); !it.done && it.index >= 0 {
 			return it
 		}
 	}
@@ -141,11 +142,11 @@ func (q *respQueue) oldest(items []respItem) *respItem {
 // lookup returns the item at output_index n, nil when there is none.
 // Items nearly always arrive with output_index equal to their position.
 func (r *responsesDecoder) lookup(n int) *respItem {
-	if n < len(r.items) && int(r.items[n].index) == n {
-		return &r.items[n]
+	if n < r.items.Len() && int(r.items.At(n).index) == n {
+		return r.items.At(n)
 	}
 	if pos, ok := r.byIndex[int32(n)]; ok {
-		return &r.items[pos]
+		return r.items.At(int(pos))
 	}
 	return nil
 }
@@ -154,11 +155,11 @@ func (r *responsesDecoder) lookup(n int) *respItem {
 // (not added): begin adds it. A message or a call has its block from the
 // start, a reasoning item where it is known (adopt, close).
 func (r *responsesDecoder) open(n int, k respKind) *respItem {
-	pos := int32(len(r.items))
+	pos := int32(r.items.Len())
 	if int(pos) != n && r.byIndex == nil {
 		r.byIndex = make(map[int32]int32)
-		for p := range r.items {
-			r.byIndex[r.items[p].index] = int32(p)
+		for p := range r.items.Len() {
+			r.byIndex[r.items.At(p).index] = int32(p)
 		}
 	}
 	if r.byIndex != nil {
@@ -174,8 +175,9 @@ func (r *responsesDecoder) open(n int, k respKind) *respItem {
 	}
 	r.next = max(r.next, n+1)
 	r.byKind[k].pos = append(roomForOne(r.byKind[k].pos), pos)
-	r.items = append(roomForOne(r.items), respItem{index: int32(n), pos: pos, kind: k, call: int32(call), slot: int32(slot)})
-	return &r.items[pos]
+	it, _ := r.items.Grow()
+	*it = respItem{index: int32(n), pos: pos, kind: k, call: int32(call), slot: int32(slot)}
+	return it
 }
 
 // callIndex is the assembler index of a new call at output_index n: n, so
@@ -190,9 +192,9 @@ func (r *responsesDecoder) callIndex(n int) int {
 	} else {
 		if r.callTaken == nil {
 			r.callTaken = make(map[int32]struct{})
-			for i := range r.items {
-				if r.items[i].kind == respCall {
-					r.callTaken[r.items[i].call] = struct{}{}
+			for i := range r.items.Len() {
+				if it := r.items.At(i); it.kind == respCall {
+					r.callTaken[it.call] = struct{}{}
 				}
 			}
 		}

@@ -1,0 +1,62 @@
+// Package chunked is a sequence that grows as a slice while it is short and
+// in fixed chunks once it is long: a decoder that keeps one element per
+// item of a stream then allocates about the room its elements take, where a
+// slice grown by doubling allocates two to four times that, and copies
+// every element to grow.
+package chunked
+
+import "slices"
+
+// size is the elements of a chunk; the first grows to it by doubling.
+const size = 1024
+
+// Slice is a sequence of T. Its zero value is empty and ready to use. A
+// pointer to an element of the first size stays valid only until the next
+// Grow, as with a slice; past them, until the element is reused after
+// Truncate.
+type Slice[T any] struct {
+	first []T   // elements [0, size)
+	more  [][]T // elements [size, ...), size in each
+	n     int
+}
+
+// Len is the number of elements.
+func (s *Slice[T]) Len() int { return s.n }
+
+// At is element i, which must be below Len.
+func (s *Slice[T]) At(i int) *T {
+	if i < size {
+		return &s.first[i]
+	}
+	return &s.more[i/size-1][i%size]
+}
+
+// Grow adds an element and returns it: the one Truncate left at that
+// place, as it was, so that its buffers may be reused (reused true), or a
+// zero one.
+func (s *Slice[T]) Grow() (e *T, reused bool) {
+	var zero T
+	i := s.n
+	s.n++
+	if i < size {
+		if i < len(s.first) {
+			return &s.first[i], true
+		}
+		// Doubled: append's growth slows to 1.25× for large slices.
+		s.first = append(slices.Grow(s.first, min(max(i, 1), size-i)), zero)
+		return &s.first[i], false
+	}
+	c, off := i/size-1, i%size
+	if c == len(s.more) {
+		s.more = append(s.more, make([]T, 0, size))
+	}
+	if off < len(s.more[c]) {
+		return &s.more[c][off], true
+	}
+	s.more[c] = append(s.more[c], zero)
+	return &s.more[c][off], false
+}
+
+// Truncate keeps the first n elements, n at most Len; the rest stay in
+// place for Grow to hand out again.
+func (s *Slice[T]) Truncate(n int) { s.n = n }
