@@ -55,8 +55,11 @@ type Assembler struct {
 	order  []int   // scratch for Finalize: positions in ascending index order
 
 	// Past linearLimit calls, these mirror routes and the calls' indexes.
-	routeMap map[int]int // provider index → position
-	indexMap map[int]int // call index → position
+	// int32, half the room of int: a provider index is at most MaxIndex,
+	// and a call index or position past 2^31-1 takes 2^30 calls first,
+	// over 100 GB of them.
+	routeMap map[int32]int32 // provider index → position
+	indexMap map[int32]int32 // call index → position
 
 	hitFrom, hitPos int // the last route looked up, a one-entry cache
 	newest          int // position of the newest call; -1 when none
@@ -297,8 +300,8 @@ func (a *Assembler) lookup(p int) int {
 				break
 			}
 		}
-	} else if q, ok := a.routeMap[p]; ok {
-		pos = q
+	} else if q, ok := a.routeMap[int32(p)]; ok {
+		pos = int(q)
 	}
 	if pos >= 0 {
 		a.hitFrom, a.hitPos = p, pos
@@ -316,8 +319,8 @@ func (a *Assembler) find(i int) int {
 		}
 		return -1
 	}
-	if pos, ok := a.indexMap[i]; ok {
-		return pos
+	if pos, ok := a.indexMap[int32(i)]; ok && int(int32(i)) == i {
+		return int(pos)
 	}
 	return -1
 }
@@ -347,16 +350,16 @@ func (a *Assembler) start(at int, f *Fragment) int {
 	case len(a.calls) == linearLimit+1:
 		// Switch lookups to maps, filling them with what the slices hold.
 		if a.routeMap == nil {
-			a.routeMap, a.indexMap = make(map[int]int), make(map[int]int)
+			a.routeMap, a.indexMap = make(map[int32]int32), make(map[int32]int32)
 		}
 		for _, r := range a.routes {
-			a.routeMap[r.from] = r.pos
+			a.routeMap[int32(r.from)] = int32(r.pos)
 		}
 		for p := range a.calls {
-			a.indexMap[a.calls[p].index] = p
+			a.indexMap[int32(a.calls[p].index)] = int32(p)
 		}
 	case len(a.calls) > linearLimit+1:
-		a.indexMap[at] = pos
+		a.indexMap[int32(at)] = int32(pos)
 	}
 	if !f.NoIndex {
 		a.setRoute(f.Index, pos)
@@ -370,7 +373,7 @@ func (a *Assembler) start(at int, f *Fragment) int {
 func (a *Assembler) setRoute(p, pos int) {
 	a.hitFrom, a.hitPos = p, pos
 	if len(a.calls) > linearLimit {
-		a.routeMap[p] = pos
+		a.routeMap[int32(p)] = int32(pos)
 		return
 	}
 	if i := slices.IndexFunc(a.routes, func(r route) bool { return r.from == p }); i >= 0 {

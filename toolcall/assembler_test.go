@@ -2,6 +2,7 @@ package toolcall
 
 import (
 	"errors"
+	"strconv"
 	"testing"
 )
 
@@ -91,5 +92,23 @@ func TestScannersOnlyWhileInsideAValue(t *testing.T) {
 	a.Reset()
 	if a.scan0Held || len(a.idle) != 2 {
 		t.Errorf("after Reset: scan0 held %v, %d idle, want false and 2", a.scan0Held, len(a.idle))
+	}
+}
+
+// TestPreviewOfAnIndexPastInt32 checks that the int32 keys of the index
+// map do not make a huge index find the call whose index it wraps to.
+func TestPreviewOfAnIndexPastInt32(t *testing.T) {
+	a := NewAssembler(WithMaxCalls(-1))
+	for i := range linearLimit + 2 { // past the switch to the maps
+		if err := a.Add(Fragment{Index: i, Name: "f", Arguments: "{}"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	huge := 3 | 1<<(strconv.IntSize-2) // wraps to 3 in 32 bits, where int has 64
+	if p, ok := a.Preview(huge); ok {
+		t.Errorf("Preview(%d) = %+v, true; want none", huge, p)
+	}
+	if p, ok := a.Preview(3); !ok || p.Index != 3 {
+		t.Errorf("Preview(3) = %+v, %v; want call 3", p, ok)
 	}
 }
