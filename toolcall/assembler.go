@@ -2,6 +2,7 @@ package toolcall
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -67,10 +68,11 @@ type Assembler struct {
 	last            int // what LastIndex reports
 
 	// The scanners of calls whose arguments are inside a value (see
-	// call.sc): scan0 in place, so that calls streamed one at a time
-	// allocate none, and those no call holds, kept for the next.
-	scan0     scanner
-	scan0Held bool
+	// call.sc): the first few in place, so that a response of a few calls
+	// streamed at once allocates none; more are made as needed, and kept
+	// for the next while no call holds them.
+	scans     [inPlaceScanners]scanner
+	scansHeld uint8 // bit i: a call holds scans[i]
 	idle      []*scanner
 }
 
@@ -105,8 +107,9 @@ func (c *call) blank() bool { return c.sc == nil && c.settled == scanValue }
 func (a *Assembler) scan(c *call, p string) {
 	s := c.sc
 	if s == nil {
-		if !a.scan0Held {
-			s, a.scan0Held = &a.scan0, true
+		if i := bits.TrailingZeros8(^a.scansHeld); i < inPlaceScanners {
+			s = &a.scans[i]
+			a.scansHeld |= 1 << i
 		} else if n := len(a.idle); n > 0 {
 			s, a.idle = a.idle[n-1], a.idle[:n-1]
 		} else {
@@ -125,15 +128,23 @@ func (a *Assembler) scan(c *call, p string) {
 
 // unscan gives back the scanner c holds, if any.
 func (a *Assembler) unscan(c *call) {
-	switch s := c.sc; {
-	case s == nil:
-	case s == &a.scan0:
-		a.scan0Held = false
-	default:
-		a.idle = append(a.idle, s)
+	s := c.sc
+	if s == nil {
+		return
 	}
 	c.sc = nil
+	for i := range a.scans {
+		if s == &a.scans[i] {
+			a.scansHeld &^= 1 << i
+			return
+		}
+	}
+	a.idle = append(a.idle, s)
 }
+
+// inPlaceScanners is how many calls may be inside their arguments at once
+// before the Assembler makes scanners: parallel calls are a few.
+const inPlaceScanners = 4
 
 // route sends a provider index to a call.
 type route struct{ from, pos int }

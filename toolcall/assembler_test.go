@@ -61,13 +61,14 @@ func TestScannersOnlyWhileInsideAValue(t *testing.T) {
 			held++
 		}
 	}
-	if held != 0 || a.scan0Held || len(a.idle) != 0 {
-		t.Fatalf("%d complete calls hold %d scanners (scan0 held %v, %d idle), want none and none made", n, held, a.scan0Held, len(a.idle))
+	if held != 0 || a.scansHeld != 0 || len(a.idle) != 0 {
+		t.Fatalf("%d complete calls hold %d scanners (in place held %b, %d idle), want none and none made", n, held, a.scansHeld, len(a.idle))
 	}
 
 	// Open at once: each its own; failed: kept for Finalize's report.
 	a.Reset()
-	for i := range 3 {
+	const open = inPlaceScanners + 2
+	for i := range open {
 		if err := a.Add(Fragment{Index: i, Name: "f", Arguments: `{"a":[`}); err != nil {
 			t.Fatal(err)
 		}
@@ -85,13 +86,13 @@ func TestScannersOnlyWhileInsideAValue(t *testing.T) {
 	}
 	_, err := a.Finalize()
 	var ce *CallsError
-	if !errors.As(err, &ce) || len(ce.Invalid) != 3 || ce.Invalid[0].Offset != 6 || ce.Invalid[0].Reason != `invalid character '}' looking for the beginning of a value` || ce.Invalid[1].Reason != "unexpected end of JSON input" {
+	if !errors.As(err, &ce) || len(ce.Invalid) != open || ce.Invalid[0].Offset != 6 || ce.Invalid[0].Reason != `invalid character '}' looking for the beginning of a value` || ce.Invalid[1].Reason != "unexpected end of JSON input" {
 		t.Fatalf("Finalize: %v", err)
 	}
 	// Reset takes them all back, for the next response.
 	a.Reset()
-	if a.scan0Held || len(a.idle) != 2 {
-		t.Errorf("after Reset: scan0 held %v, %d idle, want false and 2", a.scan0Held, len(a.idle))
+	if a.scansHeld != 0 || len(a.idle) != open-inPlaceScanners {
+		t.Errorf("after Reset: in place held %b, %d idle, want none and %d", a.scansHeld, len(a.idle), open-inPlaceScanners)
 	}
 }
 
