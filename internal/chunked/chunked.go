@@ -5,8 +5,6 @@
 // every element to grow.
 package chunked
 
-import "slices"
-
 // size is the elements of a chunk; the first grows to it by doubling.
 const size = 1024
 
@@ -42,8 +40,14 @@ func (s *Slice[T]) Grow() (e *T, reused bool) {
 		if i < len(s.first) {
 			return &s.first[i], true
 		}
-		// Doubled: append's growth slows to 1.25× for large slices.
-		s.first = append(slices.Grow(s.first, min(max(i, 1), size-i)), zero)
+		if i == cap(s.first) {
+			// Doubled, up to size: append's growth slows to 1.25× for
+			// large slices, and would round past size.
+			f := make([]T, i, min(max(2*i, 4), size))
+			copy(f, s.first)
+			s.first = f
+		}
+		s.first = append(s.first, zero)
 		return &s.first[i], false
 	}
 	c, off := i/size-1, i%size

@@ -33,19 +33,28 @@ func TestSlice(t *testing.T) {
 	}
 }
 
-// A long sequence allocates about its elements' room: no more than one
-// chunk and the first's doubling beyond it.
-func TestSliceAllocatesItsRoom(t *testing.T) {
-	const n = 100 * size
-	allocs := testing.AllocsPerRun(3, func() {
-		var s Slice[[64]byte]
-		for range n {
-			s.Grow()
+// A long sequence holds about its elements' room, no more than a chunk
+// beyond, and an element past the first chunk never moves.
+func TestSliceHoldsItsRoom(t *testing.T) {
+	for _, n := range []int{1, size, size + 1, 100*size + 7} {
+		var s Slice[int]
+		var past *int
+		for i := range n {
+			e, _ := s.Grow()
+			*e = i
+			if i == size {
+				past = e
+			}
 		}
-	})
-	// The first chunk doubles about 11 times, the rest are one each, and
-	// more's headers double.
-	if max := 11 + n/size + 10; allocs > float64(max) {
-		t.Errorf("%v allocations for %d elements, want at most %d", allocs, n, max)
+		room := cap(s.first)
+		for _, c := range s.more {
+			room += cap(c)
+		}
+		if room > n+size {
+			t.Errorf("%d elements hold room for %d, want at most %d", n, room, n+size)
+		}
+		if past != nil && (past != s.At(size) || *past != size) {
+			t.Errorf("%d elements: element %d moved", n, size)
+		}
 	}
 }
