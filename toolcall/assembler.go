@@ -102,28 +102,22 @@ func (c *call) complete() bool {
 // blank reports that the arguments are whitespace or nothing.
 func (c *call) blank() bool { return c.sc == nil && c.settled == scanValue }
 
-// scan feeds p, just appended to c's arguments, to c's scan: in a scanner
-// taken for it when it held none, given back when the scan settles.
-func (a *Assembler) scan(c *call, p string) {
-	s := c.sc
-	if s == nil {
-		if i := bits.TrailingZeros8(^a.scansHeld); i < inPlaceScanners {
-			s = &a.scans[i]
-			a.scansHeld |= 1 << i
-		} else if n := len(a.idle); n > 0 {
-			s, a.idle = a.idle[n-1], a.idle[:n-1]
-		} else {
-			s = new(scanner)
-		}
-		s.reset()
-		s.state, s.n = c.settled, len(c.args)-len(p)
+// takeScanner gives c, which holds none, a scanner standing where its
+// scan settled, after its first n bytes of arguments: the arguments go on
+// into a value. Given back (unscan) when the scan settles again.
+func (a *Assembler) takeScanner(c *call, n int) {
+	var s *scanner
+	if i := bits.TrailingZeros8(^a.scansHeld); i < inPlaceScanners {
+		s = &a.scans[i]
+		a.scansHeld |= 1 << i
+	} else if k := len(a.idle); k > 0 {
+		s, a.idle = a.idle[k-1], a.idle[:k-1]
+	} else {
+		s = new(scanner)
 	}
-	feed(s, p)
+	s.reset()
+	s.state, s.n = c.settled, n
 	c.sc = s
-	if s.state == scanDone || s.blank() {
-		c.settled = s.state
-		a.unscan(c)
-	}
 }
 
 // unscan gives back the scanner c holds, if any.
@@ -259,7 +253,14 @@ func (a *Assembler) Add(f Fragment) error {
 	}
 	if f.Arguments != "" {
 		c.args = append(c.args, f.Arguments...)
-		a.scan(c, f.Arguments)
+		if c.sc == nil {
+			a.takeScanner(c, len(c.args)-len(f.Arguments))
+		}
+		feed(c.sc, f.Arguments)
+		if c.sc.state == scanDone || c.sc.blank() {
+			c.settled = c.sc.state
+			a.unscan(c)
+		}
 	}
 	a.last = c.index
 	return nil
