@@ -175,7 +175,7 @@ func (r *responsesDecoder) open(n int, k respKind) *respItem {
 	}
 	r.next = max(r.next, n+1)
 	r.byKind[k].pos = append(roomForOne(r.byKind[k].pos), pos)
-	it, _ := r.items.Grow()
+	it := r.items.Grow()
 	*it = respItem{index: int32(n), pos: pos, kind: k, call: int32(call), slot: int32(slot)}
 	return it
 }

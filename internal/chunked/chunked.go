@@ -9,9 +9,8 @@ package chunked
 const size = 1024
 
 // Slice is a sequence of T. Its zero value is empty and ready to use. A
-// pointer to an element of the first size stays valid only until the next
-// Grow, as with a slice; past them, until the element is reused after
-// Truncate.
+// pointer to one of the first size elements stays valid only until the
+// next Grow, as with a slice; past them, for good.
 type Slice[T any] struct {
 	first []T   // elements [0, size)
 	more  [][]T // elements [size, ...), size in each
@@ -29,17 +28,12 @@ func (s *Slice[T]) At(i int) *T {
 	return &s.more[i/size-1][i%size]
 }
 
-// Grow adds an element and returns it: the one Truncate left at that
-// place, as it was, so that its buffers may be reused (reused true), or a
-// zero one.
-func (s *Slice[T]) Grow() (e *T, reused bool) {
+// Grow adds a zero element and returns it.
+func (s *Slice[T]) Grow() *T {
 	var zero T
 	i := s.n
 	s.n++
 	if i < size {
-		if i < len(s.first) {
-			return &s.first[i], true
-		}
 		if i == cap(s.first) {
 			// Doubled, up to size: append's growth slows to 1.25× for
 			// large slices, and would round past size.
@@ -48,19 +42,12 @@ func (s *Slice[T]) Grow() (e *T, reused bool) {
 			s.first = f
 		}
 		s.first = append(s.first, zero)
-		return &s.first[i], false
+		return &s.first[i]
 	}
-	c, off := i/size-1, i%size
+	c := i/size - 1
 	if c == len(s.more) {
 		s.more = append(s.more, make([]T, 0, size))
 	}
-	if off < len(s.more[c]) {
-		return &s.more[c][off], true
-	}
 	s.more[c] = append(s.more[c], zero)
-	return &s.more[c][off], false
+	return &s.more[c][i%size]
 }
-
-// Truncate keeps the first n elements, n at most Len; the rest stay in
-// place for Grow to hand out again.
-func (s *Slice[T]) Truncate(n int) { s.n = n }
