@@ -14,7 +14,9 @@ import (
 // slice one copy of the start, and appended text lives in one buffer as
 // pieces linked per member.
 type antMembers struct {
-	coming int // members of the delta being read not yet extended (see expect)
+	coming int  // members of the delta being read not yet extended (see expect)
+	near   int  // the member found last: the next find tries it and the one after
+	dups   bool // two members share a key (then find asks the map)
 	list   []antMember
 	byKey  map[string]int // position in list by key, once there are more than maxListedMembers
 	text   []byte         // every text the deltas appended, in arrival order
@@ -118,16 +120,30 @@ func (m *antMembers) index() {
 	}
 	m.byKey = make(map[string]int, len(m.list)+max(m.coming, 0))
 	for i := range m.list {
-		if _, dup := m.byKey[m.list[i].key]; !dup {
+		if _, dup := m.byKey[m.list[i].key]; dup {
+			m.dups = true
+		} else {
 			m.byKey[m.list[i].key] = i
 		}
 	}
 }
 
-// find is the position of the first member named key, -1 for none.
+// find is the position of the first member named key, -1 for none. Deltas
+// mostly extend the member the last one did, or the next in order; while
+// no key repeats, the member there is the first of its name, and the map,
+// whose lookups miss the cache once it is large, is not asked.
 func (m *antMembers) find(key []byte) int {
 	if m.byKey != nil {
+		if !m.dups {
+			for i := m.near; i < min(m.near+2, len(m.list)); i++ {
+				if m.list[i].key == string(key) {
+					m.near = i
+					return i
+				}
+			}
+		}
 		if i, ok := m.byKey[string(key)]; ok {
+			m.near = i
 			return i
 		}
 		return -1
