@@ -14,10 +14,13 @@ import (
 // slice one copy of the start, and appended text lives in one buffer as
 // pieces linked per member.
 type antMembers struct {
-	list  []antMember
-	byKey map[string]int // position in list by key, once there are more than maxListedMembers
-	text  []byte         // every text the deltas appended, in arrival order
-	segs  []antSeg       // the pieces of text, each linked to its member's next
+	coming int  // members of the delta being read not yet extended (see expect)
+	near   int  // the member found last: the next find tries it and the one after
+	dups   bool // two members share a key (then find asks the map)
+	list   []antMember
+	byKey  map[string]int // position in list by key, once there are more than maxListedMembers
+	text   []byte         // every text the deltas appended, in arrival order
+	segs   []antSeg       // the pieces of text, each linked to its member's next
 }
 
 // maxListedMembers is how many members of a block are looked up in a list
@@ -62,7 +65,7 @@ func (a *anthropicDecoder) startMembers(blk *antBlock) {
 		m.list = append(m.list, antMember{key: names[:len(key)], raw: src[s:e:e], first: -1, last: -1})
 		names = names[len(key):]
 	})
-	m.index(0)
+	m.index()
 }
 
 // extend appends the string value v of a delta's member key to the member
@@ -72,13 +75,19 @@ func (m *antMembers) extend(doc *jsonscan.Doc, key []byte, v jsonscan.Span) {
 	i := m.find(key)
 	if i < 0 {
 		i = len(m.list)
+		if i == cap(m.list) {
+			// Room for the rest of the delta at once, should its members
+			// all be new; a delta of members the start had needs none.
+			m.list = slices.Grow(m.list, max(m.coming, 1))
+		}
 		m.list = append(m.list, antMember{key: string(key), raw: emptyJSONString, first: -1, last: -1})
 		if m.byKey != nil {
 			m.byKey[m.list[i].key] = i
 		} else {
-			m.index(0)
+			m.index()
 		}
 	}
+	m.coming--
 	start := len(m.text)
 	m.text = doc.Str(m.text, v)
 	if len(m.text) == start {
@@ -89,7 +98,7 @@ func (m *antMembers) extend(doc *jsonscan.Doc, key []byte, v jsonscan.Span) {
 		m.segs[mem.last].end = len(m.text) // the common case: deltas of one member in a row
 		return
 	}
-	m.segs = append(m.segs, antSeg{start: start, end: len(m.text), next: -1})
+	m.segs = append(roomForOne(m.segs), antSeg{start: start, end: len(m.text), next: -1})
 	if mem.last >= 0 {
 		m.segs[mem.last].next = len(m.segs) - 1
 	} else {
@@ -98,31 +107,43 @@ func (m *antMembers) extend(doc *jsonscan.Doc, key []byte, v jsonscan.Span) {
 	mem.last = len(m.segs) - 1
 }
 
-// grow makes room for n more members, as a delta of n members may bring.
-func (m *antMembers) grow(n int) {
-	m.list = slices.Grow(m.list, n)
-	m.index(n)
-}
+// expect says that a delta of n members is read next.
+func (m *antMembers) expect(n int) { m.coming = n }
 
-// index looks members up in a map once there may be more than a few,
+// index looks members up in a map once there are more than a few,
 // whether the start or the deltas brought them, so that a delta extending
-// many members stays linear; more is how many may come soon.
-func (m *antMembers) index(more int) {
-	if m.byKey != nil || len(m.list)+more <= maxListedMembers {
+// many members stays linear. The map has room for what the delta being
+// read may still add.
+func (m *antMembers) index() {
+	if m.byKey != nil || len(m.list) <= maxListedMembers {
 		return
 	}
-	m.byKey = make(map[string]int, len(m.list)+more)
+	m.byKey = make(map[string]int, len(m.list)+max(m.coming, 0))
 	for i := range m.list {
-		if _, dup := m.byKey[m.list[i].key]; !dup {
+		if _, dup := m.byKey[m.list[i].key]; dup {
+			m.dups = true
+		} else {
 			m.byKey[m.list[i].key] = i
 		}
 	}
 }
 
-// find is the position of the first member named key, -1 for none.
+// find is the position of the first member named key, -1 for none. Deltas
+// mostly extend the member the last one did, or the next in order; while
+// no key repeats, the member there is the first of its name, and the map,
+// whose lookups miss the cache once it is large, is not asked.
 func (m *antMembers) find(key []byte) int {
 	if m.byKey != nil {
+		if !m.dups {
+			for i := m.near; i < min(m.near+2, len(m.list)); i++ {
+				if m.list[i].key == string(key) {
+					m.near = i
+					return i
+				}
+			}
+		}
 		if i, ok := m.byKey[string(key)]; ok {
+			m.near = i
 			return i
 		}
 		return -1

@@ -517,8 +517,12 @@ func (a *anthropicDecoder) blockDelta(ev *sse.Event) error {
 		return nil
 	}
 	n := 0
-	a.fields(a.delta, func([]byte, jsonscan.Span) { n++ })
-	blk.members.grow(n)
+	a.fields(a.delta, func(key []byte, v jsonscan.Span) {
+		if string(key) != "type" && a.doc.IsString(v) {
+			n++
+		}
+	})
+	blk.members.expect(n)
 	a.fields(a.delta, func(key []byte, v jsonscan.Span) {
 		if string(key) != "type" && a.doc.IsString(v) {
 			blk.members.extend(&a.doc, key, v)

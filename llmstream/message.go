@@ -160,17 +160,17 @@ type FunctionCall struct {
 
 // Usage is the token accounting a provider reports for one response.
 //
-//	field             chat                     Anthropic                    Responses                              Gemini
-//	PromptTokens      prompt_tokens            input_tokens                 input_tokens                           promptTokenCount
-//	CompletionTokens  completion_tokens        output_tokens                output_tokens                          candidatesTokenCount (+ thoughtsTokenCount)
-//	TotalTokens       total_tokens             the sum of all four          total_tokens                           totalTokenCount
-//	CachedTokens      ..cached_tokens          cache_read_input_tokens      input_tokens_details.cached_tokens     cachedContentTokenCount
-//	CacheWriteTokens  —                        cache_creation_input_tokens  —                                      —
-//	ReasoningTokens   ..reasoning_tokens       ..thinking_tokens            output_tokens_details.reasoning_tokens thoughtsTokenCount
+//	field             chat                     Anthropic                    Responses                              Gemini                                      Bedrock
+//	PromptTokens      prompt_tokens            input_tokens                 input_tokens                           promptTokenCount                            inputTokens
+//	CompletionTokens  completion_tokens        output_tokens                output_tokens                          candidatesTokenCount (+ thoughtsTokenCount) outputTokens
+//	TotalTokens       total_tokens             the sum of all four          total_tokens                           totalTokenCount                             totalTokens, else the sum
+//	CachedTokens      ..cached_tokens          cache_read_input_tokens      input_tokens_details.cached_tokens     cachedContentTokenCount                     cacheReadInputTokens
+//	CacheWriteTokens  —                        cache_creation_input_tokens  —                                      —                                           cacheWriteInputTokens
+//	ReasoningTokens   ..reasoning_tokens       ..thinking_tokens            output_tokens_details.reasoning_tokens thoughtsTokenCount                          —
 //
-// Anthropic's input_tokens leaves out the cached tokens, so its total adds
-// them; its thinking_tokens are in output_tokens_details. Its reports are
-// cumulative and the last one stands, even when it is smaller than an
+// Anthropic's and Bedrock's input counts leave out the cached tokens, so
+// their totals add them. Anthropic's thinking_tokens are in
+// output_tokens_details; its reports are cumulative and the last one stands, even when it is smaller than an
 // earlier one (with compaction, message_start counts the compaction step
 // and the last message_delta the answer); a count the last report gives
 // as 0 or leaves out keeps the earlier one. Where a provider sends no
