@@ -57,8 +57,8 @@ type Assembler struct {
 
 	// Past linearLimit calls, these mirror routes and the calls' indexes.
 	// int32, half the room of int: a provider index is at most MaxIndex,
-	// and a call index or position past 2^31-1 takes 2^30 calls first,
-	// over 100 GB of them.
+	// and a call index at most MaxIndex plus the calls held, which callCap
+	// bounds.
 	routeMap map[int32]int32 // provider index → position
 	indexMap map[int32]int32 // call index → position
 
@@ -193,7 +193,7 @@ func (a *Assembler) LastIndex() int {
 //   - [*FragmentError] with [ErrInvalidExtra]: f.Extra is neither empty
 //     nor a JSON object;
 //   - [*LimitError] with [ErrTooManyCalls]: f would start a call past the
-//     [WithMaxCalls] limit;
+//     [WithMaxCalls] limit (2^30 at most);
 //   - [*LimitError] with [ErrArgumentsTooLarge]: f would take its call's
 //     arguments past the [WithMaxArgumentBytes] limit.
 //
@@ -223,7 +223,7 @@ func (a *Assembler) Add(f Fragment) error {
 	pos, at := a.place(&f)
 	size := len(f.Arguments)
 	if pos < 0 {
-		if limit := a.cfg.callLimit(); limit >= 0 && len(a.calls) >= limit {
+		if limit := a.cfg.callLimit(); len(a.calls) >= limit {
 			return &LimitError{Index: at, Size: len(a.calls) + 1, Max: limit, Err: ErrTooManyCalls}
 		}
 	} else {
