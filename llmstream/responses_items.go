@@ -7,6 +7,7 @@ import (
 	"github.com/airlock-go/airlock/internal/chunked"
 	"github.com/airlock-go/airlock/internal/jsonscan"
 	"github.com/airlock-go/airlock/sse"
+	"github.com/airlock-go/airlock/toolcall"
 )
 
 // This file is the Responses dialect's output items: finding the item an
@@ -27,8 +28,8 @@ const (
 // output_index. It is kept small: a stream may open a great many items,
 // and text, which few items of such a stream have, lives in text. The
 // int32s hold: an output_index is at most toolcall.MaxIndex, and a
-// position, block or call index past 2^31 takes 2^30 items first, over
-// 100 GB of them.
+// position, block or call index at most that plus the items, which
+// maxItems bounds.
 type respItem struct {
 	index    int32 // output_index; -1 once another item took it
 	pos      int32 // its position in responsesDecoder.items
@@ -154,7 +155,12 @@ func (r *responsesDecoder) lookup(n int) *respItem {
 // open starts the item at output_index n, of kind k, as named by a delta
 // (not added): begin adds it. A message or a call has its block from the
 // start, a reasoning item where it is known (adopt, close).
-func (r *responsesDecoder) open(n int, k respKind) *respItem {
+// A stream of more than maxItems items fails: past it the int32s of an
+// item could overflow.
+func (r *responsesDecoder) open(n int, k respKind) (*respItem, error) {
+	if r.items.Len() >= maxItems {
+		return nil, r.b.fail(r.b.eventError(r.doc.Data, 0, fmt.Errorf("%w: more than %d output items", ErrOutOfOrder, maxItems)))
+	}
 	pos := int32(r.items.Len())
 	if int(pos) != n && r.byIndex == nil {
 		r.byIndex = make(map[int32]int32)
@@ -177,8 +183,13 @@ func (r *responsesDecoder) open(n int, k respKind) *respItem {
 	r.byKind[k].pos = append(roomForOne(r.byKind[k].pos), pos)
 	it := r.items.Grow()
 	*it = respItem{index: int32(n), pos: pos, kind: k, call: int32(call), slot: int32(slot)}
-	return it
+	return it, nil
 }
+
+// maxItems bounds the output items of one stream, 2^30, as
+// toolcall.MaxIndex bounds an output_index. A variable only so that a test
+// can reach it.
+var maxItems = toolcall.MaxIndex + 1
 
 // callIndex is the assembler index of a new call at output_index n: n, so
 // that the calls come out in output order, unless an earlier call had n
@@ -295,7 +306,10 @@ func (r *responsesDecoder) adopt(it *respItem) error {
 
 // begin opens item n from the item members just read.
 func (r *responsesDecoder) begin(n int) (*respItem, error) {
-	it := r.open(n, r.itemKind(r.inItem.typ))
+	it, err := r.open(n, r.itemKind(r.inItem.typ))
+	if err != nil {
+		return nil, err
+	}
 	switch {
 	case it.kind == respCall && r.doc.IsString(r.inItem.args):
 		it.start = string(r.doc.Str(r.arena[:0], r.inItem.args))

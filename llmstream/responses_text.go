@@ -110,7 +110,7 @@ func (r *responsesDecoder) deltaItem(ev *sse.Event, k respKind, find respFind) (
 	case err != nil:
 		return nil, err
 	case it == nil:
-		return r.open(n, k), nil
+		return r.open(n, k)
 	case it.kind == k && !it.done:
 		return it, nil
 	}
