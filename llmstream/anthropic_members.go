@@ -107,8 +107,15 @@ func (m *antMembers) extend(doc *jsonscan.Doc, key []byte, v jsonscan.Span) {
 	mem.last = len(m.segs) - 1
 }
 
-// expect says that a delta of n members is read next.
-func (m *antMembers) expect(n int) { m.coming = n }
+// expect says that a delta of n string members is read next. Each may
+// start a piece of text, so a delta of many has room for them made once:
+// doubling as they come allocated up to twice the room the pieces take.
+func (m *antMembers) expect(n int) {
+	m.coming = n
+	if n > 1 {
+		m.segs = slices.Grow(m.segs, n)
+	}
+}
 
 // index looks members up in a map once there are more than a few,
 // whether the start or the deltas brought them, so that a delta extending
