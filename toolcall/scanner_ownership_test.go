@@ -337,3 +337,33 @@ func TestCallSlotSize(t *testing.T) {
 		t.Errorf("call is %d bytes, want at most 120", got)
 	}
 }
+
+// TestManyOpenCallsDoNotAllocate: with more calls inside their arguments
+// at once than the Assembler holds scanners in place, the scanners made
+// are kept: once warmed up, Add allocates nothing, response after
+// response.
+func TestManyOpenCallsDoNotAllocate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures allocations")
+	}
+	const open = 3 * inPlaceScanners
+	pieces := []string{" ", `{"a":`, `[1,`, `{"b":"x"}`, `]`, `}`, " "}
+	a := NewAssembler()
+	stream := func() {
+		a.Reset()
+		for _, p := range pieces {
+			for i := range open {
+				if err := a.Add(Fragment{Index: i, Name: "f", Arguments: p}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	stream() // warm up
+	if allocs := testing.AllocsPerRun(20, stream); allocs != 0 {
+		t.Errorf("%v allocations per response of %d calls open at once, want 0", allocs, open)
+	}
+	if len(a.idle) != open-inPlaceScanners || a.scansHeld != 0 {
+		t.Errorf("%d idle, held %b; want %d and none", len(a.idle), a.scansHeld, open-inPlaceScanners)
+	}
+}
