@@ -154,12 +154,18 @@ func (r *responsesDecoder) lookup(n int) *respItem {
 
 // open starts the item at output_index n, of kind k, as named by a delta
 // (not added): begin adds it. A message or a call has its block from the
-// start, a reasoning item where it is known (adopt, close).
-// A stream of more than maxItems items fails: past it the int32s of an
-// item could overflow.
+// start, a reasoning item where it is known (adopt, close). It fails the
+// stream, changing nothing, past maxItems items (an item's int32s could
+// overflow) or when a call would need an index past toolcall.MaxIndex.
 func (r *responsesDecoder) open(n int, k respKind) (*respItem, error) {
 	if r.items.Len() >= maxItems {
 		return nil, r.b.fail(r.b.eventError(r.doc.Data, 0, fmt.Errorf("%w: more than %d output items", ErrOutOfOrder, maxItems)))
+	}
+	call, slot := 0, -1
+	if k == respCall {
+		if call = r.callIndex(n); call < 0 {
+			return nil, r.b.fail(r.b.eventError(r.doc.Data, 0, fmt.Errorf("%w: a function call at output_index %d, which calls hold up to %d", ErrOutOfOrder, n, toolcall.MaxIndex)))
+		}
 	}
 	pos := int32(r.items.Len())
 	if int(pos) != n && r.byIndex == nil {
@@ -171,12 +177,10 @@ func (r *responsesDecoder) open(n int, k respKind) (*respItem, error) {
 	if r.byIndex != nil {
 		r.byIndex[int32(n)] = pos
 	}
-	call, slot := 0, -1
 	switch k {
 	case respMessage:
 		slot = r.b.addBlock(Block{Type: BlockText})
 	case respCall:
-		call = r.callIndex(n)
 		slot = r.b.addBlock(Block{Type: BlockToolCall, Call: call})
 	}
 	r.next = max(r.next, n+1)
@@ -194,13 +198,12 @@ var maxItems = toolcall.MaxIndex + 1
 // callIndex is the assembler index of a new call at output_index n: n, so
 // that the calls come out in output order, unless an earlier call had n
 // (a server gave two items one output_index); then one past the highest.
-// Calls in rising order need no lookup; from the first that is not,
-// callTaken holds every index a call has, so each lookup is one.
+// -1, changing nothing, when that is past toolcall.MaxIndex. Calls in
+// rising order need no lookup; from the first that is not, callTaken
+// holds every index a call has, so each lookup is one.
 func (r *responsesDecoder) callIndex(n int) int {
 	c := n
-	if n > r.callMax {
-		r.callMax = n
-	} else {
+	if n <= r.callMax {
 		if r.callTaken == nil {
 			r.callTaken = make(map[int32]struct{})
 			for i := range r.items.Len() {
@@ -210,10 +213,13 @@ func (r *responsesDecoder) callIndex(n int) int {
 			}
 		}
 		if _, ok := r.callTaken[int32(n)]; ok {
-			r.callMax++
-			c = r.callMax
+			c = r.callMax + 1
 		}
 	}
+	if c > toolcall.MaxIndex {
+		return -1
+	}
+	r.callMax = max(r.callMax, c)
 	if r.callTaken != nil {
 		r.callTaken[int32(c)] = struct{}{}
 	}
