@@ -68,10 +68,33 @@ func (a *anthropicDecoder) startMembers(blk *antBlock) {
 	m.index()
 }
 
+// deltaMembers extends blk's members with the string members of the
+// delta a.delta, its type aside. Two walks, as for a start: the first
+// counts them and gathers their keys into one string, which new members'
+// keys slice.
+func (a *anthropicDecoder) deltaMembers(blk *antBlock) {
+	var keys strings.Builder
+	n := 0
+	a.fields(a.delta, func(key []byte, v jsonscan.Span) {
+		if string(key) != "type" && a.doc.IsString(v) {
+			n++
+			keys.Write(key)
+		}
+	})
+	names := keys.String()
+	blk.members.expect(n)
+	a.fields(a.delta, func(key []byte, v jsonscan.Span) {
+		if string(key) != "type" && a.doc.IsString(v) {
+			blk.members.extend(&a.doc, names[:len(key)], v)
+			names = names[len(key):]
+		}
+	})
+}
+
 // extend appends the string value v of a delta's member key to the member
 // of that name, a new empty-string member if the start had none; an empty
 // v changes no member.
-func (m *antMembers) extend(doc *jsonscan.Doc, key []byte, v jsonscan.Span) {
+func (m *antMembers) extend(doc *jsonscan.Doc, key string, v jsonscan.Span) {
 	i := m.find(key)
 	if i < 0 {
 		i = len(m.list)
@@ -80,7 +103,7 @@ func (m *antMembers) extend(doc *jsonscan.Doc, key []byte, v jsonscan.Span) {
 			// all be new; a delta of members the start had needs none.
 			m.list = slices.Grow(m.list, max(m.coming, 1))
 		}
-		m.list = append(m.list, antMember{key: string(key), raw: emptyJSONString, first: -1, last: -1})
+		m.list = append(m.list, antMember{key: key, raw: emptyJSONString, first: -1, last: -1})
 		if m.byKey != nil {
 			m.byKey[m.list[i].key] = i
 		} else {
@@ -107,8 +130,15 @@ func (m *antMembers) extend(doc *jsonscan.Doc, key []byte, v jsonscan.Span) {
 	mem.last = len(m.segs) - 1
 }
 
-// expect says that a delta of n members is read next.
-func (m *antMembers) expect(n int) { m.coming = n }
+// expect says that a delta of n string members is read next. Each may
+// start a piece of text, so a delta of many has room for them made once:
+// doubling as they come allocated up to twice the room the pieces take.
+func (m *antMembers) expect(n int) {
+	m.coming = n
+	if n > 1 {
+		m.segs = slices.Grow(m.segs, n)
+	}
+}
 
 // index looks members up in a map once there are more than a few,
 // whether the start or the deltas brought them, so that a delta extending
@@ -132,24 +162,24 @@ func (m *antMembers) index() {
 // mostly extend the member the last one did, or the next in order; while
 // no key repeats, the member there is the first of its name, and the map,
 // whose lookups miss the cache once it is large, is not asked.
-func (m *antMembers) find(key []byte) int {
+func (m *antMembers) find(key string) int {
 	if m.byKey != nil {
 		if !m.dups {
 			for i := m.near; i < min(m.near+2, len(m.list)); i++ {
-				if m.list[i].key == string(key) {
+				if m.list[i].key == key {
 					m.near = i
 					return i
 				}
 			}
 		}
-		if i, ok := m.byKey[string(key)]; ok {
+		if i, ok := m.byKey[key]; ok {
 			m.near = i
 			return i
 		}
 		return -1
 	}
 	for i := range m.list {
-		if m.list[i].key == string(key) {
+		if m.list[i].key == key {
 			return i
 		}
 	}

@@ -487,7 +487,7 @@ func (a *anthropicDecoder) blockDelta(ev *sse.Event) error {
 		case a.doc.Is(dtype, "thinking_delta") && a.doc.IsString(a.inDelta.thinking):
 			return b.text(inReasoning, &a.doc, a.inDelta.thinking)
 		case a.doc.Is(dtype, "signature_delta") && a.doc.IsString(a.inDelta.signature):
-			blk.members.extend(&a.doc, []byte("signature"), a.inDelta.signature)
+			blk.members.extend(&a.doc, "signature", a.inDelta.signature)
 		}
 		return nil
 	case blockToolUse:
@@ -516,18 +516,7 @@ func (a *anthropicDecoder) blockDelta(ev *sse.Event) error {
 		}
 		return nil
 	}
-	n := 0
-	a.fields(a.delta, func(key []byte, v jsonscan.Span) {
-		if string(key) != "type" && a.doc.IsString(v) {
-			n++
-		}
-	})
-	blk.members.expect(n)
-	a.fields(a.delta, func(key []byte, v jsonscan.Span) {
-		if string(key) != "type" && a.doc.IsString(v) {
-			blk.members.extend(&a.doc, key, v)
-		}
-	})
+	a.deltaMembers(blk)
 	return nil
 }
 

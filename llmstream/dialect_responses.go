@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"unsafe"
 
+	"github.com/airlock-go/airlock/internal/chunked"
 	"github.com/airlock-go/airlock/internal/jsonscan"
 	"github.com/airlock-go/airlock/sse"
 	"github.com/airlock-go/airlock/toolcall"
@@ -118,11 +119,11 @@ func (responsesProtocol) parseError(raw []byte, status int) (*APIError, bool) {
 type responsesDecoder struct {
 	b         sink
 	doc       jsonscan.Doc
-	items     []respItem
-	byIndex   map[int]int      // output_index → position in items, once they stop being equal
-	callMax   int              // the highest index a call has in the assembler, -1 for none
-	callTaken map[int]struct{} // the indices calls have, once one came out of order (see callIndex)
-	next      int              // one past the highest output_index so far
+	items     chunked.Slice[respItem]
+	byIndex   map[int32]int32    // output_index → position in items, once they stop being equal
+	callMax   int                // the highest index a call has in the assembler, -1 for none
+	callTaken map[int32]struct{} // the indices calls have, once one came out of order (see callIndex)
+	next      int                // one past the highest output_index so far
 
 	// The items of each kind in order of arrival, for the servers that
 	// send no output_index (see eventItem).
@@ -360,8 +361,8 @@ func (r *responsesDecoder) terminal(ev *sse.Event) error {
 	if err := elements(r, r.inResp.output, r, (*responsesDecoder).outputItem); err != nil {
 		return err
 	}
-	for i := range r.items {
-		it := &r.items[i]
+	for i := range r.items.Len() {
+		it := r.items.At(i)
 		if it.kind == respCall && !it.added {
 			return r.b.outOfOrder(ev, 0, fmt.Sprintf("function-call arguments for output item %d, which was never added", it.index))
 		}
@@ -423,14 +424,14 @@ func (r *responsesDecoder) streamedID() bool {
 		return false
 	}
 	if r.seenIDs == nil {
-		r.seenIDs = make(map[string]struct{}, len(r.items))
-		for i := range r.items {
-			it := &r.items[i]
-			if it.slot >= 0 && r.b.block(it.slot).ID != "" {
-				r.seenIDs[r.b.block(it.slot).ID] = struct{}{}
+		r.seenIDs = make(map[string]struct{}, r.items.Len())
+		for i := range r.items.Len() {
+			it := r.items.At(i)
+			if it.slot >= 0 && r.b.block(int(it.slot)).ID != "" {
+				r.seenIDs[r.b.block(int(it.slot)).ID] = struct{}{}
 			}
 			if it.kind == respCall {
-				if p, _ := r.b.assembler().Preview(it.call); p.ID != "" {
+				if p, _ := r.b.assembler().Preview(int(it.call)); p.ID != "" {
 					r.seenIDs["call:"+p.ID] = struct{}{}
 				}
 			}

@@ -12,12 +12,17 @@ import (
 // linearStreams are, per dialect, streams whose cost grew faster than
 // their size before: many blocks or items, and one event of many members.
 // BenchmarkLinear runs each at n and 10n; ns/op of /10n over /n is the
-// ratio to watch (≤ ~12 is linear), as the median of several runs of the
-// default benchtime (a few iterations land on or between collections):
-// go test -run '^$' -bench Linear -count 5. n is 16000, not fewer: at a
+// ratio to watch (≤ ~12 is linear), as the median of five runs of three
+// seconds on an idle machine:
+// go test -run '^$' -bench Linear -benchtime 3s -count 5. At the default
+// benchtime a 10n run makes two or three iterations, which pay for the
+// heap's growth from the OS (page faults) and for where collections fall,
+// and one shape's ratio moved from 11 to 20 between runs. n is 16000: at a
 // few thousand elements the n run fits a core's L2 cache and stays under
 // the runtime's 4 MiB minimum heap, so it skips the cache misses and
-// collections 10n pays. B/op and allocs/op grow 10× at any n.
+// collections 10n pays; at 40000 the ratios grow, not shrink (a 10n run
+// of responses/callindex allocates 470 MB).
+// B/op and allocs/op grow about 10× (at most 11×).
 var linearStreams = map[string]func(n int) string{
 	"anthropic/blocks": func(n int) string {
 		var b strings.Builder

@@ -30,7 +30,7 @@ func (r *responsesDecoder) argsDelta(ev *sse.Event) error {
 	// Not copied: Add copies the arguments into its call and keeps nothing
 	// of the fragment.
 	args := unsafe.String(unsafe.SliceData(r.arena), len(r.arena))
-	return r.b.addFragment(toolcall.Fragment{Index: it.call, Arguments: args})
+	return r.b.addFragment(toolcall.Fragment{Index: int(it.call), Arguments: args})
 }
 
 // argsDone is function_call_arguments.done: its full arguments win.
@@ -56,8 +56,8 @@ func (r *responsesDecoder) argsDone(ev *sse.Event) error {
 // missing is sent: an id that changed at a call's end must not read as a
 // new call at the same index.
 func (r *responsesDecoder) header(it *respItem, callID, name jsonscan.Span) error {
-	f := toolcall.Fragment{Index: it.call, Type: "function"}
-	p, started := r.b.assembler().Preview(it.call)
+	f := toolcall.Fragment{Index: int(it.call), Type: "function"}
+	p, started := r.b.assembler().Preview(int(it.call))
 	if r.doc.IsString(callID) && p.ID == "" {
 		f.ID = string(r.doc.Str(nil, callID))
 	}
@@ -78,26 +78,26 @@ func (r *responsesDecoder) fullArguments(it *respItem, s jsonscan.Span) error {
 	}
 	b := r.b
 	r.arena = r.doc.Str(r.arena[:0], s)
-	p, _ := b.assembler().Preview(it.call)
+	p, _ := b.assembler().Preview(int(it.call))
 	switch {
 	case bytes.Equal(p.Partial, r.arena):
 		return nil
 	case len(p.Partial) == 0:
-		return b.addFragment(toolcall.Fragment{Index: it.call, Arguments: string(r.arena)})
+		return b.addFragment(toolcall.Fragment{Index: int(it.call), Arguments: string(r.arena)})
 	}
 	// The deltas said something else: start the calls over, this one with
 	// the full arguments. Rare, so it may cost a copy of every call.
 	fresh := b.newAssembler()
-	for i := range r.items {
-		c := &r.items[i]
+	for i := range r.items.Len() {
+		c := r.items.At(i)
 		if c.kind != respCall {
 			continue
 		}
-		q, ok := b.assembler().Preview(c.call)
+		q, ok := b.assembler().Preview(int(c.call))
 		if !ok {
 			continue
 		}
-		f := toolcall.Fragment{Index: c.call, ID: q.ID, Name: q.Name, Type: "function", Arguments: string(q.Partial)}
+		f := toolcall.Fragment{Index: int(c.call), ID: q.ID, Name: q.Name, Type: "function", Arguments: string(q.Partial)}
 		if c == it {
 			f.Arguments = string(r.arena)
 		}
@@ -116,8 +116,8 @@ func (r *responsesDecoder) startArguments(it *respItem) error {
 	if it.deltas || len(it.start) == 0 {
 		return nil
 	}
-	if p, _ := r.b.assembler().Preview(it.call); len(p.Partial) > 0 {
+	if p, _ := r.b.assembler().Preview(int(it.call)); len(p.Partial) > 0 {
 		return nil
 	}
-	return r.b.addFragment(toolcall.Fragment{Index: it.call, Arguments: string(it.start)})
+	return r.b.addFragment(toolcall.Fragment{Index: int(it.call), Arguments: it.start})
 }

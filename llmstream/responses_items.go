@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/airlock-go/airlock/internal/chunked"
 	"github.com/airlock-go/airlock/internal/jsonscan"
 	"github.com/airlock-go/airlock/sse"
+	"github.com/airlock-go/airlock/toolcall"
 )
 
 // This file is the Responses dialect's output items: finding the item an
@@ -23,26 +25,25 @@ const (
 )
 
 // respItem is one output item, from the first event that names its
-// output_index.
+// output_index. It is kept small: a stream may open a great many items,
+// and text, which few items of such a stream have, lives in text. The
+// int32s hold: an output_index is at most toolcall.MaxIndex, and a
+// position, block or call index at most that plus the items, which
+// maxItems bounds.
 type respItem struct {
-	index    int   // output_index; -1 once another item took it
-	pos      int   // its position in responsesDecoder.items
+	index    int32 // output_index; -1 once another item took it
+	pos      int32 // its position in responsesDecoder.items
+	call     int32 // a call's index in the assembler (see callIndex)
+	slot     int32 // its Block in Bridge.blocks, -1 for none yet
 	took     uint8 // the kinds (1<<kind) of the items it took its output_index from
 	kind     respKind
-	call     int                   // a call's index in the assembler (see callIndex)
-	slot     int                   // its Block in Bridge.blocks, -1 for none yet
-	added    bool                  // output_item.added (or output_item.done) named it; false while only deltas did
-	done     bool                  // closed: output_item.done, or the terminal response
-	deltas   bool                  // a call got argument deltas
-	argsEnd  bool                  // a call got function_call_arguments.done
-	streamed uint8                 // the kinds of text deltas gave it (textKind)
-	parts    []respPart            // the parts that have text, up to maxListedParts
-	many     map[respPart]struct{} // all of them, past that
-	start    []byte                // a call's arguments as output_item.added carried them
-
-	// The text the deltas of one part last appended, while nothing else
-	// came after it in its buffer: a *.done with more text completes it.
-	run respRun
+	added    bool      // output_item.added (or output_item.done) named it; false while only deltas did
+	done     bool      // closed: output_item.done, or the terminal response
+	deltas   bool      // a call got argument deltas
+	argsEnd  bool      // a call got function_call_arguments.done
+	streamed uint8     // the kinds of text deltas gave it (textKind)
+	text     *respText // nil until a part of it has text
+	start    string    // a call's arguments as output_item.added carried them
 }
 
 // respFind says which item an event with no output_index names.
@@ -70,20 +71,20 @@ func (r *responsesDecoder) eventItem(ev *sse.Event, k respKind, find respFind) (
 	var it *respItem
 	switch q := &r.byKind[k]; find {
 	case findNewest:
-		it = q.newest(r.items)
+		it = q.newest(&r.items)
 	case findOldest:
 		it = r.doneMatch(q)
 	}
 	if it == nil {
 		return r.next, nil, nil
 	}
-	return it.index, it, nil
+	return int(it.index), it, nil
 }
 
 // doneMatch is the open item of q that output_item.done names: the one
 // with its call_id or id among the maxDoneMatch oldest, else the oldest.
 func (r *responsesDecoder) doneMatch(q *respQueue) *respItem {
-	oldest := q.oldest(r.items)
+	oldest := q.oldest(&r.items)
 	if oldest == nil || !r.item.OK() {
 		return oldest
 	}
@@ -92,13 +93,13 @@ func (r *responsesDecoder) doneMatch(q *respQueue) *respItem {
 		return oldest
 	}
 	for _, pos := range q.pos[q.head:min(len(q.pos), q.head+maxDoneMatch)] {
-		it := &r.items[pos]
+		it := r.items.At(int(pos))
 		switch {
 		case it.done || it.index < 0:
-		case it.slot >= 0 && id != "" && r.b.block(it.slot).ID == id:
+		case it.slot >= 0 && id != "" && r.b.block(int(it.slot)).ID == id:
 			return it
 		case it.kind == respCall && callID != "":
-			if p, _ := r.b.assembler().Preview(it.call); p.ID == callID {
+			if p, _ := r.b.assembler().Preview(int(it.call)); p.ID == callID {
 				return it
 			}
 		}
@@ -116,13 +117,13 @@ const maxDoneMatch = 64
 // done, so that finding the newest or the oldest open one is linear in
 // the stream.
 type respQueue struct {
-	pos  []int
+	pos  []int32
 	head int
 }
 
-func (q *respQueue) newest(items []respItem) *respItem {
+func (q *respQueue) newest(items *chunked.Slice[respItem]) *respItem {
 	for len(q.pos) > q.head {
-		if it := &items[q.pos[len(q.pos)-1]]; !it.done && it.index >= 0 {
+		if it := items.At(int(q.pos[len(q.pos)-1])); !it.done && it.index >= 0 {
 			return it
 		}
 		q.pos = q.pos[:len(q.pos)-1]
@@ -130,9 +131,9 @@ func (q *respQueue) newest(items []respItem) *respItem {
 	return nil
 }
 
-func (q *respQueue) oldest(items []respItem) *respItem {
+func (q *respQueue) oldest(items *chunked.Slice[respItem]) *respItem {
 	for ; q.head < len(q.pos); q.head++ {
-		if it := &items[q.pos[q.head]]; !it.done && it.index >= 0 {
+		if it := items.At(int(q.pos[q.head])); !it.done && it.index >= 0 {
 			return it
 		}
 	}
@@ -142,68 +143,85 @@ func (q *respQueue) oldest(items []respItem) *respItem {
 // lookup returns the item at output_index n, nil when there is none.
 // Items nearly always arrive with output_index equal to their position.
 func (r *responsesDecoder) lookup(n int) *respItem {
-	if n < len(r.items) && r.items[n].index == n {
-		return &r.items[n]
+	if n < r.items.Len() && int(r.items.At(n).index) == n {
+		return r.items.At(n)
 	}
-	if pos, ok := r.byIndex[n]; ok {
-		return &r.items[pos]
+	if pos, ok := r.byIndex[int32(n)]; ok {
+		return r.items.At(int(pos))
 	}
 	return nil
 }
 
 // open starts the item at output_index n, of kind k, as named by a delta
 // (not added): begin adds it. A message or a call has its block from the
-// start, a reasoning item where it is known (adopt, close).
-func (r *responsesDecoder) open(n int, k respKind) *respItem {
-	pos := len(r.items)
-	if pos != n && r.byIndex == nil {
-		r.byIndex = make(map[int]int)
-		for p := range r.items {
-			r.byIndex[r.items[p].index] = p
+// start, a reasoning item where it is known (adopt, close). It fails the
+// stream, changing nothing, past maxItems items (an item's int32s could
+// overflow) or when a call would need an index past toolcall.MaxIndex.
+func (r *responsesDecoder) open(n int, k respKind) (*respItem, error) {
+	if r.items.Len() >= maxItems {
+		return nil, r.b.fail(r.b.eventError(r.doc.Data, 0, fmt.Errorf("%w: more than %d output items", ErrOutOfOrder, maxItems)))
+	}
+	call, slot := 0, -1
+	if k == respCall {
+		if call = r.callIndex(n); call < 0 {
+			return nil, r.b.fail(r.b.eventError(r.doc.Data, 0, fmt.Errorf("%w: a function call at output_index %d, which calls hold up to %d", ErrOutOfOrder, n, toolcall.MaxIndex)))
+		}
+	}
+	pos := int32(r.items.Len())
+	if int(pos) != n && r.byIndex == nil {
+		r.byIndex = make(map[int32]int32)
+		for p := range r.items.Len() {
+			r.byIndex[r.items.At(p).index] = int32(p)
 		}
 	}
 	if r.byIndex != nil {
-		r.byIndex[n] = pos
+		r.byIndex[int32(n)] = pos
 	}
-	call, slot := 0, -1
 	switch k {
 	case respMessage:
 		slot = r.b.addBlock(Block{Type: BlockText})
 	case respCall:
-		call = r.callIndex(n)
 		slot = r.b.addBlock(Block{Type: BlockToolCall, Call: call})
 	}
 	r.next = max(r.next, n+1)
-	r.byKind[k].pos = append(r.byKind[k].pos, pos)
-	r.items = append(roomForOne(r.items), respItem{index: n, pos: pos, kind: k, call: call, slot: slot})
-	return &r.items[pos]
+	r.byKind[k].pos = append(roomForOne(r.byKind[k].pos), pos)
+	it := r.items.Grow()
+	*it = respItem{index: int32(n), pos: pos, kind: k, call: int32(call), slot: int32(slot)}
+	return it, nil
 }
+
+// maxItems bounds the output items of one stream, 2^30, as
+// toolcall.MaxIndex bounds an output_index. A variable only so that a test
+// can reach it.
+var maxItems = toolcall.MaxIndex + 1
 
 // callIndex is the assembler index of a new call at output_index n: n, so
 // that the calls come out in output order, unless an earlier call had n
 // (a server gave two items one output_index); then one past the highest.
-// Calls in rising order need no lookup; from the first that is not,
-// callTaken holds every index a call has, so each lookup is one.
+// -1, changing nothing, when that is past toolcall.MaxIndex. Calls in
+// rising order need no lookup; from the first that is not, callTaken
+// holds every index a call has, so each lookup is one.
 func (r *responsesDecoder) callIndex(n int) int {
 	c := n
-	if n > r.callMax {
-		r.callMax = n
-	} else {
+	if n <= r.callMax {
 		if r.callTaken == nil {
-			r.callTaken = make(map[int]struct{})
-			for i := range r.items {
-				if r.items[i].kind == respCall {
-					r.callTaken[r.items[i].call] = struct{}{}
+			r.callTaken = make(map[int32]struct{})
+			for i := range r.items.Len() {
+				if it := r.items.At(i); it.kind == respCall {
+					r.callTaken[it.call] = struct{}{}
 				}
 			}
 		}
-		if _, ok := r.callTaken[n]; ok {
-			r.callMax++
-			c = r.callMax
+		if _, ok := r.callTaken[int32(n)]; ok {
+			c = r.callMax + 1
 		}
 	}
+	if c > toolcall.MaxIndex {
+		return -1
+	}
+	r.callMax = max(r.callMax, c)
 	if r.callTaken != nil {
-		r.callTaken[c] = struct{}{}
+		r.callTaken[int32(c)] = struct{}{}
 	}
 	return c
 }
@@ -282,9 +300,9 @@ func (r *responsesDecoder) adopt(it *respItem) error {
 	id := r.itemID()
 	switch {
 	case it.slot < 0: // reasoning
-		it.slot = r.b.addBlock(Block{Type: "reasoning", ID: id, Raw: slices.Clone(r.doc.Data[r.item.Start:r.item.End])})
-	case r.b.block(it.slot).ID == "":
-		r.b.block(it.slot).ID = id
+		it.slot = int32(r.b.addBlock(Block{Type: "reasoning", ID: id, Raw: slices.Clone(r.doc.Data[r.item.Start:r.item.End])}))
+	case r.b.block(int(it.slot)).ID == "":
+		r.b.block(int(it.slot)).ID = id
 	}
 	if it.kind == respCall {
 		return r.header(it, r.inItem.callID, r.inItem.name)
@@ -294,16 +312,19 @@ func (r *responsesDecoder) adopt(it *respItem) error {
 
 // begin opens item n from the item members just read.
 func (r *responsesDecoder) begin(n int) (*respItem, error) {
-	it := r.open(n, r.itemKind(r.inItem.typ))
+	it, err := r.open(n, r.itemKind(r.inItem.typ))
+	if err != nil {
+		return nil, err
+	}
 	switch {
 	case it.kind == respCall && r.doc.IsString(r.inItem.args):
-		it.start = r.doc.Str(nil, r.inItem.args)
+		it.start = string(r.doc.Str(r.arena[:0], r.inItem.args))
 	case it.kind == respRaw:
 		t := "item"
 		if r.doc.IsString(r.inItem.typ) {
 			t = string(r.doc.Str(nil, r.inItem.typ))
 		}
-		it.slot = r.b.addBlock(Block{Type: t, ID: r.itemID(), Raw: slices.Clone(r.doc.Data[r.item.Start:r.item.End])})
+		it.slot = int32(r.b.addBlock(Block{Type: t, ID: r.itemID(), Raw: slices.Clone(r.doc.Data[r.item.Start:r.item.End])}))
 	}
 	if err := r.adopt(it); err != nil {
 		return nil, err
@@ -350,7 +371,7 @@ func (r *responsesDecoder) close(n int, it *respItem) error {
 	it.done, it.added = true, true
 	switch it.kind {
 	case respMessage:
-		if blk := r.b.block(it.slot); blk.ID == "" {
+		if blk := r.b.block(int(it.slot)); blk.ID == "" {
 			blk.ID = r.itemID() // opened by a delta
 		}
 		return elements(r, r.inItem.content, respParts{r, it, false}, respParts.part)
@@ -374,9 +395,9 @@ func (r *responsesDecoder) close(n int, it *respItem) error {
 	raw := slices.Clone(r.doc.Data[r.item.Start:r.item.End])
 	if it.slot < 0 {
 		// Opened by a delta: its block goes where the item is known.
-		it.slot = r.b.addBlock(Block{Type: "reasoning", ID: r.itemID()})
+		it.slot = int32(r.b.addBlock(Block{Type: "reasoning", ID: r.itemID()}))
 	}
-	r.b.block(it.slot).Raw = raw
+	r.b.block(int(it.slot)).Raw = raw
 	return nil
 }
 

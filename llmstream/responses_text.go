@@ -28,10 +28,21 @@ func textKind(k bufKind, summary bool) uint8 {
 }
 
 // respPart names a part of an item that has text: a content part
-// (content_index) or a reasoning summary part (summary_index).
+// (content_index) or a reasoning summary part (summary_index), at most
+// toolcall.MaxIndex.
 type respPart struct {
 	summary bool
-	index   int
+	index   int32
+}
+
+// respText is what an item keeps of its text, once a part of it has some.
+type respText struct {
+	parts [maxListedParts]respPart // the parts that have text, the first nparts of them
+	many  map[respPart]struct{}    // all of them, past maxListedParts
+	// The text the deltas of one part last appended, while nothing else
+	// came after it in its buffer: a *.done with more text completes it.
+	run    respRun
+	nparts uint8
 }
 
 // maxListedParts is how many parts of an item are looked up in a list:
@@ -39,36 +50,48 @@ type respPart struct {
 // per delta linear.
 const maxListedParts = 8
 
+// texts is the item's text, made on first use.
+func (it *respItem) texts() *respText {
+	if it.text == nil {
+		it.text = new(respText)
+	}
+	return it.text
+}
+
 // claim marks a part of it as having text and reports whether it had none
 // before.
 func (it *respItem) claim(summary bool, index int) bool {
-	p := respPart{summary, index}
 	if it.has(summary, index) {
 		return false
 	}
+	t, p := it.texts(), respPart{summary, int32(index)}
 	switch {
-	case it.many != nil:
-		it.many[p] = struct{}{}
-	case len(it.parts) == maxListedParts:
-		it.many = make(map[respPart]struct{}, 2*maxListedParts)
-		for _, q := range it.parts {
-			it.many[q] = struct{}{}
+	case t.many != nil:
+		t.many[p] = struct{}{}
+	case t.nparts == maxListedParts:
+		t.many = make(map[respPart]struct{}, 2*maxListedParts)
+		for _, q := range t.parts {
+			t.many[q] = struct{}{}
 		}
-		it.many[p] = struct{}{}
+		t.many[p] = struct{}{}
 	default:
-		it.parts = append(it.parts, p)
+		t.parts[t.nparts] = p
+		t.nparts++
 	}
 	return true
 }
 
 // has reports whether a part of it has text.
 func (it *respItem) has(summary bool, index int) bool {
-	p := respPart{summary, index}
-	if it.many != nil {
-		_, ok := it.many[p]
+	t, p := it.text, respPart{summary, int32(index)}
+	switch {
+	case t == nil:
+		return false
+	case t.many != nil:
+		_, ok := t.many[p]
 		return ok
 	}
-	for _, q := range it.parts {
+	for _, q := range t.parts[:t.nparts] {
 		if q == p {
 			return true
 		}
@@ -87,7 +110,7 @@ func (r *responsesDecoder) deltaItem(ev *sse.Event, k respKind, find respFind) (
 	case err != nil:
 		return nil, err
 	case it == nil:
-		return r.open(n, k), nil
+		return r.open(n, k)
 	case it.kind == k && !it.done:
 		return it, nil
 	}
@@ -117,18 +140,18 @@ func (r *responsesDecoder) textDelta(ev *sse.Event, k respKind, buf bufKind, sum
 	}
 	it.streamed |= textKind(buf, summary)
 	before := len(*r.b.buffer(buf))
-	rp := respPart{summary, p}
-	if !(it.run.ok && it.run.buf == buf && it.run.part == rp && it.run.end == before) {
-		it.run = respRun{buf: buf, part: rp, start: before, ok: true}
+	run, rp := &it.texts().run, respPart{summary, int32(p)}
+	if !(run.ok && run.buf == buf && run.part == rp && run.end == before) {
+		*run = respRun{buf: buf, part: rp, start: before, ok: true}
 	}
 	r.broke = false
 	if err := r.appendText(it, buf, summary, p, r.delta); err != nil {
 		return err
 	}
-	if r.broke && it.run.start == before {
-		it.run.start += len("\n\n") // the paragraph break is not the part's text
+	if r.broke && run.start == before {
+		run.start += len("\n\n") // the paragraph break is not the part's text
 	}
-	it.run.end = len(*r.b.buffer(buf))
+	run.end = len(*r.b.buffer(buf))
 	return nil
 }
 
@@ -152,21 +175,21 @@ func (r *responsesDecoder) appendText(it *respItem, k bufKind, summary bool, p i
 	// or one a part event announced or closed its predecessor for. A new
 	// part index alone is not enough: one server numbers every delta as a
 	// part of its own.
-	if it.claim(summary, p) && k == inReasoning && len(b.reasoning()) > 0 && (r.reasonAt != it.pos || r.reasonBreak) {
+	if it.claim(summary, p) && k == inReasoning && len(b.reasoning()) > 0 && (r.reasonAt != int(it.pos) || r.reasonBreak) {
 		r.broke = true
 		if err := b.appendRaw(inReasoning, "\n\n"); err != nil {
 			return err
 		}
 	}
 	if k == inReasoning {
-		r.reasonAt, r.reasonBreak = it.pos, false
+		r.reasonAt, r.reasonBreak = int(it.pos), false
 	}
 	before := len(b.content())
 	if err := b.text(k, &r.doc, s); err != nil {
 		return err
 	}
 	if it.slot >= 0 && k == inContent {
-		b.block(it.slot).Bytes += len(b.content()) - before
+		b.block(int(it.slot)).Bytes += len(b.content()) - before
 	}
 	return nil
 }
@@ -187,7 +210,7 @@ func (r *responsesDecoder) doneText(ev *sse.Event, k respKind, buf bufKind, summ
 	if r.unfilled(it, buf, summary, p, text) {
 		err = r.appendText(it, buf, summary, p, text)
 	} else if r.doc.IsString(text) {
-		err = r.completeText(it, buf, respPart{summary, p}, text)
+		err = r.completeText(it, buf, respPart{summary, int32(p)}, text)
 	}
 	if buf == inReasoning {
 		r.reasonBreak = true // the part is closed
@@ -212,7 +235,10 @@ func (r *responsesDecoder) unfilled(it *respItem, k bufKind, summary bool, p int
 func (r *responsesDecoder) completeText(it *respItem, k bufKind, part respPart, text jsonscan.Span) error {
 	b := r.b
 	buf := b.buffer(k)
-	run := it.run
+	if it.text == nil {
+		return nil // no delta ran
+	}
+	run := it.text.run
 	if !run.ok || run.buf != k || run.part != part || run.end != len(*buf) {
 		return nil
 	}
@@ -230,9 +256,9 @@ func (r *responsesDecoder) completeText(it *respItem, k bufKind, part respPart, 
 		b.replaceText(k, run.start, full)
 	}
 	if it.slot >= 0 && k == inContent {
-		b.block(it.slot).Bytes += len(*buf) - before
+		b.block(int(it.slot)).Bytes += len(*buf) - before
 	}
-	it.run.end = len(*buf)
+	it.text.run.end = len(*buf)
 	b.progress()
 	return nil
 }

@@ -2,6 +2,7 @@ package toolcall
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,13 +56,24 @@ type Assembler struct {
 	order  []int   // scratch for Finalize: positions in ascending index order
 
 	// Past linearLimit calls, these mirror routes and the calls' indexes.
-	routeMap map[int]int // provider index → position
-	indexMap map[int]int // call index → position
+	// int32, half the room of int: a provider index is at most MaxIndex,
+	// and a call index at most MaxIndex plus the calls held, which callCap
+	// bounds.
+	routeMap map[int32]int32 // provider index → position
+	indexMap map[int32]int32 // call index → position
 
 	hitFrom, hitPos int // the last route looked up, a one-entry cache
 	newest          int // position of the newest call; -1 when none
 	maxIndex        int // highest call index in use; -1 when none
 	last            int // what LastIndex reports
+
+	// The scanners of calls whose arguments are inside a value (see
+	// call.sc): the first few in place, so that a response of a few calls
+	// streamed at once allocates none; more are made as needed, and kept
+	// for the next while no call holds them.
+	scans     [inPlaceScanners]scanner
+	scansHeld uint8 // bit i: a call holds scans[i]
+	idle      []*scanner
 }
 
 // call is one call being assembled.
@@ -69,8 +81,64 @@ type call struct {
 	index         int
 	id, name, typ string
 	args, extra   []byte
-	sc            scanner
+
+	// The scan of the arguments. One that is blank (whitespace so far) or
+	// done (one complete value) is all in settled and len(args), and the
+	// call holds no scanner: most calls end so, and a response of many
+	// calls keeps a scanner only for those still inside a value, or
+	// failed.
+	sc      *scanner
+	settled scanState // sc's state while sc is nil: scanValue or scanDone
 }
+
+// complete reports that the arguments are one whole JSON value.
+func (c *call) complete() bool {
+	if c.sc == nil {
+		return c.settled == scanDone
+	}
+	return c.sc.complete()
+}
+
+// blank reports that the arguments are whitespace or nothing.
+func (c *call) blank() bool { return c.sc == nil && c.settled == scanValue }
+
+// takeScanner gives c, which holds none, a scanner standing where its
+// scan settled, after its first n bytes of arguments: the arguments go on
+// into a value. Given back (unscan) when the scan settles again.
+func (a *Assembler) takeScanner(c *call, n int) {
+	var s *scanner
+	if i := bits.TrailingZeros8(^a.scansHeld); i < inPlaceScanners {
+		s = &a.scans[i]
+		a.scansHeld |= 1 << i
+	} else if k := len(a.idle); k > 0 {
+		s, a.idle = a.idle[k-1], a.idle[:k-1]
+	} else {
+		s = new(scanner)
+	}
+	s.reset()
+	s.state, s.n = c.settled, n
+	c.sc = s
+}
+
+// unscan gives back the scanner c holds, if any.
+func (a *Assembler) unscan(c *call) {
+	s := c.sc
+	if s == nil {
+		return
+	}
+	c.sc = nil
+	for i := range a.scans {
+		if s == &a.scans[i] {
+			a.scansHeld &^= 1 << i
+			return
+		}
+	}
+	a.idle = append(a.idle, s)
+}
+
+// inPlaceScanners is how many calls may be inside their arguments at once
+// before the Assembler makes scanners: parallel calls are a few.
+const inPlaceScanners = 4
 
 // route sends a provider index to a call.
 type route struct{ from, pos int }
@@ -92,6 +160,9 @@ func NewAssembler(opts ...Option) *Assembler {
 // its memory. Byte slices from earlier Previews are overwritten afterwards;
 // Calls from earlier Finalizes are not affected.
 func (a *Assembler) Reset() {
+	for i := range a.calls {
+		a.unscan(&a.calls[i])
+	}
 	a.calls = a.calls[:0]
 	a.routes = a.routes[:0]
 	clear(a.routeMap)
@@ -122,7 +193,7 @@ func (a *Assembler) LastIndex() int {
 //   - [*FragmentError] with [ErrInvalidExtra]: f.Extra is neither empty
 //     nor a JSON object;
 //   - [*LimitError] with [ErrTooManyCalls]: f would start a call past the
-//     [WithMaxCalls] limit;
+//     [WithMaxCalls] limit (2^30 at most);
 //   - [*LimitError] with [ErrArgumentsTooLarge]: f would take its call's
 //     arguments past the [WithMaxArgumentBytes] limit.
 //
@@ -152,7 +223,7 @@ func (a *Assembler) Add(f Fragment) error {
 	pos, at := a.place(&f)
 	size := len(f.Arguments)
 	if pos < 0 {
-		if limit := a.cfg.callLimit(); limit >= 0 && len(a.calls) >= limit {
+		if limit := a.cfg.callLimit(); len(a.calls) >= limit {
 			return &LimitError{Index: at, Size: len(a.calls) + 1, Max: limit, Err: ErrTooManyCalls}
 		}
 	} else {
@@ -182,7 +253,14 @@ func (a *Assembler) Add(f Fragment) error {
 	}
 	if f.Arguments != "" {
 		c.args = append(c.args, f.Arguments...)
-		feed(&c.sc, f.Arguments)
+		if c.sc == nil {
+			a.takeScanner(c, len(c.args)-len(f.Arguments))
+		}
+		feed(c.sc, f.Arguments)
+		if c.sc.state == scanDone || c.sc.blank() {
+			c.settled = c.sc.state
+			a.unscan(c)
+		}
 	}
 	a.last = c.index
 	return nil
@@ -212,7 +290,7 @@ func (a *Assembler) place(f *Fragment) (pos, at int) {
 		return -1, f.Index
 	}
 	c := &a.calls[pos]
-	if f.ID != "" && c.id != "" && f.ID != c.id && f.Name != "" && c.sc.complete() {
+	if f.ID != "" && c.id != "" && f.ID != c.id && f.Name != "" && c.complete() {
 		// Another call at the same index (old Ollama numbers every parallel
 		// call 0). A new id alone is not enough: some servers change the id
 		// in the middle of one call.
@@ -234,8 +312,8 @@ func (a *Assembler) lookup(p int) int {
 				break
 			}
 		}
-	} else if q, ok := a.routeMap[p]; ok {
-		pos = q
+	} else if q, ok := a.routeMap[int32(p)]; ok {
+		pos = int(q)
 	}
 	if pos >= 0 {
 		a.hitFrom, a.hitPos = p, pos
@@ -253,8 +331,8 @@ func (a *Assembler) find(i int) int {
 		}
 		return -1
 	}
-	if pos, ok := a.indexMap[i]; ok {
-		return pos
+	if pos, ok := a.indexMap[int32(i)]; ok && int(int32(i)) == i {
+		return int(pos)
 	}
 	return -1
 }
@@ -271,7 +349,7 @@ func (a *Assembler) start(at int, f *Fragment) int {
 		c := &a.calls[pos]
 		c.index, c.id, c.name, c.typ = at, "", "", ""
 		c.args, c.extra = c.args[:0], c.extra[:0]
-		c.sc.reset()
+		c.settled = scanValue // and no scanner: Reset took them back
 	} else {
 		// Doubled: append's growth slows to 1.25× for large slices, which
 		// allocates a response of many calls five times over.
@@ -284,16 +362,16 @@ func (a *Assembler) start(at int, f *Fragment) int {
 	case len(a.calls) == linearLimit+1:
 		// Switch lookups to maps, filling them with what the slices hold.
 		if a.routeMap == nil {
-			a.routeMap, a.indexMap = make(map[int]int), make(map[int]int)
+			a.routeMap, a.indexMap = make(map[int32]int32), make(map[int32]int32)
 		}
 		for _, r := range a.routes {
-			a.routeMap[r.from] = r.pos
+			a.routeMap[int32(r.from)] = int32(r.pos)
 		}
 		for p := range a.calls {
-			a.indexMap[a.calls[p].index] = p
+			a.indexMap[int32(a.calls[p].index)] = int32(p)
 		}
 	case len(a.calls) > linearLimit+1:
-		a.indexMap[at] = pos
+		a.indexMap[int32(at)] = int32(pos)
 	}
 	if !f.NoIndex {
 		a.setRoute(f.Index, pos)
@@ -307,7 +385,7 @@ func (a *Assembler) start(at int, f *Fragment) int {
 func (a *Assembler) setRoute(p, pos int) {
 	a.hitFrom, a.hitPos = p, pos
 	if len(a.calls) > linearLimit {
-		a.routeMap[p] = pos
+		a.routeMap[int32(p)] = int32(pos)
 		return
 	}
 	if i := slices.IndexFunc(a.routes, func(r route) bool { return r.from == p }); i >= 0 {
@@ -351,7 +429,9 @@ func (a *Assembler) Finalize() ([]Call, error) {
 	if len(a.calls) == 0 {
 		return nil, nil
 	}
-	a.order = a.order[:0]
+	// Grown once: append's growth slows to 1.25× for large slices, which
+	// allocated the order of many calls five times over.
+	a.order = slices.Grow(a.order[:0], len(a.calls))
 	for pos := range a.calls {
 		a.order = append(a.order, pos)
 	}
@@ -362,7 +442,7 @@ func (a *Assembler) Finalize() ([]Call, error) {
 	var invalid []*ArgumentsError
 	for _, pos := range a.order {
 		c := &a.calls[pos]
-		if !c.sc.complete() && !c.sc.blank() {
+		if !c.complete() && !c.blank() { // then it holds a scanner
 			at := c.sc.n
 			if c.sc.failed() {
 				at = c.sc.faultAt
@@ -392,7 +472,7 @@ func (a *Assembler) collect() []Call {
 	size, extraSize := 0, 0
 	for _, pos := range a.order {
 		c := &a.calls[pos]
-		if !c.sc.blank() {
+		if !c.blank() {
 			size += len(c.args)
 		}
 		if c.id == "" {
@@ -411,7 +491,7 @@ func (a *Assembler) collect() []Call {
 	}
 	for _, pos := range a.order {
 		c := &a.calls[pos]
-		if !c.sc.blank() {
+		if !c.blank() {
 			text.Write(c.args)
 		}
 		if c.id == "" {
@@ -424,7 +504,7 @@ func (a *Assembler) collect() []Call {
 	for i, pos := range a.order {
 		c := &a.calls[pos]
 		out[i] = Call{Index: c.index, ID: c.id, Type: c.typ, Name: c.name, Arguments: "{}"}
-		if !c.sc.blank() {
+		if !c.blank() {
 			out[i].Arguments = all[off : off+len(c.args)]
 			off += len(c.args)
 		}

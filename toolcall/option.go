@@ -29,8 +29,9 @@ type config struct {
 // between Resets to n; the default is [DefaultMaxCalls]. A call that would
 // be the (n+1)th is refused by [Assembler.Add] with a [*LimitError] wrapping
 // [ErrTooManyCalls]; exactly n calls are allowed, and calls already held keep
-// accepting fragments. n == 0 means the default; n < 0 means no limit, which
-// lets an untrusted stream grow memory without bound.
+// accepting fragments. n == 0 means the default; n < 0 means no limit short
+// of 2^30 calls ([MaxIndex]+1, which a larger n means too), and lets an
+// untrusted stream grow memory nearly without bound.
 func WithMaxCalls(n int) Option { return maxCallsOption(n) }
 
 type maxCallsOption int
@@ -85,12 +86,21 @@ func (strictIndexOption) apply(c *config) { c.strictIndex = true }
 
 func (strictIndexOption) String() string { return "toolcall.WithStrictIndex()" }
 
-// callLimit is the call limit in effect, -1 for none.
+// callCap bounds every call limit, so that the positions and indexes the
+// assembler keeps as int32 cannot overflow: an index it hands out is at
+// most MaxIndex plus the calls held. A variable only so that a test can
+// reach it.
+var callCap = MaxIndex + 1
+
+// callLimit is the call limit in effect.
 func (c *config) callLimit() int {
-	if c.maxCalls == 0 {
+	switch {
+	case c.maxCalls == 0:
 		return DefaultMaxCalls
+	case c.maxCalls < 0:
+		return callCap
 	}
-	return c.maxCalls
+	return min(c.maxCalls, callCap)
 }
 
 // argLimit is the argument-bytes limit in effect, -1 for none.

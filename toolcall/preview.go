@@ -39,7 +39,7 @@ func (a *Assembler) Preview(i int) (Preview, bool) {
 		ID:       c.id,
 		Name:     c.name,
 		Partial:  c.args[:len(c.args):len(c.args)],
-		Complete: c.sc.complete(),
+		Complete: c.complete(),
 	}, true
 }
 

@@ -67,6 +67,13 @@ func TestSplitEverywhere(t *testing.T) {
 		`{"a":1}}`,
 		`[1,2,]`,
 		`"\ud83d\ude00 \x"`,
+		// Blank, then a value; a value, then whitespace or more: where a
+		// call's scan settles and starts again.
+		"  \t{\"a\":1}  \n",
+		`{"a":1} x`,
+		" 12 ",
+		"-0.5e+7",
+		"null ",
 	}
 	for _, doc := range docs {
 		var want []toolcall.Call
@@ -101,5 +108,14 @@ func TestSplitEverywhere(t *testing.T) {
 			bytewise = append(bytewise, toolcall.Fragment{Index: 0, Name: "f", Arguments: doc[i : i+1]})
 		}
 		check("byte by byte", bytewise)
+
+		// Preview says Complete exactly when the arguments so far are JSON.
+		a := toolcall.NewAssembler()
+		for i := range len(doc) {
+			addAll(t, a, bytewise[i:i+1])
+			if p, _ := a.Preview(0); p.Complete != json.Valid([]byte(doc[:i+1])) {
+				t.Errorf("%q: after %q Complete is %v", doc, doc[:i+1], p.Complete)
+			}
+		}
 	}
 }
