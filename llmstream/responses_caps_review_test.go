@@ -131,24 +131,54 @@ func TestResponsesCapRefusalChangesNothing(t *testing.T) {
 }
 
 // TestResponsesCapTerminalChangesNothing: the terminal response may list
-// items the stream never streamed; one past maxItems fails the stream.
-// The terminal event must then change nothing, as ErrOutOfOrder promises,
-// not add the items it listed before the refused one.
+// items the stream never streamed; one past maxItems fails the stream,
+// and the terminal event changes nothing, as ErrOutOfOrder promises — it
+// used to add the items it listed before the refused one. Items it lists
+// that the stream had, at their output_index or by id elsewhere, are not
+// new: at the bound they still fit.
 func TestResponsesCapTerminalChangesNothing(t *testing.T) {
 	defer func(m int) { maxItems = m }(maxItems)
 	maxItems = 3
-	prefix := []string{respAdded(0, ""), `{"type":"response.output_text.delta","output_index":0,"content_index":0,"delta":"a"}`}
-	msg := func(s string) string {
-		return `{"type":"message","content":[{"type":"output_text","text":"` + s + `"}]}`
+	prefix := []string{
+		`{"type":"response.output_item.added","output_index":0,"item":{"type":"message","id":"m0","content":[]}}`,
+		`{"type":"response.output_text.delta","output_index":0,"content_index":0,"delta":"a"}`,
 	}
-	terminal := `{"type":"response.completed","response":{"status":"completed","output":[` + msg("a") + `,` + msg("B") + `,` + msg("C") + `,` + msg("D") + `]}}`
-	got, err := runResp(t, append(prefix[:2:2], terminal))
-	if !errors.Is(err, ErrOutOfOrder) {
-		t.Fatalf("err = %v, want ErrOutOfOrder", err)
+	msg := func(id, s string) string {
+		return `{"type":"message","id":"` + id + `","content":[{"type":"output_text","text":"` + s + `"}]}`
 	}
-	want, _ := runResp(t, append(prefix[:2:2], `{"type":`))
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Skipf("BUG: a terminal response listing items past maxItems applies those before the refused one (-never read +refused):\n%s", diff)
+	terminal := func(items ...string) string {
+		return `{"type":"response.completed","response":{"status":"completed","output":[` + strings.Join(items, ",") + `]}}`
+	}
+	for _, tt := range []struct {
+		name     string
+		terminal string
+		ok       bool
+	}{
+		{"one below", terminal(msg("m0", "a"), msg("b", "B")), true},
+		{"at", terminal(msg("m0", "a"), msg("b", "B"), msg("c", "C")), true},
+		{"at, streamed id again", terminal(msg("m0", "a"), msg("b", "B"), msg("c", "C"), msg("m0", "a")), true},
+		{"at, non-objects", terminal(msg("m0", "a"), `1`, `null`, msg("c", "C")), true},
+		{"one above", terminal(msg("m0", "a"), msg("b", "B"), msg("c", "C"), msg("d", "D")), false},
+		{"one above, streamed id again", terminal(msg("m0", "a"), msg("b", "B"), msg("c", "C"), msg("d", "D"), msg("m0", "a")), false},
+		{"one above, call", terminal(msg("m0", "a"), msg("b", "B"), msg("c", "C"), `{"type":"function_call","call_id":"k","name":"f","arguments":"{}"}`), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := runResp(t, append(prefix[:2:2], tt.terminal))
+			if tt.ok {
+				if err != nil {
+					t.Fatalf("err = %v", err)
+				}
+				return
+			}
+			var ee *EventError
+			if !errors.As(err, &ee) || !errors.Is(err, ErrOutOfOrder) || string(ee.Data) != tt.terminal {
+				t.Fatalf("err = %v, want an EventError matching ErrOutOfOrder with the terminal event", err)
+			}
+			want, _ := runResp(t, append(prefix[:2:2], `{"type":`))
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("the refused terminal event changed the stream (-never read +refused):\n%s", diff)
+			}
+		})
 	}
 }
 
