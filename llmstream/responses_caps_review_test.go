@@ -184,26 +184,35 @@ func TestResponsesCapTerminalChangesNothing(t *testing.T) {
 
 // TestResponsesCapErrorRedacted: the refused event's data is an
 // EventError's, so a Client must clean it of the request's credentials —
-// raw and in the forms a server echoes them (JSON with \/, URL-escaped).
+// raw and in the forms a server echoes them (JSON with \/, URL-escaped),
+// for both caps.
 func TestResponsesCapErrorRedacted(t *testing.T) {
 	defer func(m int) { maxItems = m }(maxItems)
-	maxItems = 1
 	const secret = "sk-LEAK/9c2e+5b1d"
 	echo := secret + " " + strings.ReplaceAll(secret, "/", `\/`) + " " + url.QueryEscape(secret)
-	for _, refused := range []string{
-		`{"type":"response.output_item.added","output_index":1,"item":{"type":"message","id":"` + echo + `","content":[]}}`,
-		`{"type":"response.output_text.delta","output_index":1,"content_index":0,"delta":"` + echo + `"}`,
+	M := strconv.Itoa(toolcall.MaxIndex)
+	for _, tt := range []struct {
+		max             int
+		prefix, refused string
+	}{
+		{1, respAdded(0, ""), `{"type":"response.output_item.added","output_index":1,"item":{"type":"message","id":"` + echo + `","content":[]}}`},
+		{1, respAdded(0, ""), `{"type":"response.output_text.delta","output_index":1,"content_index":0,"delta":"` + echo + `"}`},
+		{maxItems, `{"type":"response.output_item.added","output_index":` + M + `,"item":{"type":"function_call","call_id":"a","name":"f","arguments":""}}` + "\n\ndata: " +
+			`{"type":"response.output_item.done","output_index":` + M + `,"item":{"type":"function_call","call_id":"a","name":"f","arguments":"{}"}}`,
+			`{"type":"response.output_item.added","output_index":` + M + `,"item":{"type":"function_call","call_id":"` + echo + `","name":"f","arguments":""}}`},
 	} {
+		maxItems = tt.max
+		prefix, refused := tt.prefix, tt.refused
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/event-stream")
-			fmt.Fprintf(w, "data: %s\n\ndata: %s\n\n", respAdded(0, ""), refused)
+			fmt.Fprintf(w, "data: %s\n\ndata: %s\n\n", prefix, refused)
 		}))
 		c := NewClient(WithBaseURL(srv.URL), WithAPIKey(secret), WithModel("m"), WithDialect(DialectResponses), WithHTTPClient(srv.Client()))
 		_, err := c.Stream(t.Context(), Request{Messages: []Message{{Role: "user", Content: "hi"}}})
 		srv.Close()
 		var ee *EventError
-		if !errors.As(err, &ee) || !errors.Is(err, ErrOutOfOrder) {
-			t.Fatalf("err = %v, want an EventError matching ErrOutOfOrder", err)
+		if !errors.As(err, &ee) || !errors.Is(err, ErrOutOfOrder) || !strings.Contains(ee.Err.Error(), "output items") && !strings.Contains(ee.Err.Error(), "a function call at output_index") {
+			t.Fatalf("err = %v, want an EventError matching ErrOutOfOrder from a cap", err)
 		}
 		for _, form := range []string{secret, strings.ReplaceAll(secret, "/", `\/`), url.QueryEscape(secret), "9c2e"} {
 			if strings.Contains(err.Error(), form) || strings.Contains(string(ee.Data), form) || strings.Contains(fmt.Sprintf("%+v", ee), form) {
