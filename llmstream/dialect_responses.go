@@ -358,6 +358,9 @@ func (r *responsesDecoder) terminal(ev *sse.Event) error {
 	if r.doc.Is(status, "failed") {
 		return r.failed()
 	}
+	if err := r.outputRoom(); err != nil {
+		return err
+	}
 	if err := elements(r, r.inResp.output, r, (*responsesDecoder).outputItem); err != nil {
 		return err
 	}

@@ -159,7 +159,7 @@ func (r *responsesDecoder) lookup(n int) *respItem {
 // overflow) or when a call would need an index past toolcall.MaxIndex.
 func (r *responsesDecoder) open(n int, k respKind) (*respItem, error) {
 	if r.items.Len() >= maxItems {
-		return nil, r.b.fail(r.b.eventError(r.doc.Data, 0, fmt.Errorf("%w: more than %d output items", ErrOutOfOrder, maxItems)))
+		return nil, r.tooManyItems()
 	}
 	call, slot := 0, -1
 	if k == respCall {
@@ -188,6 +188,42 @@ func (r *responsesDecoder) open(n int, k respKind) (*respItem, error) {
 	it := r.items.Grow()
 	*it = respItem{index: int32(n), pos: pos, kind: k, call: int32(call), slot: int32(slot)}
 	return it, nil
+}
+
+// tooManyItems fails the stream at an event that would open items past
+// maxItems.
+func (r *responsesDecoder) tooManyItems() error {
+	return r.b.fail(r.b.eventError(r.doc.Data, 0, fmt.Errorf("%w: more than %d output items", ErrOutOfOrder, maxItems)))
+}
+
+// outputRoom fails the stream, changing nothing, when the terminal
+// response's output would add items past maxItems: the walk that adds
+// them applies each as it comes, so it must not begin. The items it would
+// add are counted only near the bound (an element takes two bytes of
+// the array at least), with the walk's own tests (lookup, streamedID).
+func (r *responsesDecoder) outputRoom() error {
+	out := r.inResp.output
+	if !out.OK() || r.doc.Data[out.Start] != '[' || r.items.Len()+(out.End-out.Start)/2 <= maxItems {
+		return nil
+	}
+	seen := r.seenIDs
+	added := 0
+	elements(r, out, &added, func(added *int, pos, i, depth int) (int, error) {
+		if r.doc.Data[i] != '{' {
+			return jsonscan.SkipValue(r.doc.Data, i, depth)
+		}
+		r.resetItem()
+		end, err := jsonscan.WalkObject(&r.doc, r, i, depth, (*responsesDecoder).itemMember)
+		if err == nil && r.lookup(pos) == nil && !r.streamedID() {
+			*added++
+		}
+		return end, err
+	}) // an error is the walk's to report
+	r.seenIDs = seen
+	if r.items.Len()+added > maxItems {
+		return r.tooManyItems()
+	}
+	return nil
 }
 
 // maxItems bounds the output items of one stream, 2^30, as
