@@ -55,7 +55,9 @@ type Assembler struct {
 	routes []route // provider index → position in calls, for indexed fragments; up to linearLimit calls
 	order  []int   // scratch for Finalize: positions in ascending index order
 
-	// Past linearLimit calls, these mirror routes and the calls' indexes.
+	// Past linearLimit calls, these take over: routeMap mirrors routes,
+	// and indexMap holds the calls that the route of their own index does
+	// not lead to (see find).
 	// int32, half the room of int: a provider index is at most MaxIndex,
 	// and a call index at most MaxIndex plus the calls held, which callCap
 	// bounds.
@@ -331,7 +333,13 @@ func (a *Assembler) find(i int) int {
 		}
 		return -1
 	}
-	if pos, ok := a.indexMap[int32(i)]; ok && int(int32(i)) == i {
+	if int(int32(i)) != i {
+		return -1
+	}
+	if pos, ok := a.routeMap[int32(i)]; ok && a.calls[pos].index == i {
+		return int(pos)
+	}
+	if pos, ok := a.indexMap[int32(i)]; ok {
 		return int(pos)
 	}
 	return -1
@@ -358,8 +366,13 @@ func (a *Assembler) start(at int, f *Fragment) int {
 	a.newest = pos
 	a.maxIndex = max(a.maxIndex, at)
 
-	switch {
-	case len(a.calls) == linearLimit+1:
+	if len(a.calls) <= linearLimit {
+		if !f.NoIndex {
+			a.setRoute(f.Index, pos)
+		}
+		return pos
+	}
+	if len(a.calls) == linearLimit+1 {
 		// Switch lookups to maps, filling them with what the slices hold.
 		if a.routeMap == nil {
 			a.routeMap, a.indexMap = make(map[int32]int32), make(map[int32]int32)
@@ -367,16 +380,29 @@ func (a *Assembler) start(at int, f *Fragment) int {
 		for _, r := range a.routes {
 			a.routeMap[int32(r.from)] = int32(r.pos)
 		}
-		for p := range a.calls {
-			a.indexMap[int32(a.calls[p].index)] = int32(p)
+		for p := range pos {
+			a.unrouted(p)
 		}
-	case len(a.calls) > linearLimit+1:
-		a.indexMap[int32(at)] = int32(pos)
 	}
 	if !f.NoIndex {
+		old, ok := a.routeMap[int32(f.Index)]
 		a.setRoute(f.Index, pos)
+		if ok {
+			a.unrouted(int(old))
+		}
 	}
+	a.unrouted(pos)
 	return pos
+}
+
+// unrouted puts the call at pos in indexMap when the route of its own
+// index does not lead to it: a call the provider's index finds (nearly
+// all) costs find no second map.
+func (a *Assembler) unrouted(pos int) {
+	i := int32(a.calls[pos].index)
+	if q, ok := a.routeMap[i]; !ok || int(q) != pos {
+		a.indexMap[i] = int32(pos)
+	}
 }
 
 // setRoute sends provider index p to the call at pos from now on. Past
