@@ -42,18 +42,17 @@ type antSeg struct{ start, end, next int }
 var emptyJSONString = []byte(`""`)
 
 // startMembers reads the members of the block object a.block into
-// blk.members. Two walks: the first counts them and gathers their keys
-// into one string, the second slices keys and values.
+// blk.members. Two walks: the first counts them and their keys' bytes,
+// the second slices keys (see memberKeys) and values.
 func (a *anthropicDecoder) startMembers(blk *antBlock) {
-	var keys strings.Builder
-	n := 0
+	n, size := 0, 0
 	a.fields(a.block, func(key []byte, v jsonscan.Span) {
 		if v.OK() {
-			n++
-			keys.Write(key)
+			n, size = n+1, size+len(key)
 		}
 	})
-	names := keys.String()
+	var keys memberKeys
+	keys.Grow(size)
 	src := slices.Clone(a.doc.Data[a.block.Start:a.block.End])
 	m := &antMembers{list: make([]antMember, 0, n)}
 	blk.members = m
@@ -62,33 +61,41 @@ func (a *anthropicDecoder) startMembers(blk *antBlock) {
 			return
 		}
 		s, e := v.Start-a.block.Start, v.End-a.block.Start
-		m.list = append(m.list, antMember{key: names[:len(key)], raw: src[s:e:e], first: -1, last: -1})
-		names = names[len(key):]
+		m.list = append(m.list, antMember{key: keys.add(key), raw: src[s:e:e], first: -1, last: -1})
 	})
 	m.index()
 }
 
 // deltaMembers extends blk's members with the string members of the
-// delta a.delta, its type aside. Two walks, as for a start: the first
-// counts them and gathers their keys into one string, which new members'
-// keys slice.
+// delta a.delta, its type aside. Two walks, as for a start.
 func (a *anthropicDecoder) deltaMembers(blk *antBlock) {
-	var keys strings.Builder
-	n := 0
+	n, size := 0, 0
 	a.fields(a.delta, func(key []byte, v jsonscan.Span) {
 		if string(key) != "type" && a.doc.IsString(v) {
-			n++
-			keys.Write(key)
+			n, size = n+1, size+len(key)
 		}
 	})
-	names := keys.String()
+	var keys memberKeys
+	keys.Grow(size)
 	blk.members.expect(n)
 	a.fields(a.delta, func(key []byte, v jsonscan.Span) {
 		if string(key) != "type" && a.doc.IsString(v) {
-			blk.members.extend(&a.doc, names[:len(key)], v)
-			names = names[len(key):]
+			blk.members.extend(&a.doc, keys.add(key), v)
 		}
 	})
+}
+
+// memberKeys holds the keys of a start's or a delta's members in one
+// string, grown once to their total size by the first walk: a member
+// then costs no allocation for its key, and none is copied again.
+type memberKeys struct{ strings.Builder }
+
+// add appends key and returns it as a string; what a Builder wrote
+// never changes, so the string stays valid.
+func (k *memberKeys) add(key []byte) string {
+	k.Write(key)
+	s := k.String()
+	return s[len(s)-len(key):]
 }
 
 // extend appends the string value v of a delta's member key to the member
