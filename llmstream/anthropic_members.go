@@ -51,8 +51,7 @@ func (a *anthropicDecoder) startMembers(blk *antBlock) {
 			n, size = n+1, size+len(key)
 		}
 	})
-	var keys memberKeys
-	keys.Grow(size)
+	keys := memberKeys{size: size}
 	src := slices.Clone(a.doc.Data[a.block.Start:a.block.End])
 	m := &antMembers{list: make([]antMember, 0, n)}
 	blk.members = m
@@ -67,41 +66,81 @@ func (a *anthropicDecoder) startMembers(blk *antBlock) {
 }
 
 // deltaMembers extends blk's members with the string members of the
-// delta a.delta, its type aside. Two walks, as for a start.
+// delta a.delta, its type aside. Two walks, as for a start; the walk is a
+// decoder's field and its steps methods, not closures, so that a delta
+// allocates nothing but the keys of new members.
 func (a *anthropicDecoder) deltaMembers(blk *antBlock) {
-	n, size := 0, 0
-	a.fields(a.delta, func(key []byte, v jsonscan.Span) {
-		if string(key) != "type" && a.doc.IsString(v) {
-			n, size = n+1, size+len(key)
-		}
-	})
-	var keys memberKeys
-	keys.Grow(size)
-	blk.members.expect(n)
-	a.fields(a.delta, func(key []byte, v jsonscan.Span) {
-		if string(key) != "type" && a.doc.IsString(v) {
-			blk.members.extend(&a.doc, keys.add(key), v)
-		}
-	})
+	s := a.delta
+	if !s.OK() || a.doc.Data[s.Start] != '{' {
+		return
+	}
+	w := &a.walk
+	*w = deltaWalk{a: a, m: blk.members}
+	jsonscan.WalkObject(&a.doc, w, s.Start, 0, (*deltaWalk).count)
+	w.m.expect(w.n)
+	w.keys.size = w.size
+	jsonscan.WalkObject(&a.doc, w, s.Start, 0, (*deltaWalk).extend)
+	*w = deltaWalk{} // holds no block or keys past the delta
 }
 
-// memberKeys holds the keys of a start's or a delta's members in one
-// string, grown once to their total size by the first walk: a member
-// then costs no allocation for its key, and none is copied again.
-type memberKeys struct{ strings.Builder }
+// deltaWalk is deltaMembers' walk over a delta's members.
+type deltaWalk struct {
+	a       *anthropicDecoder
+	m       *antMembers
+	n, size int // the string members and their keys' bytes
+	keys    memberKeys
+}
 
-// add appends key and returns it as a string; what a Builder wrote
-// never changes, so the string stays valid.
+// member is the value of the member at i when the walk takes it: a
+// string, under a key other than "type".
+func (w *deltaWalk) member(key []byte, i, depth int) (v jsonscan.Span, take bool, end int, err error) {
+	v, end, err = w.a.doc.ValueSpan(i, depth)
+	return v, string(key) != "type" && w.a.doc.IsString(v), end, err
+}
+
+func (w *deltaWalk) count(key []byte, i, depth int) (int, error) {
+	_, take, end, err := w.member(key, i, depth)
+	if take {
+		w.n, w.size = w.n+1, w.size+len(key)
+	}
+	return end, err
+}
+
+func (w *deltaWalk) extend(key []byte, i, depth int) (int, error) {
+	v, take, end, err := w.member(key, i, depth)
+	if take {
+		w.m.extend(&w.a.doc, key, &w.keys, v)
+	}
+	return end, err
+}
+
+// memberKeys holds the keys of new members of a start or a delta in one
+// string, grown at the first to size, all the keys' bytes: a member then
+// costs no allocation for its key, and a delta whose members all exist
+// none at all.
+type memberKeys struct {
+	strings.Builder
+	size int
+}
+
+// add returns key as a string, appended to k (a copy of its own when k is
+// nil); what a Builder wrote never changes, so the string stays valid.
 func (k *memberKeys) add(key []byte) string {
+	if k == nil {
+		return string(key)
+	}
+	if k.Cap() == 0 {
+		k.Grow(k.size)
+	}
 	k.Write(key)
 	s := k.String()
 	return s[len(s)-len(key):]
 }
 
 // extend appends the string value v of a delta's member key to the member
-// of that name, a new empty-string member if the start had none; an empty
-// v changes no member.
-func (m *antMembers) extend(doc *jsonscan.Doc, key string, v jsonscan.Span) {
+// of that name, a new empty-string member if the start had none (its key
+// from keys); an empty v changes no member.
+func (m *antMembers) extend(doc *jsonscan.Doc, key []byte, keys *memberKeys, v jsonscan.Span) {
 	i := m.find(key)
 	if i < 0 {
 		i = len(m.list)
@@ -110,7 +149,7 @@ func (m *antMembers) extend(doc *jsonscan.Doc, key string, v jsonscan.Span) {
 			// all be new; a delta of members the start had needs none.
 			m.list = slices.Grow(m.list, max(m.coming, 1))
 		}
-		m.list = append(m.list, antMember{key: key, raw: emptyJSONString, first: -1, last: -1})
+		m.list = append(m.list, antMember{key: keys.add(key), raw: emptyJSONString, first: -1, last: -1})
 		if m.byKey != nil {
 			m.byKey[m.list[i].key] = i
 		} else {
@@ -169,24 +208,24 @@ func (m *antMembers) index() {
 // mostly extend the member the last one did, or the next in order; while
 // no key repeats, the member there is the first of its name, and the map,
 // whose lookups miss the cache once it is large, is not asked.
-func (m *antMembers) find(key string) int {
+func (m *antMembers) find(key []byte) int {
 	if m.byKey != nil {
 		if !m.dups {
 			for i := m.near; i < min(m.near+2, len(m.list)); i++ {
-				if m.list[i].key == key {
+				if m.list[i].key == string(key) {
 					m.near = i
 					return i
 				}
 			}
 		}
-		if i, ok := m.byKey[key]; ok {
+		if i, ok := m.byKey[string(key)]; ok {
 			m.near = i
 			return i
 		}
 		return -1
 	}
 	for i := range m.list {
-		if m.list[i].key == key {
+		if m.list[i].key == string(key) {
 			return i
 		}
 	}

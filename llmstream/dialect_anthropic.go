@@ -98,6 +98,7 @@ type anthropicDecoder struct {
 	open    int         // blocks started and not stopped
 	arena   []byte      // decoded strings of the current event
 	name    string      // the SSE event name, for data without "type"
+	walk    deltaWalk   // deltaMembers' walk, kept here so that it allocates nothing
 
 	// The current event's members, as spans of doc.data: the top level,
 	// then inside "delta" (inDelta) and "content_block" (inBlock). Read in the
@@ -487,7 +488,7 @@ func (a *anthropicDecoder) blockDelta(ev *sse.Event) error {
 		case a.doc.Is(dtype, "thinking_delta") && a.doc.IsString(a.inDelta.thinking):
 			return b.text(inReasoning, &a.doc, a.inDelta.thinking)
 		case a.doc.Is(dtype, "signature_delta") && a.doc.IsString(a.inDelta.signature):
-			blk.members.extend(&a.doc, "signature", a.inDelta.signature)
+			blk.members.extend(&a.doc, []byte("signature"), nil, a.inDelta.signature)
 		}
 		return nil
 	case blockToolUse:
